@@ -1,0 +1,10 @@
+# Every third-party library comes from Debian packages (scripts/setup.sh).
+find_package(Threads REQUIRED)
+find_package(GTest REQUIRED)
+find_package(benchmark REQUIRED)
+find_package(absl REQUIRED)
+find_package(FlatBuffers REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(ZMQ REQUIRED IMPORTED_TARGET libzmq)
+find_path(CPPZMQ_INCLUDE_DIR zmq.hpp REQUIRED)
+find_program(FLATC flatc REQUIRED)

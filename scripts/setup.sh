@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Installs what iashim needs from Debian packages and builds it.
+# Idempotent: packages already present are not reinstalled, and the build is incremental.
+#
+#   scripts/setup.sh                      # install + build into build/
+#   scripts/setup.sh --sanitize address   # ASan+UBSan build into build-asan/
+#   scripts/setup.sh --sanitize thread    # TSan build into build-tsan/
+#   scripts/setup.sh --no-build           # install packages only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sanitize=""
+build=1
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --sanitize) sanitize="${2:-}"; shift 2 ;;
+    --no-build) build=0; shift ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+case "$sanitize" in
+  "") build_dir=build ;;
+  address) build_dir=build-asan ;;
+  thread) build_dir=build-tsan ;;
+  *) echo "setup.sh: --sanitize must be 'address' or 'thread' (got '$sanitize')" >&2; exit 2 ;;
+esac
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libzmq3-dev cppzmq-dev libflatbuffers-dev flatbuffers-compiler
+  libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libncurses-dev tmux procps
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "setup.sh: installing ${missing[*]}"
+  sudo_cmd=""
+  [[ $(id -u) -ne 0 ]] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# cuda.h comes from the CUDA toolkit, which Debian does not ship in main.
+cuda_dirs=()
+[[ -n "${CUDA_HOME:-}" ]] && cuda_dirs+=("$CUDA_HOME/include")
+[[ -n "${CUDA_PATH:-}" ]] && cuda_dirs+=("$CUDA_PATH/include")
+cuda_dirs+=(/usr/local/cuda/include /usr/include)
+found=""
+for d in "${cuda_dirs[@]}"; do
+  if [[ -f "$d/cuda.h" ]]; then found="$d"; break; fi
+done
+if [[ -z "$found" ]]; then
+  echo "setup.sh: cuda.h not found; looked in: ${cuda_dirs[*]}" >&2
+  echo "setup.sh: install the CUDA toolkit headers, or set CUDA_HOME so that \$CUDA_HOME/include/cuda.h exists." >&2
+  exit 1
+fi
+
+[[ $build -eq 1 ]] || exit 0
+jobs=$(nproc)
+cmake -S . -B "$build_dir" -G Ninja -DCUDA_INCLUDE_DIR="$found" \
+  -DIASHIM_SANITIZE="$sanitize" >/dev/null
+cmake --build "$build_dir" -j "$jobs"
+echo "setup.sh: built into $build_dir/"

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh machine: installs and builds (scripts/setup.sh),
+# then runs every test with CTest, then the sanitizer builds' suites.
+#
+#   scripts/test.sh            # everything: default build, ASan+UBSan, TSan
+#   scripts/test.sh --quick    # default build only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+quick=0
+for a in "$@"; do
+  case "$a" in
+    --quick) quick=1 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    *) echo "test.sh: unknown argument '$a' (see --help)" >&2; exit 2 ;;
+  esac
+done
+jobs=$(nproc)
+
+scripts/setup.sh
+(cd build && ctest --output-on-failure -j "$jobs")
+
+if [[ $quick -eq 0 ]]; then
+  scripts/setup.sh --sanitize address
+  (cd build-asan && ctest --output-on-failure -j "$jobs" -L sanitize)
+  scripts/setup.sh --sanitize thread
+  (cd build-tsan && ctest --output-on-failure -j "$jobs" -L sanitize)
+fi
+echo "test.sh: all suites passed"

@@ -1,0 +1,200 @@
+#include "config_parse.h"
+
+#include <cctype>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+
+namespace simgpu {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  }
+  return true;
+}
+
+uint64_t Fnv1a(std::string_view s, uint64_t h = 1469598103934665603ULL) {
+  for (char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+void MakeUuid(std::string_view ns, int index, uint8_t out[16]) {
+  const std::string key = std::string(ns) + "/" + std::to_string(index);
+  const uint64_t a = Fnv1a(key);
+  const uint64_t b = Fnv1a(key, a ^ 0x9e3779b97f4a7c15ULL);
+  std::memcpy(out, &a, 8);
+  std::memcpy(out + 8, &b, 8);
+}
+
+}  // namespace
+
+std::optional<uint64_t> ParseByteSize(std::string_view text) {
+  text = Trim(text);
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0) return std::nullopt;
+  uint64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + digits, value);
+  if (ec != std::errc()) return std::nullopt;
+  const std::string_view unit = Trim(text.substr(digits));
+  struct Unit {
+    const char* name;
+    uint64_t factor;
+  };
+  static constexpr Unit kUnits[] = {
+      {"", 1},           {"B", 1},
+      {"KiB", 1ULL << 10}, {"MiB", 1ULL << 20}, {"GiB", 1ULL << 30}, {"TiB", 1ULL << 40},
+      {"KB", 1000ULL},     {"MB", 1000'000ULL}, {"GB", 1000'000'000ULL},
+      {"TB", 1000'000'000'000ULL},
+  };
+  for (const Unit& u : kUnits) {
+    if (EqualsIgnoreCase(unit, u.name)) {
+      if (value > UINT64_MAX / u.factor) return std::nullopt;
+      return value * u.factor;
+    }
+  }
+  return std::nullopt;
+}
+
+bool ValidNamespace(std::string_view ns) {
+  if (ns.empty() || ns.size() > 64) return false;
+  for (char c : ns) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-')
+      return false;
+  }
+  return true;
+}
+
+bool ParseDeviceList(std::string_view text, std::string_view ns, std::vector<DeviceSpec>* out,
+                     std::string* error) {
+  out->clear();
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    if (comma == std::string_view::npos) comma = text.size();
+    std::string_view entry = Trim(text.substr(pos, comma - pos));
+    pos = comma + 1;
+    if (entry.empty()) {
+      *error = "empty device entry";
+      return false;
+    }
+    int repeat = 1;
+    const size_t x = entry.find('x');
+    if (x != std::string_view::npos && x > 0) {
+      std::string_view count = entry.substr(0, x);
+      int n = 0;
+      auto [p, ec] = std::from_chars(count.data(), count.data() + count.size(), n);
+      if (ec == std::errc() && p == count.data() + count.size()) {
+        if (n < 1 || n > 16) {
+          *error = "device count '" + std::string(count) + "' must be 1..16";
+          return false;
+        }
+        repeat = n;
+        entry = entry.substr(x + 1);
+      }
+    }
+    const size_t c1 = entry.find(':');
+    const size_t c2 = c1 == std::string_view::npos ? c1 : entry.find(':', c1 + 1);
+    if (c2 == std::string_view::npos || entry.find(':', c2 + 1) != std::string_view::npos) {
+      *error = "device entry '" + std::string(entry) + "' is not NAME:MEMORY:SMS";
+      return false;
+    }
+    const std::string_view name = Trim(entry.substr(0, c1));
+    const std::string_view mem = entry.substr(c1 + 1, c2 - c1 - 1);
+    const std::string_view sms = Trim(entry.substr(c2 + 1));
+    if (name.empty() || name.size() >= sizeof(DeviceSpec{}.name)) {
+      *error = "device name '" + std::string(name) + "' must be 1..95 characters";
+      return false;
+    }
+    const std::optional<uint64_t> bytes = ParseByteSize(mem);
+    if (!bytes || *bytes < (1ULL << 20)) {
+      *error = "device memory '" + std::string(mem) + "' is not a size of at least 1MiB "
+               "(e.g. 32GiB)";
+      return false;
+    }
+    int sm = 0;
+    auto [p, ec] = std::from_chars(sms.data(), sms.data() + sms.size(), sm);
+    if (ec != std::errc() || p != sms.data() + sms.size() || sm < 1 || sm > 1024) {
+      *error = "SM count '" + std::string(sms) + "' must be an integer 1..1024";
+      return false;
+    }
+    for (int r = 0; r < repeat; ++r) {
+      if (out->size() >= 16) {
+        *error = "more than 16 devices";
+        return false;
+      }
+      DeviceSpec spec{};
+      std::memcpy(spec.name, name.data(), name.size());
+      spec.memory_bytes = *bytes;
+      spec.sm_count = sm;
+      MakeUuid(ns, static_cast<int>(out->size()), spec.uuid);
+      out->push_back(spec);
+    }
+    if (comma == text.size()) break;
+  }
+  return true;
+}
+
+std::string FormatUuid(const uint8_t u[16]) {
+  char buf[48];
+  std::snprintf(buf, sizeof(buf),
+                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+                u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+                u[14], u[15]);
+  return buf;
+}
+
+std::vector<int> ParseVisibleDevices(std::optional<std::string_view> text,
+                                     const std::vector<DeviceSpec>& devices) {
+  std::vector<int> visible;
+  if (!text) {
+    for (size_t i = 0; i < devices.size(); ++i) visible.push_back(static_cast<int>(i));
+    return visible;
+  }
+  size_t pos = 0;
+  std::string_view t = *text;
+  while (pos < t.size()) {
+    size_t comma = t.find(',', pos);
+    if (comma == std::string_view::npos) comma = t.size();
+    const std::string_view entry = Trim(t.substr(pos, comma - pos));
+    pos = comma + 1;
+    int found = -1;
+    if (entry.rfind("GPU-", 0) == 0) {
+      for (size_t i = 0; i < devices.size(); ++i) {
+        // A unique prefix of the UUID is accepted, as the real driver does.
+        if (FormatUuid(devices[i].uuid).rfind(entry, 0) == 0) {
+          if (found >= 0) return visible;  // ambiguous
+          found = static_cast<int>(i);
+        }
+      }
+    } else {
+      int idx = -1;
+      auto [p, ec] = std::from_chars(entry.data(), entry.data() + entry.size(), idx);
+      if (ec == std::errc() && p == entry.data() + entry.size() && idx >= 0 &&
+          idx < static_cast<int>(devices.size()))
+        found = idx;
+    }
+    if (found < 0) break;
+    for (int v : visible) {
+      if (v == found) return visible;  // a repeated device ends the list
+    }
+    visible.push_back(found);
+  }
+  return visible;
+}
+
+}  // namespace simgpu

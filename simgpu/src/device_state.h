@@ -1,0 +1,103 @@
+// The state of one simulated GPU, as plain data that can live in shared memory.
+//
+// Every process that uses a simulated device maps the same DeviceState (see
+// shared_device.h), so the layout holds no pointers, only fixed-size arrays and
+// indices. The functions that change it (timeline.h) are pure: time is an input.
+#ifndef SIMGPU_DEVICE_STATE_H_
+#define SIMGPU_DEVICE_STATE_H_
+
+#include <cstdint>
+
+namespace simgpu {
+
+inline constexpr uint64_t kDeviceStateMagic = 0x53494d4750550001ULL;  // "SIMGPU" + 1
+inline constexpr uint32_t kLayoutVersion = 3;
+inline constexpr int kMaxProcesses = 64;
+inline constexpr int kMaxStreams = 256;
+// Like a real GPU's launch queue: a launch into a full stream queue blocks.
+inline constexpr int kStreamQueueDepth = 1024;
+inline constexpr int kMaxEvents = 4096;
+inline constexpr int kUtilSamples = 32;
+
+enum class OpKind : uint8_t {
+  kKernel = 0,
+  kCopy = 1,         // host<->device transfer: contends only with other copies
+  kEventRecord = 2,  // zero-work marker; completes the event when it reaches the head
+};
+
+// One queued item of a stream.
+struct Op {
+  double remaining_ns;     // solo-equivalent work still to do
+  float mem_intensity;     // 0 = compute-bound .. 1 = memory-bound
+  float sm_fill;           // fraction of the SMs the kernel can occupy, 0..1
+  int32_t event_slot;      // kEventRecord: which event
+  uint32_t event_generation;
+  OpKind kind;
+};
+
+enum class SlotState : uint32_t { kFree = 0, kActive = 1, kDraining = 2 };
+
+struct StreamSlot {
+  SlotState state;
+  int32_t process;     // owning process slot
+  uint32_t generation;  // bumped on every allocation, so stale handles are detected
+  uint32_t head;        // ring index of the oldest pending op
+  uint64_t enqueued;    // ops ever enqueued; an op's sequence number is its count
+  uint64_t completed;   // ops ever completed
+  Op ring[kStreamQueueDepth];
+};
+
+struct ProcessSlot {
+  uint32_t in_use;
+  int32_t pid;
+  uint64_t start_ticks;        // process start time, guards against pid reuse
+  int64_t registered_ns;       // when it took the slot
+  uint64_t mem_bytes;          // device memory allocated
+  double gpu_time_ns;          // busy wall time, split evenly among running kernels
+  double work_ns;              // solo-equivalent kernel time completed
+  double active_ns;            // wall time with at least one kernel of this process running
+  uint64_t kernels_launched;
+  uint64_t kernels_completed;
+};
+
+struct EventSlot {
+  uint32_t in_use;
+  int32_t process;
+  uint32_t generation;  // bumped on every record, so only the latest record completes it
+  uint32_t done;
+  int64_t time_ns;      // completion time (CLOCK_MONOTONIC) when done
+};
+
+struct UtilSample {
+  int64_t t_ns;
+  double busy_ns;
+  double mem_busy_ns;
+};
+
+struct DeviceSpec {
+  char name[96];
+  uint64_t memory_bytes;
+  int32_t sm_count;
+  uint8_t uuid[16];
+};
+
+struct DeviceState {
+  uint64_t magic;
+  uint32_t layout_version;
+  uint32_t reserved;
+  DeviceSpec spec;
+  int64_t clock_ns;       // simulated up to this time
+  double busy_ns;         // wall time with at least one kernel running
+  double mem_busy_ns;     // busy time weighted by how much DRAM bandwidth was in use
+  uint64_t mem_used;      // sum of the processes' mem_bytes
+  int64_t last_reap_ns;
+  uint32_t util_next;
+  UtilSample util[kUtilSamples];
+  ProcessSlot procs[kMaxProcesses];
+  StreamSlot streams[kMaxStreams];
+  EventSlot events[kMaxEvents];
+};
+
+}  // namespace simgpu
+
+#endif  // SIMGPU_DEVICE_STATE_H_

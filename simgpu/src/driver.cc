@@ -1,0 +1,373 @@
+#include "driver.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "config_parse.h"
+#include "device_slots.h"
+#include "timeline.h"
+
+namespace simgpu {
+
+Driver& Driver::Get() {
+  static Driver* driver = new Driver();
+  return *driver;
+}
+
+CUresult Driver::Init() {
+  std::call_once(init_once_, [this] { init_result_.store(DoInit()); });
+  return init_result_.load();
+}
+
+CUresult Driver::DoInit() {
+  const char* ns_env = std::getenv("SIMGPU_NAMESPACE");
+  if (ns_env != nullptr) {
+    if (!ValidNamespace(ns_env)) {
+      std::fprintf(stderr,
+                   "simgpu: SIMGPU_NAMESPACE='%s' is invalid: use 1..64 letters, digits, '.', "
+                   "'_' or '-'\n",
+                   ns_env);
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    ns_ = ns_env;
+  } else {
+    ns_ = "simgpu-" + std::to_string(::getuid());
+  }
+  const char* devices_env = std::getenv("SIMGPU_DEVICES");
+  std::string error;
+  if (!ParseDeviceList(devices_env != nullptr ? devices_env : kDefaultDevices, ns_, &physical_,
+                       &error)) {
+    std::fprintf(stderr, "simgpu: SIMGPU_DEVICES='%s' is invalid: %s\n", devices_env,
+                 error.c_str());
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  const char* visible_env = std::getenv("CUDA_VISIBLE_DEVICES");
+  visible_ = ParseVisibleDevices(
+      visible_env ? std::optional<std::string_view>(visible_env) : std::nullopt, physical_);
+  devices_.resize(physical_.size());
+  primaries_.assign(visible_.size(), nullptr);
+  primary_refs_.assign(visible_.size(), 0);
+  primary_flags_.assign(visible_.size(), 0);
+  std::atexit([] { Driver::Get().ReleaseAll(); });
+  return visible_.empty() ? CUDA_ERROR_NO_DEVICE : CUDA_SUCCESS;
+}
+
+SharedDevice* Driver::Device(int ordinal, CUresult* rc) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const int physical = visible_[ordinal];
+  if (!devices_[physical]) {
+    std::string error;
+    devices_[physical] = SharedDevice::Open(ns_, physical, physical_[physical], true, &error);
+    if (!devices_[physical]) {
+      LogOnce("cannot open device " + std::to_string(physical) + ": " + error);
+      *rc = CUDA_ERROR_OPERATING_SYSTEM;
+      return nullptr;
+    }
+  }
+  *rc = CUDA_SUCCESS;
+  return devices_[physical].get();
+}
+
+Context* Driver::NewContext(int ordinal, unsigned flags, CUresult* rc) {
+  SharedDevice* dev = Device(ordinal, rc);
+  if (dev == nullptr) return nullptr;
+  auto ctx = std::make_unique<Context>();
+  ctx->ordinal = ordinal;
+  ctx->physical = visible_[ordinal];
+  ctx->dev = dev;
+  ctx->flags = flags;
+  {
+    SharedDevice::Lock lock(*dev);
+    lock.AdvanceToNow();
+    const int slot = AllocStream(lock.state(), dev->process_slot());
+    if (slot < 0) {
+      *rc = CUDA_ERROR_OUT_OF_MEMORY;
+      return nullptr;
+    }
+    ctx->legacy.ctx = ctx.get();
+    ctx->legacy.slot = slot;
+    ctx->legacy.generation = lock.state().streams[slot].generation;
+  }
+  *rc = CUDA_SUCCESS;
+  return ctx.release();
+}
+
+void Driver::DestroyContext(Context* ctx) {
+  SyncContext(ctx);
+  {
+    SharedDevice::Lock lock(*ctx->dev);
+    std::lock_guard<std::mutex> guard(ctx->mu);
+    for (Stream* s : ctx->streams) {
+      ReleaseStream(lock.state(), s->slot);
+      s->magic = 0;
+      delete s;
+    }
+    ctx->streams.clear();
+    ReleaseStream(lock.state(), ctx->legacy.slot);
+  }
+  ctx->magic = 0;
+  delete ctx;
+}
+
+Context* Driver::Primary(int ordinal, CUresult* rc) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (primaries_[ordinal] != nullptr) {
+      *rc = CUDA_SUCCESS;
+      return primaries_[ordinal];
+    }
+  }
+  Context* ctx = NewContext(ordinal, primary_flags(ordinal), rc);
+  if (ctx == nullptr) return nullptr;
+  ctx->primary = true;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (primaries_[ordinal] != nullptr) {  // another thread won the race
+    ctx->magic = 0;
+    delete ctx;
+    return primaries_[ordinal];
+  }
+  primaries_[ordinal] = ctx;
+  return ctx;
+}
+
+int Driver::primary_refs(int ordinal) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return primary_refs_[ordinal];
+}
+
+void Driver::AdjustPrimaryRefs(int ordinal, int delta) {
+  std::lock_guard<std::mutex> lock(mu_);
+  primary_refs_[ordinal] = std::max(0, primary_refs_[ordinal] + delta);
+}
+
+unsigned Driver::primary_flags(int ordinal) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return primary_flags_[ordinal];
+}
+
+void Driver::set_primary_flags(int ordinal, unsigned flags) {
+  std::lock_guard<std::mutex> lock(mu_);
+  primary_flags_[ordinal] = flags;
+}
+
+CUresult Driver::Allocate(Context* ctx, size_t bytes, CUdeviceptr* out) {
+  if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  SharedDevice* dev = ctx->dev;
+  {
+    SharedDevice::Lock lock(*dev);
+    lock.AdvanceToNow();
+    if (!ReserveMemory(lock.state(), dev->process_slot(), bytes)) return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t mapped = (bytes + page - 1) / page * page;
+  void* p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    SharedDevice::Lock lock(*dev);
+    ReturnMemory(lock.state(), dev->process_slot(), bytes);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  allocations_[reinterpret_cast<uintptr_t>(p)] = {bytes, ctx->physical, p, mapped};
+  *out = reinterpret_cast<CUdeviceptr>(p);
+  return CUDA_SUCCESS;
+}
+
+CUresult Driver::Free(CUdeviceptr ptr) {
+  Allocation a;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = allocations_.find(static_cast<uintptr_t>(ptr));
+    if (it == allocations_.end()) return CUDA_ERROR_INVALID_VALUE;
+    a = it->second;
+    allocations_.erase(it);
+  }
+  ::munmap(a.base, a.mapped);
+  SharedDevice* dev;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    dev = devices_[a.physical].get();
+  }
+  SharedDevice::Lock lock(*dev);
+  ReturnMemory(lock.state(), dev->process_slot(), a.bytes);
+  return CUDA_SUCCESS;
+}
+
+bool Driver::Contains(CUdeviceptr ptr, size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = allocations_.upper_bound(static_cast<uintptr_t>(ptr));
+  if (it == allocations_.begin()) return false;
+  --it;
+  const uintptr_t start = it->first;
+  return ptr >= start && ptr - start <= it->second.bytes && bytes <= it->second.bytes - (ptr - start);
+}
+
+void Driver::ReleaseAll() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& d : devices_) {
+    if (d) d->ReleaseSelf();
+  }
+}
+
+// ---- Current context -------------------------------------------------------
+
+std::vector<Context*>& ContextStack() {
+  thread_local std::vector<Context*> stack;
+  return stack;
+}
+
+Context* CurrentContext() {
+  auto& stack = ContextStack();
+  return stack.empty() ? nullptr : stack.back();
+}
+
+void SetCurrentContext(Context* ctx) {
+  auto& stack = ContextStack();
+  if (stack.empty()) {
+    if (ctx != nullptr) stack.push_back(ctx);
+  } else if (ctx == nullptr) {
+    stack.pop_back();
+  } else {
+    stack.back() = ctx;
+  }
+}
+
+// ---- Handles ---------------------------------------------------------------
+
+Context* AsContext(CUcontext c) {
+  auto* p = reinterpret_cast<Context*>(c);
+  return p != nullptr && p->magic == kContextMagic ? p : nullptr;
+}
+Stream* AsStream(CUstream s) {
+  auto* p = reinterpret_cast<Stream*>(s);
+  return p != nullptr && p->magic == kStreamMagic ? p : nullptr;
+}
+Event* AsEvent(CUevent e) {
+  auto* p = reinterpret_cast<Event*>(e);
+  return p != nullptr && p->magic == kEventMagic ? p : nullptr;
+}
+Module* AsModule(CUmodule m) {
+  auto* p = reinterpret_cast<Module*>(m);
+  return p != nullptr && p->magic == kModuleMagic ? p : nullptr;
+}
+Function* AsFunction(CUfunction f) {
+  auto* p = reinterpret_cast<Function*>(f);
+  return p != nullptr && p->magic == kFunctionMagic ? p : nullptr;
+}
+
+namespace {
+
+// This thread's per-thread default stream of each context it has used.
+class PerThreadStreams {
+ public:
+  ~PerThreadStreams() {
+    for (auto& [ctx, stream] : streams_) {
+      if (ctx->magic != kContextMagic) continue;
+      SharedDevice::Lock lock(*ctx->dev);
+      ReleaseStream(lock.state(), stream->slot);
+      delete stream;
+    }
+  }
+  Stream* Get(Context* ctx) {
+    for (auto& [c, s] : streams_) {
+      if (c == ctx) return s;
+    }
+    SharedDevice::Lock lock(*ctx->dev);
+    lock.AdvanceToNow();
+    const int slot = AllocStream(lock.state(), ctx->dev->process_slot());
+    if (slot < 0) return nullptr;
+    auto* s = new Stream();
+    s->ctx = ctx;
+    s->slot = slot;
+    s->generation = lock.state().streams[slot].generation;
+    streams_.emplace_back(ctx, s);
+    return s;
+  }
+
+ private:
+  std::vector<std::pair<Context*, Stream*>> streams_;
+};
+
+}  // namespace
+
+Stream* ResolveStream(CUstream s, bool per_thread, CUresult* rc) {
+  *rc = CUDA_SUCCESS;
+  if (s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) {
+    Context* ctx = CurrentContext();
+    if (ctx == nullptr) {
+      *rc = CUDA_ERROR_INVALID_CONTEXT;
+      return nullptr;
+    }
+    if (s == CU_STREAM_PER_THREAD || (s == nullptr && per_thread)) {
+      thread_local PerThreadStreams per_thread_streams;
+      Stream* st = per_thread_streams.Get(ctx);
+      if (st == nullptr) *rc = CUDA_ERROR_OUT_OF_MEMORY;
+      return st;
+    }
+    return &ctx->legacy;
+  }
+  Stream* st = AsStream(s);
+  if (st == nullptr) *rc = CUDA_ERROR_INVALID_HANDLE;
+  return st;
+}
+
+uint64_t EnqueueBlocking(Stream* stream, const Op& op) {
+  SharedDevice* dev = stream->ctx->dev;
+  for (;;) {
+    uint64_t seq = 0;
+    uint64_t head_seq = 0;
+    {
+      SharedDevice::Lock lock(*dev);
+      lock.AdvanceToNow();
+      if (Enqueue(lock.state(), stream->slot, op, &seq)) return seq;
+      head_seq = lock.state().streams[stream->slot].completed + 1;
+    }
+    // Queue full: wait for its oldest op, as a real launch queue does.
+    dev->WaitForCompletion(stream->slot, stream->generation, head_seq);
+  }
+}
+
+void SyncStream(Stream* stream) {
+  SharedDevice* dev = stream->ctx->dev;
+  uint64_t target;
+  {
+    SharedDevice::Lock lock(*dev);
+    target = lock.state().streams[stream->slot].enqueued;
+  }
+  dev->WaitForCompletion(stream->slot, stream->generation, target);
+}
+
+void SyncContext(Context* ctx) {
+  // Every stream of this process on the device: created, legacy and per-thread.
+  SharedDevice* dev = ctx->dev;
+  struct Target {
+    int slot;
+    uint32_t generation;
+    uint64_t seq;
+  };
+  std::vector<Target> targets;
+  {
+    SharedDevice::Lock lock(*dev);
+    const DeviceState& s = lock.state();
+    for (int i = 0; i < kMaxStreams; ++i) {
+      const StreamSlot& st = s.streams[i];
+      if (st.state != SlotState::kFree && st.process == dev->process_slot() &&
+          st.enqueued > st.completed)
+        targets.push_back({i, st.generation, st.enqueued});
+    }
+  }
+  for (const Target& t : targets) dev->WaitForCompletion(t.slot, t.generation, t.seq);
+}
+
+void LogOnce(const std::string& what) {
+  static std::mutex mu;
+  static std::set<std::string>* seen = new std::set<std::string>();
+  std::lock_guard<std::mutex> lock(mu);
+  if (seen->insert(what).second) std::fprintf(stderr, "simgpu: %s\n", what.c_str());
+}
+
+}  // namespace simgpu

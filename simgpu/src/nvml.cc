@@ -1,0 +1,330 @@
+// libnvidia-ml.so.1 for simgpu: the NVML queries that monitoring tools and the
+// coordinator use, answered from the same shared device state as libcuda.
+// Types follow NVML's public API (nvml.h is not part of the CUDA toolkit here).
+// Like the real NVML, it lists every device regardless of CUDA_VISIBLE_DEVICES.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "config_parse.h"
+#include "shared_device.h"
+
+#define NVML_EXPORT extern "C" __attribute__((visibility("default")))
+
+extern "C" {
+typedef int nvmlReturn_t;
+typedef struct nvmlDevice_st* nvmlDevice_t;
+typedef struct {
+  unsigned long long total, free, used;
+} nvmlMemory_t;
+typedef struct {
+  unsigned int gpu, memory;
+} nvmlUtilization_t;
+typedef struct {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+} nvmlProcessInfo_v1_t;
+typedef struct {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+  unsigned int gpuInstanceId, computeInstanceId;
+} nvmlProcessInfo_t;
+typedef struct {
+  unsigned int pid;
+  unsigned long long timeStamp;  // microseconds
+  unsigned int smUtil, memUtil, encUtil, decUtil;
+} nvmlProcessUtilizationSample_t;
+}
+
+namespace {
+
+constexpr nvmlReturn_t NVML_SUCCESS = 0;
+constexpr nvmlReturn_t NVML_ERROR_UNINITIALIZED = 1;
+constexpr nvmlReturn_t NVML_ERROR_INVALID_ARGUMENT = 2;
+constexpr nvmlReturn_t NVML_ERROR_NOT_FOUND = 6;
+constexpr nvmlReturn_t NVML_ERROR_INSUFFICIENT_SIZE = 7;
+constexpr nvmlReturn_t NVML_ERROR_DRIVER_NOT_LOADED = 9;
+constexpr nvmlReturn_t NVML_ERROR_UNKNOWN = 999;
+constexpr unsigned int NVML_VALUE_NOT_AVAILABLE_UINT = 0xFFFFFFFFu;
+constexpr unsigned int kInvalidInstance = 0xFFFFFFFFu;
+// Utilisation is reported over about this much past time, as NVML does.
+constexpr int64_t kUtilWindowNs = 1'000'000'000;
+
+struct NvmlDevice {
+  int index;
+  simgpu::DeviceSpec spec;
+  std::unique_ptr<simgpu::SharedDevice> shared;
+};
+
+struct Nvml {
+  std::mutex mu;
+  int refs = 0;
+  std::string ns;
+  std::vector<std::unique_ptr<NvmlDevice>> devices;
+};
+
+Nvml& State() {
+  static Nvml* nvml = new Nvml();
+  return *nvml;
+}
+
+nvmlReturn_t Init() {
+  Nvml& n = State();
+  std::lock_guard<std::mutex> lock(n.mu);
+  if (n.refs++ > 0) return NVML_SUCCESS;
+  const char* ns_env = std::getenv("SIMGPU_NAMESPACE");
+  n.ns = ns_env ? ns_env : "simgpu-" + std::to_string(::getuid());
+  if (!simgpu::ValidNamespace(n.ns)) {
+    std::fprintf(stderr, "simgpu nvml: SIMGPU_NAMESPACE='%s' is invalid\n", n.ns.c_str());
+    n.refs = 0;
+    return NVML_ERROR_DRIVER_NOT_LOADED;
+  }
+  const char* devices_env = std::getenv("SIMGPU_DEVICES");
+  std::vector<simgpu::DeviceSpec> specs;
+  std::string error;
+  if (!simgpu::ParseDeviceList(devices_env ? devices_env : simgpu::kDefaultDevices, n.ns, &specs,
+                               &error)) {
+    std::fprintf(stderr, "simgpu nvml: SIMGPU_DEVICES='%s' is invalid: %s\n", devices_env,
+                 error.c_str());
+    n.refs = 0;
+    return NVML_ERROR_DRIVER_NOT_LOADED;
+  }
+  n.devices.clear();
+  for (size_t i = 0; i < specs.size(); ++i) {
+    auto d = std::make_unique<NvmlDevice>();
+    d->index = static_cast<int>(i);
+    d->spec = specs[i];
+    n.devices.push_back(std::move(d));
+  }
+  return NVML_SUCCESS;
+}
+
+NvmlDevice* AsDevice(nvmlDevice_t d) {
+  Nvml& n = State();
+  std::lock_guard<std::mutex> lock(n.mu);
+  if (n.refs == 0) return nullptr;
+  for (auto& dev : n.devices) {
+    if (reinterpret_cast<nvmlDevice_t>(dev.get()) == d) return dev.get();
+  }
+  return nullptr;
+}
+
+// The device's shared state, created idle if no process has used it yet.
+simgpu::SharedDevice* Shared(NvmlDevice* d) {
+  Nvml& n = State();
+  std::lock_guard<std::mutex> lock(n.mu);
+  if (!d->shared) {
+    std::string error;
+    d->shared = simgpu::SharedDevice::Open(n.ns, d->index, d->spec, false, &error);
+    if (!d->shared) std::fprintf(stderr, "simgpu nvml: %s\n", error.c_str());
+  }
+  return d->shared.get();
+}
+
+nvmlReturn_t CheckDevice(nvmlDevice_t device, NvmlDevice** out, simgpu::SharedDevice** shared) {
+  *out = AsDevice(device);
+  if (*out == nullptr) {
+    return State().refs == 0 ? NVML_ERROR_UNINITIALIZED : NVML_ERROR_INVALID_ARGUMENT;
+  }
+  if (shared != nullptr) {
+    *shared = Shared(*out);
+    if (*shared == nullptr) return NVML_ERROR_UNKNOWN;
+  }
+  return NVML_SUCCESS;
+}
+
+template <typename Info>
+nvmlReturn_t RunningProcesses(nvmlDevice_t device, unsigned int* count, Info* infos) {
+  if (count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  NvmlDevice* d;
+  simgpu::SharedDevice* shared;
+  if (nvmlReturn_t rc = CheckDevice(device, &d, &shared); rc != NVML_SUCCESS) return rc;
+  std::vector<Info> found;
+  {
+    simgpu::SharedDevice::Lock lock(*shared);
+    lock.AdvanceToNow();
+    for (const simgpu::ProcessSlot& p : lock.state().procs) {
+      if (!p.in_use) continue;
+      Info info{};
+      info.pid = static_cast<unsigned int>(p.pid);
+      info.usedGpuMemory = p.mem_bytes;
+      if constexpr (sizeof(Info) > sizeof(nvmlProcessInfo_v1_t)) {
+        info.gpuInstanceId = kInvalidInstance;
+        info.computeInstanceId = kInvalidInstance;
+      }
+      found.push_back(info);
+    }
+  }
+  const unsigned int capacity = *count;
+  *count = static_cast<unsigned int>(found.size());
+  if (capacity < found.size() || (infos == nullptr && !found.empty()))
+    return NVML_ERROR_INSUFFICIENT_SIZE;
+  for (size_t i = 0; i < found.size(); ++i) infos[i] = found[i];
+  return NVML_SUCCESS;
+}
+
+}  // namespace
+
+NVML_EXPORT nvmlReturn_t nvmlInit_v2() { return Init(); }
+NVML_EXPORT nvmlReturn_t nvmlInit() { return Init(); }
+NVML_EXPORT nvmlReturn_t nvmlInitWithFlags(unsigned int) { return Init(); }
+
+NVML_EXPORT nvmlReturn_t nvmlShutdown() {
+  Nvml& n = State();
+  std::lock_guard<std::mutex> lock(n.mu);
+  if (n.refs == 0) return NVML_ERROR_UNINITIALIZED;
+  if (--n.refs == 0) n.devices.clear();
+  return NVML_SUCCESS;
+}
+
+NVML_EXPORT const char* nvmlErrorString(nvmlReturn_t result) {
+  switch (result) {
+    case NVML_SUCCESS: return "Success";
+    case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
+    case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
+    case NVML_ERROR_NOT_FOUND: return "Not Found";
+    case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
+    case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
+    default: return "Unknown Error";
+  }
+}
+
+NVML_EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* count) {
+  if (count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  Nvml& n = State();
+  std::lock_guard<std::mutex> lock(n.mu);
+  if (n.refs == 0) return NVML_ERROR_UNINITIALIZED;
+  *count = static_cast<unsigned int>(n.devices.size());
+  return NVML_SUCCESS;
+}
+
+NVML_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device) {
+  if (device == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  Nvml& n = State();
+  std::lock_guard<std::mutex> lock(n.mu);
+  if (n.refs == 0) return NVML_ERROR_UNINITIALIZED;
+  if (index >= n.devices.size()) return NVML_ERROR_INVALID_ARGUMENT;
+  *device = reinterpret_cast<nvmlDevice_t>(n.devices[index].get());
+  return NVML_SUCCESS;
+}
+
+NVML_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned int length) {
+  NvmlDevice* d;
+  if (nvmlReturn_t rc = CheckDevice(device, &d, nullptr); rc != NVML_SUCCESS) return rc;
+  if (name == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  if (length <= std::strlen(d->spec.name)) return NVML_ERROR_INSUFFICIENT_SIZE;
+  std::strcpy(name, d->spec.name);
+  return NVML_SUCCESS;
+}
+
+NVML_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned int length) {
+  NvmlDevice* d;
+  if (nvmlReturn_t rc = CheckDevice(device, &d, nullptr); rc != NVML_SUCCESS) return rc;
+  if (uuid == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  const std::string text = simgpu::FormatUuid(d->spec.uuid);
+  if (length <= text.size()) return NVML_ERROR_INSUFFICIENT_SIZE;
+  std::strcpy(uuid, text.c_str());
+  return NVML_SUCCESS;
+}
+
+NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) {
+  if (memory == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  NvmlDevice* d;
+  simgpu::SharedDevice* shared;
+  if (nvmlReturn_t rc = CheckDevice(device, &d, &shared); rc != NVML_SUCCESS) return rc;
+  simgpu::SharedDevice::Lock lock(*shared);
+  lock.AdvanceToNow();
+  const simgpu::DeviceState& s = lock.state();
+  memory->total = s.spec.memory_bytes;
+  memory->used = std::min(s.mem_used, s.spec.memory_bytes);
+  memory->free = memory->total - memory->used;
+  return NVML_SUCCESS;
+}
+
+NVML_EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device,
+                                                       nvmlUtilization_t* utilization) {
+  if (utilization == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  NvmlDevice* d;
+  simgpu::SharedDevice* shared;
+  if (nvmlReturn_t rc = CheckDevice(device, &d, &shared); rc != NVML_SUCCESS) return rc;
+  simgpu::SharedDevice::Lock lock(*shared);
+  const int64_t now = lock.AdvanceToNow();
+  const simgpu::DeviceState& s = lock.state();
+  // The oldest sample still inside the window (or the oldest there is).
+  const simgpu::UtilSample* base = nullptr;
+  for (const simgpu::UtilSample& u : s.util) {
+    if (u.t_ns == 0 || u.t_ns >= now) continue;
+    if (now - u.t_ns <= kUtilWindowNs && (base == nullptr || u.t_ns < base->t_ns)) base = &u;
+  }
+  if (base == nullptr) {
+    utilization->gpu = utilization->memory = 0;
+    return NVML_SUCCESS;
+  }
+  const double span = double(now - base->t_ns);
+  auto pct = [&](double delta) {
+    return static_cast<unsigned int>(std::min(100.0, std::max(0.0, 100.0 * delta / span)) + 0.5);
+  };
+  utilization->gpu = pct(s.busy_ns - base->busy_ns);
+  utilization->memory = pct(s.mem_busy_ns - base->mem_busy_ns);
+  return NVML_SUCCESS;
+}
+
+NVML_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device,
+                                                              unsigned int* count,
+                                                              nvmlProcessInfo_v1_t* infos) {
+  return RunningProcesses(device, count, infos);
+}
+NVML_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device,
+                                                                 unsigned int* count,
+                                                                 nvmlProcessInfo_t* infos) {
+  return RunningProcesses(device, count, infos);
+}
+NVML_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device,
+                                                                 unsigned int* count,
+                                                                 nvmlProcessInfo_t* infos) {
+  return RunningProcesses(device, count, infos);
+}
+
+// Per process: share of the device's time its kernels used since it started
+// (smUtil) and since this caller last asked is not tracked, so lastSeenTimeStamp
+// only filters out processes registered after nothing; samples are averages
+// over each process's lifetime on the device.
+NVML_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
+                                                         nvmlProcessUtilizationSample_t* samples,
+                                                         unsigned int* count,
+                                                         unsigned long long last_seen_us) {
+  (void)last_seen_us;
+  if (count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  NvmlDevice* d;
+  simgpu::SharedDevice* shared;
+  if (nvmlReturn_t rc = CheckDevice(device, &d, &shared); rc != NVML_SUCCESS) return rc;
+  std::vector<nvmlProcessUtilizationSample_t> found;
+  {
+    simgpu::SharedDevice::Lock lock(*shared);
+    const int64_t now = lock.AdvanceToNow();
+    for (const simgpu::ProcessSlot& p : lock.state().procs) {
+      if (!p.in_use) continue;
+      const double lifetime = double(std::max<int64_t>(1, now - p.registered_ns));
+      nvmlProcessUtilizationSample_t sample{};
+      sample.pid = static_cast<unsigned int>(p.pid);
+      sample.timeStamp = static_cast<unsigned long long>(now / 1000);
+      sample.smUtil = static_cast<unsigned int>(std::min(100.0, 100.0 * p.gpu_time_ns / lifetime));
+      sample.memUtil = NVML_VALUE_NOT_AVAILABLE_UINT;
+      sample.encUtil = sample.decUtil = 0;
+      found.push_back(sample);
+    }
+  }
+  const unsigned int capacity = *count;
+  *count = static_cast<unsigned int>(found.size());
+  if (found.empty()) return NVML_ERROR_NOT_FOUND;
+  if (samples == nullptr || capacity < found.size()) return NVML_ERROR_INSUFFICIENT_SIZE;
+  for (size_t i = 0; i < found.size(); ++i) samples[i] = found[i];
+  return NVML_SUCCESS;
+}

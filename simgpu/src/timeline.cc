@@ -1,0 +1,235 @@
+#include "timeline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace simgpu {
+namespace {
+
+constexpr int64_t kUtilSamplePeriodNs = 100'000'000;
+// Work below this is rounding error left by the floating-point stepping.
+constexpr double kEpsilonNs = 1e-3;
+
+// One stream's pending ops as the stepping core sees them, over either the shared
+// ring (Advance) or a private copy (projection).
+struct QueueCursor {
+  Op* ring;
+  uint32_t depth;  // ring size; 0 means a linear array
+  uint32_t head;
+  uint64_t pending;
+  int32_t process;
+  int stream;
+  uint64_t completed;
+
+  Op& Head() { return ring[head]; }
+  void Pop() {
+    head = depth ? (head + 1) % depth : head + 1;
+    --pending;
+    ++completed;
+  }
+};
+
+// Runs the queues from t0 towards t_end, reporting completions and intervals to
+// `sink`, until t_end or until sink.Done(). Returns the time reached.
+template <typename Sink>
+double RunQueues(std::vector<QueueCursor>& queues, double t0, double t_end,
+                 const InterferenceParams& params, Sink& sink) {
+  thread_local std::vector<RunningItem> items;
+  thread_local std::vector<double> rates;
+  thread_local std::vector<size_t> owner;
+  auto complete_finished = [&](double now) {
+    for (size_t q = 0; q < queues.size(); ++q) {
+      QueueCursor& c = queues[q];
+      while (c.pending > 0 && c.Head().remaining_ns <= kEpsilonNs) {
+        Op done = c.Head();
+        c.Pop();
+        sink.Complete(c, done, now);
+      }
+    }
+  };
+  double t = t0;
+  for (;;) {
+    complete_finished(t);
+    if (sink.Done()) return t;
+    items.clear();
+    owner.clear();
+    for (size_t q = 0; q < queues.size(); ++q) {
+      QueueCursor& c = queues[q];
+      if (c.pending == 0) continue;
+      const Op& op = c.Head();
+      items.push_back({op.kind, op.mem_intensity, op.sm_fill, c.process});
+      owner.push_back(q);
+    }
+    if (items.empty()) return std::max(t, std::isinf(t_end) ? t : t_end);
+    rates.resize(items.size());
+    ComputeRates(items, rates, params);
+    double dt = std::numeric_limits<double>::infinity();
+    size_t first_done = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+      double finish = queues[owner[i]].Head().remaining_ns / rates[i];
+      if (finish < dt) {
+        dt = finish;
+        first_done = i;
+      }
+    }
+    const bool reaches_end = t + dt > t_end;
+    if (reaches_end) dt = t_end - t;
+    for (size_t i = 0; i < items.size(); ++i) {
+      Op& op = queues[owner[i]].Head();
+      op.remaining_ns -= rates[i] * dt;
+      if (!reaches_end && i == first_done) op.remaining_ns = 0;
+    }
+    sink.Interval(items, rates, dt);
+    if (reaches_end) {
+      complete_finished(t_end);
+      return t_end;
+    }
+    t += dt;
+  }
+}
+
+// Applies what happened to the shared state.
+class StateSink {
+ public:
+  explicit StateSink(DeviceState& s) : s_(s) {}
+
+  void Complete(QueueCursor& c, const Op& op, double t) {
+    StreamSlot& slot = s_.streams[c.stream];
+    slot.head = c.head;
+    slot.completed = c.completed;
+    if (op.kind == OpKind::kKernel && c.process >= 0) s_.procs[c.process].kernels_completed++;
+    if (op.kind == OpKind::kEventRecord && op.event_slot >= 0 && op.event_slot < kMaxEvents) {
+      EventSlot& e = s_.events[op.event_slot];
+      if (e.in_use && e.generation == op.event_generation) {
+        e.done = 1;
+        e.time_ns = static_cast<int64_t>(std::llround(t));
+      }
+    }
+  }
+
+  void Interval(const std::vector<RunningItem>& items, const std::vector<double>& rates,
+                double dt) {
+    int kernels = 0;
+    for (const RunningItem& it : items) kernels += it.kind == OpKind::kKernel;
+    if (kernels == 0 || dt <= 0) return;
+    s_.busy_ns += dt;
+    double bandwidth = 0;
+    for (const RunningItem& it : items) {
+      if (it.kind == OpKind::kKernel) bandwidth += double(it.mem_intensity) * it.sm_fill;
+    }
+    s_.mem_busy_ns += dt * std::min(1.0, bandwidth);
+    bool counted[kMaxProcesses] = {};
+    for (size_t i = 0; i < items.size(); ++i) {
+      const RunningItem& it = items[i];
+      if (it.kind != OpKind::kKernel || it.process < 0 || it.process >= kMaxProcesses) continue;
+      ProcessSlot& p = s_.procs[it.process];
+      p.gpu_time_ns += dt / kernels;
+      p.work_ns += rates[i] * dt;
+      if (!counted[it.process]) {
+        counted[it.process] = true;
+        p.active_ns += dt;
+      }
+    }
+  }
+
+  bool Done() const { return false; }
+
+ private:
+  DeviceState& s_;
+};
+
+// Stops once a given queue has completed a given count; records nothing.
+class ProjectionSink {
+ public:
+  ProjectionSink(const QueueCursor* target, uint64_t seq) : target_(target), seq_(seq) {}
+  void Complete(QueueCursor&, const Op&, double) {}
+  void Interval(const std::vector<RunningItem>&, const std::vector<double>&, double) {}
+  bool Done() const { return target_ == nullptr || target_->completed >= seq_; }
+
+ private:
+  const QueueCursor* target_;
+  uint64_t seq_;
+};
+
+void SampleUtilization(DeviceState& s, int64_t now_ns) {
+  const UtilSample& last = s.util[(s.util_next + kUtilSamples - 1) % kUtilSamples];
+  if (last.t_ns != 0 && now_ns - last.t_ns < kUtilSamplePeriodNs) return;
+  s.util[s.util_next % kUtilSamples] = {now_ns, s.busy_ns, s.mem_busy_ns};
+  s.util_next = (s.util_next + 1) % kUtilSamples;
+}
+
+}  // namespace
+
+void Advance(DeviceState& s, int64_t now_ns, const InterferenceParams& p) {
+  if (now_ns <= s.clock_ns) return;
+  std::vector<QueueCursor> queues;
+  queues.reserve(16);
+  for (int i = 0; i < kMaxStreams; ++i) {
+    StreamSlot& slot = s.streams[i];
+    if (slot.state == SlotState::kFree) continue;
+    const uint64_t pending = slot.enqueued - slot.completed;
+    if (pending == 0) {
+      if (slot.state == SlotState::kDraining) slot.state = SlotState::kFree;
+      continue;
+    }
+    queues.push_back({slot.ring, kStreamQueueDepth, slot.head, pending, slot.process, i,
+                      slot.completed});
+  }
+  StateSink sink(s);
+  RunQueues(queues, static_cast<double>(s.clock_ns), static_cast<double>(now_ns), p, sink);
+  for (const QueueCursor& c : queues) {
+    StreamSlot& slot = s.streams[c.stream];
+    if (slot.state == SlotState::kDraining && c.pending == 0) slot.state = SlotState::kFree;
+  }
+  s.clock_ns = now_ns;
+  SampleUtilization(s, now_ns);
+}
+
+void SnapshotPendingWork(const DeviceState& s, PendingWork& out) {
+  out.clock_ns = s.clock_ns;
+  out.queues.clear();
+  out.ops.clear();
+  for (int i = 0; i < kMaxStreams; ++i) {
+    const StreamSlot& slot = s.streams[i];
+    if (slot.state == SlotState::kFree) continue;
+    const uint64_t pending = slot.enqueued - slot.completed;
+    const size_t first = out.ops.size();
+    for (uint64_t k = 0; k < pending; ++k) {
+      out.ops.push_back(slot.ring[(slot.head + k) % kStreamQueueDepth]);
+    }
+    out.queues.push_back({i, slot.process, slot.completed, first, pending});
+  }
+}
+
+int64_t ProjectCompletion(PendingWork& work, int stream, uint64_t seq,
+                          const InterferenceParams& p) {
+  std::vector<QueueCursor> queues;
+  queues.reserve(work.queues.size());
+  for (const PendingWork::Queue& q : work.queues) {
+    queues.push_back({work.ops.data() + q.first, 0, 0, q.count, q.process, q.stream,
+                      q.completed});
+  }
+  const QueueCursor* target = nullptr;
+  for (const QueueCursor& c : queues) {
+    if (c.stream == stream) target = &c;
+  }
+  if (target == nullptr || target->completed >= seq) return work.clock_ns;
+  ProjectionSink sink(target, seq);
+  const double t = RunQueues(queues, static_cast<double>(work.clock_ns),
+                             std::numeric_limits<double>::infinity(), p, sink);
+  return static_cast<int64_t>(std::ceil(t));
+}
+
+bool Enqueue(DeviceState& s, int stream, const Op& op, uint64_t* seq) {
+  StreamSlot& slot = s.streams[stream];
+  const uint64_t pending = slot.enqueued - slot.completed;
+  if (pending >= kStreamQueueDepth) return false;
+  slot.ring[(slot.head + pending) % kStreamQueueDepth] = op;
+  slot.enqueued++;
+  if (slot.process >= 0 && op.kind == OpKind::kKernel) s.procs[slot.process].kernels_launched++;
+  if (seq != nullptr) *seq = slot.enqueued;
+  return true;
+}
+
+}  // namespace simgpu

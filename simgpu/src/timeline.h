@@ -1,0 +1,52 @@
+// Simulated time on one device: queued work progressing under interference.
+//
+// The device is simulated lazily, as a discrete-event simulation that runs only
+// when a process looks at it: Advance() moves the state from its clock to `now`,
+// completing kernels and events and accounting GPU time on the way. Nothing runs
+// between calls, so simulated work costs no CPU. A process that must wait asks
+// ProjectCompletion() when its work will be done if nothing new arrives, and
+// sleeps until then (new work only slows others down, so it never oversleeps by
+// more than what it re-checks).
+#ifndef SIMGPU_TIMELINE_H_
+#define SIMGPU_TIMELINE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "device_state.h"
+#include "interference_model.h"
+
+namespace simgpu {
+
+// Moves `s` forward to `now_ns` (no-op if its clock is already there).
+void Advance(DeviceState& s, int64_t now_ns, const InterferenceParams& p);
+
+// A copy of the pending work of every stream, so that a projection can run
+// without holding the device lock.
+struct PendingWork {
+  struct Queue {
+    int stream;
+    int32_t process;
+    uint64_t completed;
+    size_t first;  // index into ops
+    size_t count;
+  };
+  int64_t clock_ns = 0;
+  std::vector<Queue> queues;
+  std::vector<Op> ops;
+};
+
+// Fills `out` from `s` (whose clock should be current).
+void SnapshotPendingWork(const DeviceState& s, PendingWork& out);
+
+// When stream `stream` will have completed `seq` ops, if no new work arrives.
+// Returns the snapshot's clock if that is already the case.
+int64_t ProjectCompletion(PendingWork& work, int stream, uint64_t seq,
+                          const InterferenceParams& p);
+
+// Appends `op` to a stream. Returns false if the stream's queue is full.
+bool Enqueue(DeviceState& s, int stream, const Op& op, uint64_t* seq);
+
+}  // namespace simgpu
+
+#endif  // SIMGPU_TIMELINE_H_
