@@ -1,0 +1,138 @@
+#include "options.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace iashim::fakejob {
+namespace {
+
+absl::StatusOr<Options> Parse(std::vector<std::string> args) {
+  return ParseOptions(args);
+}
+
+TEST(OptionsTest, Defaults) {
+  absl::StatusOr<Options> o = Parse({"--model", "resnet50"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->model, "resnet50");
+  EXPECT_FALSE(o->seconds.has_value());
+  EXPECT_FALSE(o->iterations.has_value());
+  EXPECT_EQ(o->device, 0);
+  EXPECT_FALSE(o->per_thread_stream);
+  EXPECT_EQ(o->sync, SyncMode::kContext);
+  EXPECT_FALSE(o->quiet);
+  EXPECT_EQ(o->library, "libcuda.so.1");
+}
+
+TEST(OptionsTest, AllOptionsBothSpellings) {
+  absl::StatusOr<Options> o =
+      Parse({"--model=vgg16", "--seconds", "2.5", "--device=1",
+             "--per-thread-stream", "--quiet", "--sync", "stream",
+             "--driver", "libfoo.so"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->model, "vgg16");
+  EXPECT_DOUBLE_EQ(*o->seconds, 2.5);
+  EXPECT_EQ(o->device, 1);
+  EXPECT_TRUE(o->per_thread_stream);
+  EXPECT_TRUE(o->quiet);
+  EXPECT_EQ(o->sync, SyncMode::kStreams);
+  EXPECT_EQ(o->library, "libfoo.so");
+
+  o = Parse({"--model", "x", "--iterations", "7"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(*o->iterations, 7);
+}
+
+TEST(OptionsTest, ListAndHelpNeedNoModel) {
+  EXPECT_TRUE(Parse({"--list-models"}).ok());
+  EXPECT_TRUE(Parse({"--help"}).ok());
+  EXPECT_TRUE(Parse({"-h"}).ok());
+}
+
+struct BadArgs {
+  std::vector<std::string> args;
+  std::string expected;  // substring naming the option and the value
+};
+
+class BadOptionsTest : public testing::TestWithParam<BadArgs> {};
+
+TEST_P(BadOptionsTest, OneLineNamingOptionAndValue) {
+  absl::StatusOr<Options> o = ParseOptions(GetParam().args);
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().code(), absl::StatusCode::kInvalidArgument);
+  const std::string msg(o.status().message());
+  EXPECT_NE(msg.find(GetParam().expected), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    All, BadOptionsTest,
+    testing::Values(
+        BadArgs{{"--model", "m", "--seconds", "0"}, "'0' for --seconds"},
+        BadArgs{{"--model", "m", "--seconds", "-1"}, "'-1' for --seconds"},
+        BadArgs{{"--model", "m", "--seconds", "abc"}, "'abc' for --seconds"},
+        BadArgs{{"--model", "m", "--seconds", "inf"}, "'inf' for --seconds"},
+        BadArgs{{"--model", "m", "--iterations", "0"}, "'0' for --iterations"},
+        BadArgs{{"--model", "m", "--iterations", "1.5"},
+                "'1.5' for --iterations"},
+        BadArgs{{"--model", "m", "--device", "-1"}, "'-1' for --device"},
+        BadArgs{{"--model", "m", "--device", "x"}, "'x' for --device"},
+        BadArgs{{"--model", "m", "--sync", "event"}, "'event' for --sync"},
+        BadArgs{{"--model", "m", "--models-dir", "/nonexistent/dir"},
+                "'/nonexistent/dir' for --models-dir"},
+        BadArgs{{"--model", ""}, "'' for --model"},
+        BadArgs{{"--model"}, "--model needs a value"},
+        BadArgs{{"--model", "m", "--bogus"}, "unknown option '--bogus'"},
+        BadArgs{{"--model", "m", "stray"}, "unexpected argument 'stray'"},
+        BadArgs{{"--quiet=yes", "--model", "m"}, "--quiet takes no value"},
+        BadArgs{{"--seconds", "1"}, "--model is required"},
+        BadArgs{{"--model", "m", "--seconds", "1", "--iterations", "2"},
+                "mutually exclusive"}));
+
+TEST(ModelDirsTest, FlagBeatsEnvBeatsDefaults) {
+  EXPECT_EQ(ModelDirCandidates("/flag", "/env", "/b/bench/exe", "/src"),
+            std::vector<std::string>{"/flag"});
+  EXPECT_EQ(ModelDirCandidates("", "/env", "/b/bench/exe", "/src"),
+            std::vector<std::string>{"/env"});
+  EXPECT_EQ(ModelDirCandidates("", "", "/repo/build/bench/iashim-fakejob",
+                               "/src"),
+            (std::vector<std::string>{"/repo/bench/data/models",
+                                      "/src/bench/data/models"}));
+}
+
+TEST(ModelDirsTest, ResolveAndList) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(testing::TempDir()) / "fakejob_models";
+  fs::create_directories(dir);
+  std::ofstream(dir / "b.model") << "x";
+  std::ofstream(dir / "a.model") << "x";
+  std::ofstream(dir / "notes.txt") << "x";
+
+  absl::StatusOr<std::string> p =
+      ResolveModelPath("a", {"/nonexistent", dir.string()});
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(*p, (dir / "a.model").string());
+
+  absl::StatusOr<std::string> missing = ResolveModelPath("zzz", {dir.string()});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(std::string(missing.status().message()).find(dir.string()),
+            std::string::npos);
+
+  // A path is taken as a path.
+  p = ResolveModelPath((dir / "b.model").string(), {});
+  ASSERT_TRUE(p.ok());
+  EXPECT_FALSE(ResolveModelPath("/nonexistent/x.model", {}).ok());
+
+  absl::StatusOr<std::vector<std::string>> list =
+      ListModelPaths({"/nonexistent", dir.string()});
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_EQ(*list, (std::vector<std::string>{(dir / "a.model").string(),
+                                             (dir / "b.model").string()}));
+  EXPECT_FALSE(ListModelPaths({"/nonexistent"}).ok());
+}
+
+}  // namespace
+}  // namespace iashim::fakejob
