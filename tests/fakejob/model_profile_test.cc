@@ -48,8 +48,8 @@ TEST(ModelProfileTest, ParsesHeaderAndExpandsCountsAndRepeats) {
 }
 
 TEST(ModelProfileTest, MemoryBytesAndDefaultStream) {
-  absl::StatusOr<ModelProfile> p = ParseModelProfile(
-      "model m\nmemory_bytes 4096\nhost_gap_us 0\nk 1 1 0 1\n", "m");
+  absl::StatusOr<ModelProfile> p =
+      ParseModelProfile("model m\nmemory_bytes 4096\nhost_gap_us 0\nk 1 1 0 1\n", "m");
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->memory_bytes, 4096u);
   EXPECT_EQ(p->streams, 1);
@@ -70,8 +70,7 @@ TEST_P(BadProfileTest, ErrorNamesFileAndLine) {
   absl::StatusOr<ModelProfile> p = ParseModelProfile(GetParam().text, "x.model");
   ASSERT_FALSE(p.ok()) << GetParam().what;
   EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(std::string(p.status().message()).find(GetParam().expected),
-            std::string::npos)
+  EXPECT_NE(std::string(p.status().message()).find(GetParam().expected), std::string::npos)
       << GetParam().what << ": " << p.status().message();
 }
 
@@ -80,12 +79,10 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(
         BadCase{"unknown key", std::string(kHead) + "frobnicate 3\n",
                 "x.model:4: unknown key 'frobnicate'"},
-        BadCase{"too many fields", std::string(kHead) + "k 1 1 0.5 80 0 7\n",
-                "x.model:4:"},
+        BadCase{"too many fields", std::string(kHead) + "k 1 1 0.5 80 0 7\n", "x.model:4:"},
         BadCase{"bad name", std::string(kHead) + "9k 1 1 0.5 80\n",
                 "x.model:4: bad kernel name '9k'"},
-        BadCase{"zero count", std::string(kHead) + "k 0 1 0.5 80\n",
-                "x.model:4: bad count '0'"},
+        BadCase{"zero count", std::string(kHead) + "k 0 1 0.5 80\n", "x.model:4: bad count '0'"},
         BadCase{"text count", std::string(kHead) + "k two 1 0.5 80\n",
                 "x.model:4: bad count 'two'"},
         BadCase{"negative duration", std::string(kHead) + "k 1 -1 0.5 80\n",
@@ -102,39 +99,30 @@ INSTANTIATE_TEST_SUITE_P(
                 "x.model:4: bad stream '2'"},
         BadCase{"stream above streams", std::string(kHead) + "k 1 1 0.5 80 1\n",
                 "x.model:4: stream 1 but 'streams 1'"},
-        BadCase{"header after kernels",
-                std::string(kHead) + "k 1 1 0.5 80\nstreams 2\n",
+        BadCase{"header after kernels", std::string(kHead) + "k 1 1 0.5 80\nstreams 2\n",
                 "x.model:5: header key 'streams' after the first kernel line"},
-        BadCase{"duplicate key", std::string(kHead) + "model n\n",
-                "x.model:4: duplicate 'model'"},
+        BadCase{"duplicate key", std::string(kHead) + "model n\n", "x.model:4: duplicate 'model'"},
         BadCase{"key without value", std::string(kHead) + "batch_size\n",
                 "x.model:4: 'batch_size' takes exactly one value"},
-        BadCase{"bad memory", "model m\nmemory_mib -3\n",
-                "x.model:2: bad memory_mib '-3'"},
-        BadCase{"bad gap", "model m\nhost_gap_us soon\n",
-                "x.model:2: bad host_gap_us 'soon'"},
+        BadCase{"bad memory", "model m\nmemory_mib -3\n", "x.model:2: bad memory_mib '-3'"},
+        BadCase{"bad gap", "model m\nhost_gap_us soon\n", "x.model:2: bad host_gap_us 'soon'"},
         BadCase{"bad streams", "streams 3\n", "x.model:1: bad streams '3'"},
         BadCase{"bad model name", "model a-b\n", "x.model:1: bad model 'a-b'"},
-        BadCase{"empty source", "source:\n",
-                "x.model:1: 'source:' needs a description"},
-        BadCase{"bad repeat", std::string(kHead) + "repeat 0\n",
-                "x.model:4: bad repeat count '0'"},
+        BadCase{"empty source", "source:\n", "x.model:1: 'source:' needs a description"},
+        BadCase{"bad repeat", std::string(kHead) + "repeat 0\n", "x.model:4: bad repeat count '0'"},
         BadCase{"end without repeat", std::string(kHead) + "end\n",
                 "x.model:4: 'end' without 'repeat'"},
-        BadCase{"unclosed repeat",
-                std::string(kHead) + "repeat 2\nk 1 1 0.5 80\n",
+        BadCase{"unclosed repeat", std::string(kHead) + "repeat 2\nk 1 1 0.5 80\n",
                 "x.model:4: 'repeat' without matching 'end'"},
         BadCase{"empty repeat", std::string(kHead) + "repeat 2\nend\n",
                 "x.model:5: empty repeat block"},
-        BadCase{"too many launches",
-                std::string(kHead) + "repeat 1000\nk 1000 1 0.5 80\nend\n",
+        BadCase{"too many launches", std::string(kHead) + "repeat 1000\nk 1000 1 0.5 80\nend\n",
                 "x.model:6: iteration expands to more than"},
         BadCase{"missing model", "memory_mib 1\nhost_gap_us 1\nk 1 1 0 1\n",
                 "x.model:3: missing 'model"},
         BadCase{"missing memory", "model m\nhost_gap_us 1\nk 1 1 0 1\n",
                 "x.model:3: missing 'memory_bytes' or 'memory_mib'"},
-        BadCase{"both memory keys",
-                std::string(kHead) + "memory_bytes 5\nk 1 1 0 1\n",
+        BadCase{"both memory keys", std::string(kHead) + "memory_bytes 5\nk 1 1 0 1\n",
                 "x.model:5: give only one of"},
         BadCase{"missing gap", "model m\nmemory_mib 1\nk 1 1 0 1\n",
                 "x.model:3: missing 'host_gap_us'"},

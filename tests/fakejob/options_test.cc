@@ -10,9 +10,7 @@
 namespace iashim::fakejob {
 namespace {
 
-absl::StatusOr<Options> Parse(std::vector<std::string> args) {
-  return ParseOptions(args);
-}
+absl::StatusOr<Options> Parse(std::vector<std::string> args) { return ParseOptions(args); }
 
 TEST(OptionsTest, Defaults) {
   absl::StatusOr<Options> o = Parse({"--model", "resnet50"});
@@ -29,9 +27,8 @@ TEST(OptionsTest, Defaults) {
 
 TEST(OptionsTest, AllOptionsBothSpellings) {
   absl::StatusOr<Options> o =
-      Parse({"--model=vgg16", "--seconds", "2.5", "--device=1",
-             "--per-thread-stream", "--quiet", "--sync", "stream",
-             "--driver", "libfoo.so"});
+      Parse({"--model=vgg16", "--seconds", "2.5", "--device=1", "--per-thread-stream", "--quiet",
+             "--sync", "stream", "--driver", "libfoo.so"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->model, "vgg16");
   EXPECT_DOUBLE_EQ(*o->seconds, 2.5);
@@ -70,37 +67,33 @@ TEST_P(BadOptionsTest, OneLineNamingOptionAndValue) {
 
 INSTANTIATE_TEST_SUITE_P(
     All, BadOptionsTest,
-    testing::Values(
-        BadArgs{{"--model", "m", "--seconds", "0"}, "'0' for --seconds"},
-        BadArgs{{"--model", "m", "--seconds", "-1"}, "'-1' for --seconds"},
-        BadArgs{{"--model", "m", "--seconds", "abc"}, "'abc' for --seconds"},
-        BadArgs{{"--model", "m", "--seconds", "inf"}, "'inf' for --seconds"},
-        BadArgs{{"--model", "m", "--iterations", "0"}, "'0' for --iterations"},
-        BadArgs{{"--model", "m", "--iterations", "1.5"},
-                "'1.5' for --iterations"},
-        BadArgs{{"--model", "m", "--device", "-1"}, "'-1' for --device"},
-        BadArgs{{"--model", "m", "--device", "x"}, "'x' for --device"},
-        BadArgs{{"--model", "m", "--sync", "event"}, "'event' for --sync"},
-        BadArgs{{"--model", "m", "--models-dir", "/nonexistent/dir"},
-                "'/nonexistent/dir' for --models-dir"},
-        BadArgs{{"--model", ""}, "'' for --model"},
-        BadArgs{{"--model"}, "--model needs a value"},
-        BadArgs{{"--model", "m", "--bogus"}, "unknown option '--bogus'"},
-        BadArgs{{"--model", "m", "stray"}, "unexpected argument 'stray'"},
-        BadArgs{{"--quiet=yes", "--model", "m"}, "--quiet takes no value"},
-        BadArgs{{"--seconds", "1"}, "--model is required"},
-        BadArgs{{"--model", "m", "--seconds", "1", "--iterations", "2"},
-                "mutually exclusive"}));
+    testing::Values(BadArgs{{"--model", "m", "--seconds", "0"}, "'0' for --seconds"},
+                    BadArgs{{"--model", "m", "--seconds", "-1"}, "'-1' for --seconds"},
+                    BadArgs{{"--model", "m", "--seconds", "abc"}, "'abc' for --seconds"},
+                    BadArgs{{"--model", "m", "--seconds", "inf"}, "'inf' for --seconds"},
+                    BadArgs{{"--model", "m", "--iterations", "0"}, "'0' for --iterations"},
+                    BadArgs{{"--model", "m", "--iterations", "1.5"}, "'1.5' for --iterations"},
+                    BadArgs{{"--model", "m", "--device", "-1"}, "'-1' for --device"},
+                    BadArgs{{"--model", "m", "--device", "x"}, "'x' for --device"},
+                    BadArgs{{"--model", "m", "--sync", "event"}, "'event' for --sync"},
+                    BadArgs{{"--model", "m", "--models-dir", "/nonexistent/dir"},
+                            "'/nonexistent/dir' for --models-dir"},
+                    BadArgs{{"--model", ""}, "'' for --model"},
+                    BadArgs{{"--model"}, "--model needs a value"},
+                    BadArgs{{"--model", "m", "--bogus"}, "unknown option '--bogus'"},
+                    BadArgs{{"--model", "m", "stray"}, "unexpected argument 'stray'"},
+                    BadArgs{{"--quiet=yes", "--model", "m"}, "--quiet takes no value"},
+                    BadArgs{{"--seconds", "1"}, "--model is required"},
+                    BadArgs{{"--model", "m", "--seconds", "1", "--iterations", "2"},
+                            "mutually exclusive"}));
 
 TEST(ModelDirsTest, FlagBeatsEnvBeatsDefaults) {
   EXPECT_EQ(ModelDirCandidates("/flag", "/env", "/b/bench/exe", "/src"),
             std::vector<std::string>{"/flag"});
   EXPECT_EQ(ModelDirCandidates("", "/env", "/b/bench/exe", "/src"),
             std::vector<std::string>{"/env"});
-  EXPECT_EQ(ModelDirCandidates("", "", "/repo/build/bench/iashim-fakejob",
-                               "/src"),
-            (std::vector<std::string>{"/repo/bench/data/models",
-                                      "/src/bench/data/models"}));
+  EXPECT_EQ(ModelDirCandidates("", "", "/repo/build/bench/iashim-fakejob", "/src"),
+            (std::vector<std::string>{"/repo/bench/data/models", "/src/bench/data/models"}));
 }
 
 TEST(ModelDirsTest, ResolveAndList) {
@@ -111,26 +104,23 @@ TEST(ModelDirsTest, ResolveAndList) {
   std::ofstream(dir / "a.model") << "x";
   std::ofstream(dir / "notes.txt") << "x";
 
-  absl::StatusOr<std::string> p =
-      ResolveModelPath("a", {"/nonexistent", dir.string()});
+  absl::StatusOr<std::string> p = ResolveModelPath("a", {"/nonexistent", dir.string()});
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(*p, (dir / "a.model").string());
 
   absl::StatusOr<std::string> missing = ResolveModelPath("zzz", {dir.string()});
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(std::string(missing.status().message()).find(dir.string()),
-            std::string::npos);
+  EXPECT_NE(std::string(missing.status().message()).find(dir.string()), std::string::npos);
 
   // A path is taken as a path.
   p = ResolveModelPath((dir / "b.model").string(), {});
   ASSERT_TRUE(p.ok());
   EXPECT_FALSE(ResolveModelPath("/nonexistent/x.model", {}).ok());
 
-  absl::StatusOr<std::vector<std::string>> list =
-      ListModelPaths({"/nonexistent", dir.string()});
+  absl::StatusOr<std::vector<std::string>> list = ListModelPaths({"/nonexistent", dir.string()});
   ASSERT_TRUE(list.ok()) << list.status();
-  EXPECT_EQ(*list, (std::vector<std::string>{(dir / "a.model").string(),
-                                             (dir / "b.model").string()}));
+  EXPECT_EQ(*list,
+            (std::vector<std::string>{(dir / "a.model").string(), (dir / "b.model").string()}));
   EXPECT_FALSE(ListModelPaths({"/nonexistent"}).ok());
 }
 

@@ -29,8 +29,7 @@ std::string ReadFile(const std::string& path) {
 // Solo steps/s of `key` on v100, by targeted search rather than a JSON
 // parser: the per-job object is `"<key>": {` and its solo figure the first
 // `"null": <number>` inside it.
-std::optional<double> GavelV100SoloThroughput(const std::string& json,
-                                              const std::string& key) {
+std::optional<double> GavelV100SoloThroughput(const std::string& json, const std::string& key) {
   size_t pos = json.find("\"v100\"");
   if (pos == std::string::npos) return std::nullopt;
   const std::string quoted = "\"" + key + "\"";
@@ -90,15 +89,13 @@ std::map<std::string, Target> ReadTargets() {
 
 TEST(ShippedProfilesTest, GavelExtractionFindsKnownFigure) {
   const std::string json = ReadFile(kDataDir + "/gavel/simulation_throughputs.json");
-  std::optional<double> v =
-      GavelV100SoloThroughput(json, "('ResNet-50 (batch size 64)', 1)");
+  std::optional<double> v = GavelV100SoloThroughput(json, "('ResNet-50 (batch size 64)', 1)");
   ASSERT_TRUE(v.has_value());
   EXPECT_NEAR(*v, 4.3948, 1e-3);
 }
 
 TEST(ShippedProfilesTest, EveryProfileParsesAndMatchesItsThroughput) {
-  absl::StatusOr<std::vector<std::string>> paths =
-      ListModelPaths({kDataDir + "/models"});
+  absl::StatusOr<std::vector<std::string>> paths = ListModelPaths({kDataDir + "/models"});
   ASSERT_TRUE(paths.ok()) << paths.status();
   const std::map<std::string, Target> targets = ReadTargets();
   std::set<std::string> names;
@@ -115,8 +112,7 @@ TEST(ShippedProfilesTest, EveryProfileParsesAndMatchesItsThroughput) {
     ASSERT_GT(it->second.steps_per_s, 0);
     const double target_us = 1e6 / it->second.steps_per_s;
     const double solo_us = p->SoloIterationUs();
-    EXPECT_NEAR(solo_us, target_us, 0.10 * target_us)
-        << p->name << " vs " << it->second.source;
+    EXPECT_NEAR(solo_us, target_us, 0.10 * target_us) << p->name << " vs " << it->second.source;
 
     const double gap_share = p->host_gap_us / solo_us;
     EXPECT_GE(gap_share, 0.05) << p->name;
@@ -131,8 +127,7 @@ TEST(ShippedProfilesTest, EveryProfileParsesAndMatchesItsThroughput) {
     ModuleImage image = BuildModuleImage(*p);
     EXPECT_EQ(image.launch_function.size(), p->launches.size());
   }
-  for (const char* required :
-       {"resnet50", "vgg16", "bert_base", "lstm", "neumf", "transformer"}) {
+  for (const char* required : {"resnet50", "vgg16", "bert_base", "lstm", "neumf", "transformer"}) {
     EXPECT_TRUE(names.count(required)) << required;
   }
   for (const auto& [model, target] : targets) {

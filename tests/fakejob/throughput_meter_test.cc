@@ -36,11 +36,9 @@ TEST(ThroughputMeterTest, LongIterationsGiveEmptySeconds) {
 
 TEST(ThroughputMeterTest, JsonLines) {
   SecondReport r{1.0, 9, 9.0, 102.0};
-  EXPECT_EQ(SecondReportJson(r),
-            "{\"t\": 1.0, \"iters_per_s\": 9.000, \"iter_ms\": 102.000}");
+  EXPECT_EQ(SecondReportJson(r), "{\"t\": 1.0, \"iters_per_s\": 9.000, \"iter_ms\": 102.000}");
   r.iter_ms.reset();
-  EXPECT_EQ(SecondReportJson(r),
-            "{\"t\": 1.0, \"iters_per_s\": 9.000, \"iter_ms\": null}");
+  EXPECT_EQ(SecondReportJson(r), "{\"t\": 1.0, \"iters_per_s\": 9.000, \"iter_ms\": null}");
   Summary s{"resnet50", 49, 5.0, 100.0};
   EXPECT_EQ(SummaryJson(s),
             "{\"summary\": true, \"model\": \"resnet50\", \"iters\": 49, "

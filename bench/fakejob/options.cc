@@ -1,0 +1,209 @@
+#include "options.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "number_parse.h"
+
+namespace iashim::fakejob {
+namespace {
+
+namespace fs = std::filesystem;
+
+absl::Status BadValue(absl::string_view option, absl::string_view value, absl::string_view why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("invalid value '", value, "' for ", option, ": ", why));
+}
+
+bool IsDir(const std::string& path) {
+  std::error_code ec;
+  return fs::is_directory(path, ec);
+}
+
+}  // namespace
+
+std::string UsageText() {
+  return absl::StrCat(
+      "usage: iashim-fakejob --model NAME|PATH [options]\n"
+      "Replays a DL training loop through the CUDA driver API (dlopen\n"
+      "libcuda.so.1 + cuGetProcAddress_v2, as cudart does).\n"
+      "\n"
+      "  --model NAME|PATH     model profile (see --list-models), or a .model file\n"
+      "  --seconds S           run for S seconds (default ",
+      kDefaultSeconds,
+      ")\n"
+      "  --iterations N        run exactly N iterations instead\n"
+      "  --device N            CUDA device ordinal (default 0)\n"
+      "  --per-thread-stream   resolve entry points with\n"
+      "                        CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM and\n"
+      "                        launch stream 0 work on the per-thread null stream\n"
+      "  --sync ctx|stream     iteration end: cuCtxSynchronize (default) or\n"
+      "                        cuStreamSynchronize on each stream\n"
+      "  --quiet               print only the summary line\n"
+      "  --models-dir DIR      where <name>.model files live (else\n"
+      "                        $IASHIM_MODELS_DIR, else bench/data/models)\n"
+      "  --driver LIB          driver library to dlopen (default libcuda.so.1)\n"
+      "  --list-models         list the available models and exit\n"
+      "  --help                this text\n"
+      "\n"
+      "Output: one JSON line per elapsed second, then a summary line.\n"
+      "Exit: 0 ok, 1 CUDA or profile error, 2 bad arguments,\n"
+      "3 CUDA_ERROR_OUT_OF_MEMORY.\n"
+      "Without a GPU: LD_LIBRARY_PATH=build/simgpu (simulated driver).\n");
+}
+
+absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
+  Options opt;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    std::optional<std::string> inline_value;
+    if (absl::StartsWith(arg, "--")) {
+      if (size_t eq = arg.find('='); eq != std::string::npos) {
+        inline_value = arg.substr(eq + 1);
+        arg = arg.substr(0, eq);
+      }
+    }
+    // Flags without a value.
+    if (arg == "--per-thread-stream" || arg == "--quiet" || arg == "--list-models" ||
+        arg == "--help" || arg == "-h") {
+      if (inline_value) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(arg, " takes no value (got '", *inline_value, "')"));
+      }
+      if (arg == "--per-thread-stream") opt.per_thread_stream = true;
+      if (arg == "--quiet") opt.quiet = true;
+      if (arg == "--list-models") opt.list_models = true;
+      if (arg == "--help" || arg == "-h") opt.help = true;
+      continue;
+    }
+    const bool takes_value = arg == "--model" || arg == "--seconds" || arg == "--iterations" ||
+                             arg == "--device" || arg == "--sync" || arg == "--models-dir" ||
+                             arg == "--driver";
+    if (!takes_value) {
+      if (absl::StartsWith(arg, "-")) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("unknown option '", args[i], "' (see --help)"));
+      }
+      return absl::InvalidArgumentError(
+          absl::StrCat("unexpected argument '", arg, "' (see --help)"));
+    }
+    std::string value;
+    if (inline_value) {
+      value = *inline_value;
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(arg, " needs a value"));
+    }
+
+    if (arg == "--model") {
+      if (value.empty()) return BadValue(arg, value, "empty");
+      opt.model = value;
+    } else if (arg == "--seconds") {
+      std::optional<double> s = ParseFiniteDouble(value);
+      if (!s || *s <= 0 || *s > 1e7) {
+        return BadValue(arg, value, "must be a number of seconds in (0, 1e7]");
+      }
+      opt.seconds = *s;
+    } else if (arg == "--iterations") {
+      std::optional<int64_t> n = ParseInt64(value);
+      if (!n || *n < 1 || *n > 1000000000000) {
+        return BadValue(arg, value, "must be a positive integer");
+      }
+      opt.iterations = *n;
+    } else if (arg == "--device") {
+      std::optional<int64_t> d = ParseInt64(value);
+      if (!d || *d < 0 || *d > 1023) {
+        return BadValue(arg, value, "must be a device ordinal 0..1023");
+      }
+      opt.device = static_cast<int>(*d);
+    } else if (arg == "--sync") {
+      if (value == "ctx") {
+        opt.sync = SyncMode::kContext;
+      } else if (value == "stream") {
+        opt.sync = SyncMode::kStreams;
+      } else {
+        return BadValue(arg, value, "must be 'ctx' or 'stream'");
+      }
+    } else if (arg == "--models-dir") {
+      if (!IsDir(value)) return BadValue(arg, value, "not a directory");
+      opt.models_dir = value;
+    } else if (arg == "--driver") {
+      if (value.empty()) return BadValue(arg, value, "empty");
+      opt.library = value;
+    }
+  }
+  if (opt.help || opt.list_models) return opt;
+  if (opt.model.empty()) {
+    return absl::InvalidArgumentError("--model is required (see --list-models)");
+  }
+  if (opt.seconds && opt.iterations) {
+    return absl::InvalidArgumentError("--seconds and --iterations are mutually exclusive");
+  }
+  return opt;
+}
+
+std::vector<std::string> ModelDirCandidates(const std::string& flag_dir, const char* env_dir,
+                                            const std::string& exe_path,
+                                            const std::string& source_dir) {
+  if (!flag_dir.empty()) return {flag_dir};
+  if (env_dir != nullptr && env_dir[0] != '\0') return {env_dir};
+  std::vector<std::string> dirs;
+  if (!exe_path.empty()) {
+    // build/bench/iashim-fakejob -> <repo>/bench/data/models
+    fs::path p = fs::path(exe_path).parent_path() / ".." / ".." / "bench" / "data" / "models";
+    dirs.push_back(p.lexically_normal().string());
+  }
+  if (!source_dir.empty()) {
+    std::string d =
+        (fs::path(source_dir) / "bench" / "data" / "models").lexically_normal().string();
+    // In an in-tree build both defaults are the same directory.
+    if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
+  }
+  return dirs;
+}
+
+absl::StatusOr<std::string> ResolveModelPath(const std::string& model,
+                                             const std::vector<std::string>& dirs) {
+  if (model.find('/') != std::string::npos || absl::EndsWith(model, ".model")) {
+    std::error_code ec;
+    if (!fs::is_regular_file(model, ec)) {
+      return absl::NotFoundError(absl::StrCat("--model ", model, ": no such profile file"));
+    }
+    return model;
+  }
+  for (const std::string& dir : dirs) {
+    fs::path p = fs::path(dir) / (model + ".model");
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) return p.string();
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "--model ", model, ": no ", model, ".model in ",
+      dirs.empty() ? "(no directory)" : absl::StrJoin(dirs, ", "), " (see --list-models)"));
+}
+
+absl::StatusOr<std::vector<std::string>> ListModelPaths(const std::vector<std::string>& dirs) {
+  for (const std::string& dir : dirs) {
+    if (!IsDir(dir)) continue;
+    std::vector<std::string> paths;
+    std::error_code ec;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+      if (e.path().extension() == ".model") paths.push_back(e.path().string());
+    }
+    if (ec) {
+      return absl::UnavailableError(absl::StrCat("cannot list ", dir, ": ", ec.message()));
+    }
+    std::sort(paths.begin(), paths.end());
+    return paths;
+  }
+  return absl::NotFoundError(absl::StrCat("no models directory found (looked in ",
+                                          dirs.empty() ? "nothing" : absl::StrJoin(dirs, ", "),
+                                          "); use --models-dir or IASHIM_MODELS_DIR"));
+}
+
+}  // namespace iashim::fakejob

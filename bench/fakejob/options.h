@@ -1,0 +1,55 @@
+// Command-line options of iashim-fakejob and where model profiles are found.
+#ifndef IASHIM_BENCH_FAKEJOB_OPTIONS_H_
+#define IASHIM_BENCH_FAKEJOB_OPTIONS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "training_loop.h"
+
+namespace iashim::fakejob {
+
+inline constexpr double kDefaultSeconds = 10.0;
+
+struct Options {
+  std::string model;              // name, or a path to a .model file
+  std::optional<double> seconds;  // run length; default kDefaultSeconds
+  std::optional<int64_t> iterations;
+  int device = 0;
+  bool per_thread_stream = false;
+  SyncMode sync = SyncMode::kContext;
+  bool quiet = false;
+  bool list_models = false;
+  bool help = false;
+  std::string models_dir;                // --models-dir; "" if not given
+  std::string library = "libcuda.so.1";  // --driver (tests, other drivers)
+};
+
+// Parses argv. A bad option or value gives InvalidArgument with one line
+// naming the option and the value (main prints it and exits 2).
+absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args);
+
+std::string UsageText();
+
+// Directories searched for <name>.model, in order: --models-dir, else
+// $IASHIM_MODELS_DIR, else <exe dir>/../../bench/data/models and
+// <source dir>/bench/data/models. Empty inputs are skipped.
+std::vector<std::string> ModelDirCandidates(const std::string& flag_dir, const char* env_dir,
+                                            const std::string& exe_path,
+                                            const std::string& source_dir);
+
+// Resolves --model: a value containing '/' or ending in ".model" is a path;
+// otherwise the first <dir>/<name>.model that exists. NotFound lists the
+// directories searched.
+absl::StatusOr<std::string> ResolveModelPath(const std::string& model,
+                                             const std::vector<std::string>& dirs);
+
+// The sorted model names (<name>.model files) in the first existing dir.
+absl::StatusOr<std::vector<std::string>> ListModelPaths(const std::vector<std::string>& dirs);
+
+}  // namespace iashim::fakejob
+
+#endif  // IASHIM_BENCH_FAKEJOB_OPTIONS_H_
