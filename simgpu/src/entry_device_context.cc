@@ -268,3 +268,18 @@ SIMGPU_EXPORT CUresult cuCtxSynchronize() {
   simgpu::SyncContext(ctx);
   return CUDA_SUCCESS;
 }
+
+SIMGPU_EXPORT CUresult cuCtxGetDevice_v2(CUdevice* device, CUcontext c) {
+  if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  Context* ctx = c == nullptr ? simgpu::CurrentContext() : simgpu::AsContext(c);
+  if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  *device = ctx->ordinal;
+  return CUDA_SUCCESS;
+}
+
+SIMGPU_EXPORT CUresult cuCtxSynchronize_v2(CUcontext c) {
+  Context* ctx = c == nullptr ? simgpu::CurrentContext() : simgpu::AsContext(c);
+  if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  simgpu::SyncContext(ctx);
+  return CUDA_SUCCESS;
+}

@@ -4,7 +4,8 @@
 // with the CUDA version they were built for and a per-thread-stream flag; the
 // driver answers with the newest variant of that name not newer than the
 // version (cuMemAlloc -> cuMemAlloc_v2), and with the _ptsz/_ptds variant when
-// the per-thread default stream is asked for.
+// the per-thread default stream is asked for. The versions are those of the
+// PFN_<name>_v<version> typedefs in cudaTypedefs.h.
 #include <cstring>
 #include <string>
 
@@ -54,7 +55,9 @@ const Variant kVariants[] = {
     {"cuCtxPushCurrent", 4000, FN(cuCtxPushCurrent_v2), nullptr},
     {"cuCtxPopCurrent", 4000, FN(cuCtxPopCurrent_v2), nullptr},
     {"cuCtxGetDevice", 2000, FN(cuCtxGetDevice), nullptr},
+    {"cuCtxGetDevice", 13000, FN(cuCtxGetDevice_v2), nullptr},
     {"cuCtxSynchronize", 2000, FN(cuCtxSynchronize), nullptr},
+    {"cuCtxSynchronize", 13000, FN(cuCtxSynchronize_v2), nullptr},
     {"cuModuleLoadData", 2000, FN(cuModuleLoadData), nullptr},
     {"cuModuleLoadDataEx", 2010, FN(cuModuleLoadDataEx), nullptr},
     {"cuModuleGetFunction", 2000, FN(cuModuleGetFunction), nullptr},

@@ -10,14 +10,16 @@
 //     phi(i, j) = f_i * f_j * (kCompute * c_i * c_j + kMemory * m_i * m_j)
 //                 + (different processes ? kContextSwitch : 0)
 //
-// Two kernels that both fill the GPU's SMs with compute time-share them (rate 1/2
-// each), two memory-bound kernels share DRAM bandwidth alike, and a compute-bound
-// kernel overlaps well with a memory-bound one. Kernels of different processes
-// also pay the cost of the GPU switching between their contexts. Copies share the
-// PCIe link only with other copies. The constants are calibrated so that pairs of
-// the bundled model profiles land in the range Gavel measured on a V100 (median
-// job keeps ~0.68 of its solo throughput, median pair sums to ~1.37); the test
-// tests/simgpu/calibration_test.cc keeps that calibration.
+// Two kernels that both fill the GPU's SMs with compute share them (each runs at
+// 1/(1 + 0.9 + 0.1) = 0.5 of its solo speed: slightly better than strict time
+// slicing plus the switching cost), two memory-bound
+// kernels share DRAM bandwidth alike, and a compute-bound kernel overlaps well
+// with a memory-bound one. Kernels of different processes also pay the cost of
+// the GPU switching between their contexts. Copies share the PCIe link only
+// with other copies. The constants were fitted (tests/calibration/) so that
+// pairs of the bundled model profiles land where Gavel measured V100 pairs: the
+// median job keeps 0.68 of its solo throughput and the median pair sums to 1.37.
+// The fit gives a median of 0.686 and 1.372; the test keeps it within bounds.
 #ifndef SIMGPU_INTERFERENCE_MODEL_H_
 #define SIMGPU_INTERFERENCE_MODEL_H_
 
@@ -28,9 +30,9 @@
 namespace simgpu {
 
 struct InterferenceParams {
-  double compute = 1.0;         // SM contention between compute-bound kernels
-  double memory = 1.0;          // DRAM bandwidth contention between memory-bound kernels
-  double context_switch = 0.12; // time-slicing cost between processes
+  double compute = 0.9;         // SM contention between compute-bound kernels
+  double memory = 0.9;          // DRAM bandwidth contention between memory-bound kernels
+  double context_switch = 0.1; // time-slicing cost between processes
   double copy = 1.0;            // PCIe contention between copies
 };
 

@@ -13,7 +13,7 @@ namespace {
 enum class Phase { kLaunching, kHostGap, kWaiting };
 
 struct JobState {
-  Phase phase = Phase::kLaunching;
+  Phase phase = Phase::kHostGap;
   size_t next = 0;         // next kernel of the iteration to launch
   int64_t ready_ns = 0;    // end of the host gap
   int streams[2] = {-1, -1};
@@ -55,20 +55,20 @@ std::vector<double> CoSimulate(const std::vector<VirtualJob>& jobs, const Device
             acted = true;
           }
           if (job.next == vj.iteration.size()) {
-            job.phase = Phase::kHostGap;
-            job.ready_ns = t + static_cast<int64_t>(vj.host_gap_ns);
+            job.phase = Phase::kWaiting;
             acted = true;
           }
         } else if (job.phase == Phase::kHostGap && job.ready_ns <= t) {
-          job.phase = Phase::kWaiting;
+          job.phase = Phase::kLaunching;
+          job.next = 0;
           acted = true;
         } else if (job.phase == Phase::kWaiting) {
           const bool done = s.streams[job.streams[0]].completed >= job.targets[0] &&
                             s.streams[job.streams[1]].completed >= job.targets[1];
           if (done) {
             job.completions.push_back(t);
-            job.phase = Phase::kLaunching;
-            job.next = 0;
+            job.phase = Phase::kHostGap;
+            job.ready_ns = t + static_cast<int64_t>(vj.host_gap_ns);
             acted = true;
           }
         }

@@ -17,8 +17,9 @@ struct VirtualKernel {
   Op op;
 };
 
-// One training iteration: launch every kernel, stay on the CPU for host_gap_ns
-// (data loading, optimiser bookkeeping), then synchronise.
+// One training iteration as iashim-fakejob runs it: stay on the CPU for
+// host_gap_ns (data loading, optimiser bookkeeping), launch every kernel, then
+// synchronise.
 struct VirtualJob {
   std::vector<VirtualKernel> iteration;
   double host_gap_ns = 0;

@@ -205,6 +205,11 @@ TEST_F(DriverApiTest, ProcAddressHonoursVersionsAndPerThreadFlag) {
   EXPECT_EQ(fn, Sym("cuCtxCreate_v3"));
   ASSERT_CU(cuGetProcAddress_v2("cuCtxCreate", &fn, 13000, 0, &status));
   EXPECT_EQ(fn, Sym("cuCtxCreate_v4"));
+  // From CUDA 13.0 the base name means the variant that takes a context.
+  ASSERT_CU(cuGetProcAddress_v2("cuCtxSynchronize", &fn, 12080, 0, &status));
+  EXPECT_EQ(fn, Sym("cuCtxSynchronize"));
+  ASSERT_CU(cuGetProcAddress_v2("cuCtxSynchronize", &fn, 13000, 0, &status));
+  EXPECT_EQ(fn, Sym("cuCtxSynchronize_v2"));
   EXPECT_EQ(cuGetProcAddress_v2("cuMemAllocAsync", &fn, 10000, 0, &status), CUDA_ERROR_NOT_FOUND);
   EXPECT_EQ(status, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
   EXPECT_EQ(cuGetProcAddress_v2("cuNoSuchThing", &fn, 12000, 0, &status), CUDA_ERROR_NOT_FOUND);
