@@ -292,10 +292,10 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t de
   return RunningProcesses(device, count, infos);
 }
 
-// Per process: share of the device's time its kernels used since it started
-// (smUtil) and since this caller last asked is not tracked, so lastSeenTimeStamp
-// only filters out processes registered after nothing; samples are averages
-// over each process's lifetime on the device.
+
+
+// Per process: the share of device time its kernels used since it started.
+// Per-interval history is not kept, so lastSeenTimeStamp is not used.
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
                                                          nvmlProcessUtilizationSample_t* samples,
                                                          unsigned int* count,
