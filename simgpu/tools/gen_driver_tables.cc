@@ -7,10 +7,58 @@
 // So simgpu answers every symbol a runtime may look up, and says which it lacks.
 #include <fstream>
 #include <iostream>
-#include <regex>
+#include <cctype>
 #include <set>
 #include <string>
 #include <vector>
+
+namespace {
+
+bool IsIdent(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+size_t SkipSpaces(const std::string& s, size_t i) {
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
+  return i;
+}
+
+// Matches "CUresult CUDAAPI cuName(" at the start of a line (after spaces).
+bool FunctionName(const std::string& line, std::string* name) {
+  size_t i = SkipSpaces(line, 0);
+  for (const char* word : {"CUresult", "CUDAAPI"}) {
+    const std::string w = word;
+    if (line.compare(i, w.size(), w) != 0) return false;
+    i += w.size();
+    const size_t j = SkipSpaces(line, i);
+    if (j == i) return false;
+    i = j;
+  }
+  if (line.compare(i, 2, "cu") != 0) return false;
+  size_t end = i;
+  while (end < line.size() && IsIdent(line[end])) ++end;
+  if (SkipSpaces(line, end) >= line.size() || line[SkipSpaces(line, end)] != '(') return false;
+  *name = line.substr(i, end - i);
+  return true;
+}
+
+// Matches "CUDA_SUCCESS = 0" or "CUDA_ERROR_X = N" (an enumerator of CUresult).
+bool ErrorValue(const std::string& line, std::string* name, std::string* value) {
+  size_t i = SkipSpaces(line, 0);
+  if (line.compare(i, 12, "CUDA_SUCCESS") != 0 && line.compare(i, 11, "CUDA_ERROR_") != 0)
+    return false;
+  size_t end = i;
+  while (end < line.size() && IsIdent(line[end])) ++end;
+  size_t k = SkipSpaces(line, end);
+  if (k >= line.size() || line[k] != '=') return false;
+  k = SkipSpaces(line, k + 1);
+  size_t digits = k;
+  while (digits < line.size() && std::isdigit(static_cast<unsigned char>(line[digits]))) ++digits;
+  if (digits == k) return false;
+  *name = line.substr(i, end - i);
+  *value = line.substr(k, digits - k);
+  return true;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -22,18 +70,16 @@ int main(int argc, char** argv) {
     std::cerr << "gen_driver_tables: cannot read " << argv[1] << "\n";
     return 1;
   }
-  const std::regex function_re(R"(^\s*CUresult\s+CUDAAPI\s+(cu[A-Za-z0-9_]+)\s*\()");
-  const std::regex error_re(R"(^\s*(CUDA_SUCCESS|CUDA_ERROR_[A-Z0-9_]+)\s*=\s*([0-9]+))");
   std::set<std::string> functions;
   std::vector<std::pair<std::string, std::string>> errors;
   std::set<std::string> error_seen;
   std::string line;
-  std::smatch m;
   while (std::getline(in, line)) {
-    if (line.find("CUDAAPI") != std::string::npos && std::regex_search(line, m, function_re)) {
-      functions.insert(m[1]);
-    } else if (line.find("CUDA_") != std::string::npos && std::regex_search(line, m, error_re)) {
-      if (error_seen.insert(m[1]).second) errors.emplace_back(m[1], m[2]);
+    std::string name, value;
+    if (FunctionName(line, &name)) {
+      functions.insert(name);
+    } else if (ErrorValue(line, &name, &value) && error_seen.insert(name).second) {
+      errors.emplace_back(name, value);
     }
   }
   if (functions.size() < 100 || errors.size() < 20) {
