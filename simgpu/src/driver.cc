@@ -238,26 +238,22 @@ void SetCurrentContext(Context* ctx) {
 
 // ---- Handles ---------------------------------------------------------------
 
-Context* AsContext(CUcontext c) {
-  auto* p = reinterpret_cast<Context*>(c);
-  return p != nullptr && p->magic == kContextMagic ? p : nullptr;
+namespace {
+
+// The object behind a handle, if the handle points at a live object of type T.
+template <typename T>
+T* FromHandle(void* handle, uint32_t magic) {
+  auto* p = static_cast<T*>(handle);
+  return p != nullptr && p->magic == magic ? p : nullptr;
 }
-Stream* AsStream(CUstream s) {
-  auto* p = reinterpret_cast<Stream*>(s);
-  return p != nullptr && p->magic == kStreamMagic ? p : nullptr;
-}
-Event* AsEvent(CUevent e) {
-  auto* p = reinterpret_cast<Event*>(e);
-  return p != nullptr && p->magic == kEventMagic ? p : nullptr;
-}
-Module* AsModule(CUmodule m) {
-  auto* p = reinterpret_cast<Module*>(m);
-  return p != nullptr && p->magic == kModuleMagic ? p : nullptr;
-}
-Function* AsFunction(CUfunction f) {
-  auto* p = reinterpret_cast<Function*>(f);
-  return p != nullptr && p->magic == kFunctionMagic ? p : nullptr;
-}
+
+}  // namespace
+
+Context* AsContext(CUcontext c) { return FromHandle<Context>(c, kContextMagic); }
+Stream* AsStream(CUstream s) { return FromHandle<Stream>(s, kStreamMagic); }
+Event* AsEvent(CUevent e) { return FromHandle<Event>(e, kEventMagic); }
+Module* AsModule(CUmodule m) { return FromHandle<Module>(m, kModuleMagic); }
+Function* AsFunction(CUfunction f) { return FromHandle<Function>(f, kFunctionMagic); }
 
 namespace {
 
