@@ -54,6 +54,9 @@ struct BadArgs {
   std::string expected;  // substring naming the option and the value
 };
 
+// How CTest shows a case: the error it expects.
+void PrintTo(const BadArgs& b, std::ostream* os) { *os << '"' << b.expected << '"'; }
+
 class BadOptionsTest : public testing::TestWithParam<BadArgs> {};
 
 TEST_P(BadOptionsTest, OneLineNamingOptionAndValue) {
@@ -85,7 +88,11 @@ INSTANTIATE_TEST_SUITE_P(
                     BadArgs{{"--quiet=yes", "--model", "m"}, "--quiet takes no value"},
                     BadArgs{{"--seconds", "1"}, "--model is required"},
                     BadArgs{{"--model", "m", "--seconds", "1", "--iterations", "2"},
-                            "mutually exclusive"}));
+                            "mutually exclusive"}),
+    // Readable test names: CTest lists each case by this name.
+    [](const testing::TestParamInfo<BadArgs>& info) {
+      return "Case" + std::to_string(info.index);
+    });
 
 TEST(ModelDirsTest, FlagBeatsEnvBeatsDefaults) {
   EXPECT_EQ(ModelDirCandidates("/flag", "/env", "/b/bench/exe", "/src"),
