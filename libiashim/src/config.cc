@@ -1,0 +1,152 @@
+#include "config.h"
+
+#include <cctype>
+#include <string_view>
+
+#include "text.h"
+
+namespace iashim {
+namespace {
+
+std::string Quoted(std::string_view value) {
+  std::string out = "'";
+  for (char c : value.substr(0, 200)) {
+    out += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
+  }
+  if (value.size() > 200) out += "...";
+  return out + "'";
+}
+
+bool ParseBool(std::string_view text, bool* out) {
+  text = Trim(text);
+  for (const char* yes : {"1", "true", "yes", "on"}) {
+    if (EqualsIgnoreCase(text, yes)) return *out = true, true;
+  }
+  for (const char* no : {"0", "false", "no", "off", ""}) {
+    if (EqualsIgnoreCase(text, no)) return *out = false, true;
+  }
+  return false;
+}
+
+bool ValidJobName(std::string_view job) {
+  if (job.empty() || job.size() > 128) return false;
+  for (char c : job) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
+                    c == '-' || c == ':' || c == '/' || c == '@' || c == '+';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Reads one integer variable into `*out` when valid.
+template <typename T>
+void ReadInt(const EnvLookup& env, const char* name, int64_t min, int64_t max, T* out,
+             std::vector<std::string>* errors) {
+  const char* raw = env(name);
+  if (raw == nullptr) return;
+  const std::optional<int64_t> v = ParseInt(raw, min, max);
+  if (!v) {
+    errors->push_back(std::string(name) + "=" + Quoted(raw) + " is not a whole number from " +
+                      std::to_string(min) + " to " + std::to_string(max) + "; using " +
+                      std::to_string(*out));
+    return;
+  }
+  *out = static_cast<T>(*v);
+}
+
+}  // namespace
+
+bool ValidEndpoint(const std::string& endpoint) {
+  std::string_view e = endpoint;
+  if (e.size() > 1024) return false;
+  for (char c : e) {
+    if (!std::isgraph(static_cast<unsigned char>(c))) return false;
+  }
+  if (e.starts_with("ipc://")) return e.size() > 6;
+  if (!e.starts_with("tcp://")) return false;
+  e.remove_prefix(6);
+  const size_t colon = e.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return false;
+  return ParseInt(e.substr(colon + 1), 1, 65535).has_value();
+}
+
+std::string ExpandTracePath(const std::string& pattern, int pid) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '%' && i + 1 < pattern.size() && pattern[i + 1] == 'p') {
+      out += std::to_string(pid);
+      ++i;
+    } else {
+      out += pattern[i];
+    }
+  }
+  return out;
+}
+
+Config ParseConfig(const EnvLookup& env, std::vector<std::string>* errors) {
+  Config c;
+  if (const char* raw = env("IASHIM_DISABLE")) {
+    if (!ParseBool(raw, &c.disabled)) {
+      errors->push_back("IASHIM_DISABLE=" + Quoted(raw) +
+                        " is not 1/0/true/false; the shim stays enabled");
+    }
+  }
+  if (const char* raw = env("IASHIM_MEM_LIMIT")) {
+    const std::optional<uint64_t> bytes = ParseByteSize(raw);
+    if (!bytes) {
+      errors->push_back("IASHIM_MEM_LIMIT=" + Quoted(raw) +
+                        " is not a size (examples: 8GiB, 512MiB, 1073741824); no memory quota");
+    } else {
+      c.mem_limit_bytes = *bytes;
+    }
+  }
+  if (const char* raw = env("IASHIM_COORDINATOR"); raw != nullptr && *raw != '\0') {
+    if (!ValidEndpoint(raw)) {
+      errors->push_back("IASHIM_COORDINATOR=" + Quoted(raw) +
+                        " is not tcp://HOST:PORT or ipc://PATH; telemetry is not sent");
+    } else {
+      c.coordinator = raw;
+    }
+  }
+  if (const char* raw = env("IASHIM_JOB"); raw != nullptr && *raw != '\0') {
+    if (!ValidJobName(raw)) {
+      errors->push_back("IASHIM_JOB=" + Quoted(raw) +
+                        " must be 1-128 characters of letters, digits and ._-:/@+; job "
+                        "name left empty");
+    } else {
+      c.job = raw;
+    }
+  }
+  if (const char* raw = env("IASHIM_TRACE"); raw != nullptr && *raw != '\0') {
+    if (std::string_view(raw).size() > 4000) {
+      errors->push_back("IASHIM_TRACE is longer than 4000 characters; no trace is written");
+    } else {
+      c.trace_path = raw;
+    }
+  }
+  ReadInt(env, "IASHIM_WINDOW_MS", 10, 60000, &c.window_ms, errors);
+  ReadInt(env, "IASHIM_SAMPLE_EVERY", 1, 1000000, &c.sample_every, errors);
+  ReadInt(env, "IASHIM_QUEUE_BATCHES", 1, 100000, &c.queue_batches, errors);
+  if (const char* raw = env("IASHIM_LOG"); raw != nullptr && *raw != '\0') {
+    const std::string_view v = Trim(raw);
+    if (EqualsIgnoreCase(v, "warn")) {
+      c.log_level = LogLevel::kWarn;
+    } else if (EqualsIgnoreCase(v, "info")) {
+      c.log_level = LogLevel::kInfo;
+    } else if (EqualsIgnoreCase(v, "debug")) {
+      c.log_level = LogLevel::kDebug;
+    } else {
+      errors->push_back("IASHIM_LOG=" + Quoted(raw) + " is not warn, info or debug; using warn");
+    }
+  }
+  if (const char* raw = env("IASHIM_REAL_LIBCUDA"); raw != nullptr && *raw != '\0') {
+    if (std::string_view(raw).size() > 4000) {
+      errors->push_back("IASHIM_REAL_LIBCUDA is longer than 4000 characters; using libcuda.so.1");
+    } else {
+      c.real_libcuda = raw;
+    }
+  }
+  return c;
+}
+
+}  // namespace iashim

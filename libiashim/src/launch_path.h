@@ -1,0 +1,112 @@
+// What every launch hook does around the real call: find the kernel's id, take
+// a sample turn, and write one record to the thread's buffer. Shared by the
+// launch entry points (hooks_launch.cc); header-only so it inlines.
+#ifndef IASHIM_LAUNCH_PATH_H_
+#define IASHIM_LAUNCH_PATH_H_
+
+#include "cuda_api.h"
+#include "cycle_clock.h"
+#include "launch_record.h"
+#include "real_driver.h"
+#include "runtime.h"
+#include "thread_buffer.h"
+
+namespace iashim {
+
+struct LaunchShape {
+  unsigned grid[3];
+  unsigned block[3];
+  unsigned shared_mem;
+};
+
+inline LaunchRecord MakeRecord(RecordKind kind, CallApi api, bool per_thread, uint32_t kernel,
+                               const LaunchShape* shape, CUstream stream) {
+  LaunchRecord r;
+  r.api = api;
+  r.per_thread = per_thread ? 1 : 0;
+  r.ticks = CycleNow();
+  r.stream = reinterpret_cast<uint64_t>(stream);
+  r.kernel = kernel;
+  r.kind = kind;
+  r.sample = kNotSampled;
+  if (shape != nullptr) {
+    r.shared_mem = shape->shared_mem;
+    for (int i = 0; i < 3; ++i) {
+      r.grid[i] = shape->grid[i];
+      r.block[i] = static_cast<uint16_t>(shape->block[i]);
+    }
+  } else {
+    r.shared_mem = 0;
+    r.grid[0] = r.grid[1] = r.grid[2] = 0;
+    r.block[0] = r.block[1] = r.block[2] = 0;
+  }
+  return r;
+}
+
+// Times `call` with an event pair on `stream` (the sampled path, 1 in N).
+// Returns false, without calling, when no sample can be taken now.
+template <typename Call>
+bool SampledCall(ThreadBuffer* tb, CUstream stream, bool per_thread, Call&& call, CUresult* rc,
+                 uint8_t* slot_out) {
+  auto get_ctx = IASHIM_REAL(cuCtxGetCurrent);
+  auto record = per_thread ? IASHIM_REAL(cuEventRecord_ptsz) : IASHIM_REAL(cuEventRecord);
+  auto capturing = per_thread ? IASHIM_REAL(cuStreamIsCapturing_ptsz) : IASHIM_REAL(cuStreamIsCapturing);
+  if (get_ctx == nullptr || record == nullptr) return false;
+  CUcontext ctx = nullptr;
+  if (get_ctx(&ctx) != CUDA_SUCCESS || ctx == nullptr) return false;
+  // An event recorded into a capturing stream would become a graph node.
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (capturing != nullptr &&
+      (capturing(stream, &status) != CUDA_SUCCESS || status != CU_STREAM_CAPTURE_STATUS_NONE)) {
+    return false;
+  }
+  const uint64_t t0 = MonotonicNs();
+  const int slot = tb->AcquireEventPair(ctx);
+  if (slot < 0) return false;
+  EventPair& pair = tb->pair(slot);
+  if (record(pair.start, stream) != CUDA_SUCCESS) {
+    tb->ReleaseEventPair(slot);
+    return false;
+  }
+  const uint64_t t1 = MonotonicNs();
+  *rc = call();
+  const uint64_t t2 = MonotonicNs();
+  if (*rc != CUDA_SUCCESS || record(pair.end, stream) != CUDA_SUCCESS) {
+    tb->ReleaseEventPair(slot);
+    *slot_out = kNotSampled;
+  } else {
+    *slot_out = static_cast<uint8_t>(slot);
+  }
+  tb->AddSampleCost((t1 - t0) + (MonotonicNs() - t2));
+  return true;
+}
+
+// The whole launch path: `call` is the real entry point with its arguments.
+template <typename Call>
+inline CUresult InterceptLaunch(Runtime* rt, RecordKind kind, CallApi api, const void* function,
+                                const LaunchShape* shape, CUstream stream, bool per_thread,
+                                Call&& call) {
+  ThreadBuffer* tb = ThreadBuffer::Current();
+  if (__builtin_expect(tb == nullptr, 0)) return call();
+  const uint32_t kernel = function != nullptr ? rt->kernels().IdOf(function) : 0;
+  const uint32_t every = rt->sample_every();
+  if (every != 0 && kind == RecordKind::kLaunch && tb->TakeSampleTurn(every)) {
+    CUresult rc;
+    uint8_t slot;
+    if (SampledCall(tb, stream, per_thread, call, &rc, &slot)) {
+      if (rc == CUDA_SUCCESS) {
+        LaunchRecord r = MakeRecord(kind, api, per_thread, kernel, shape, stream);
+        r.sample = slot;
+        tb->Push(r);
+      }
+      return rc;
+    }
+  }
+  const CUresult rc = call();
+  if (rc == CUDA_SUCCESS) tb->Push(MakeRecord(kind, api, per_thread, kernel, shape, stream));
+  return rc;
+}
+
+}  // namespace iashim
+
+#endif  // IASHIM_LAUNCH_PATH_H_

@@ -1,0 +1,65 @@
+// Per-device accounting of the memory this process allocated, and the quota.
+//
+// An allocation reserves its bytes before the real call (so concurrent
+// allocations cannot overshoot the quota together), then is recorded under its
+// pointer or VMM handle so its free can return exactly those bytes. The maps
+// are fixed lock-free open-addressing tables: allocation and free take no lock.
+// A free of something never recorded changes nothing.
+#ifndef IASHIM_MEMORY_LEDGER_H_
+#define IASHIM_MEMORY_LEDGER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+namespace iashim {
+
+class MemoryLedger {
+ public:
+  static constexpr int kMaxDevices = 64;
+  enum class Kind { kPointer, kVmmHandle };
+
+  // `limit_bytes` per device; 0 means no quota (accounting only).
+  explicit MemoryLedger(uint64_t limit_bytes);
+  ~MemoryLedger();
+  MemoryLedger(const MemoryLedger&) = delete;
+  MemoryLedger& operator=(const MemoryLedger&) = delete;
+
+  // Takes `bytes` on `device` if the quota allows; false (and counted as a
+  // refusal) if not. Devices outside [0, kMaxDevices) are not limited.
+  bool Reserve(int device, uint64_t bytes);
+  // Gives back a reservation whose allocation failed.
+  void Unreserve(int device, uint64_t bytes);
+  // Records a successful allocation. If the table is full the allocation is
+  // not tracked and its reservation is returned (the quota fails open).
+  void Record(Kind kind, uint64_t key, int device, uint64_t bytes);
+  // Forgets an allocation and returns its bytes; false if never recorded.
+  bool Forget(Kind kind, uint64_t key);
+
+  uint64_t limit() const { return limit_; }
+  uint64_t used(int device) const;
+  uint64_t peak(int device) const;
+  // Refusals so far on `device` (monotonic).
+  uint64_t refused(int device) const;
+  uint64_t untracked() const { return untracked_.load(std::memory_order_relaxed); }
+  // Highest device index that ever held memory, plus one.
+  int device_count() const { return device_count_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Table;
+  Table& table(Kind kind) { return kind == Kind::kPointer ? *pointers_ : *handles_; }
+  static bool Valid(int device) { return device >= 0 && device < kMaxDevices; }
+
+  const uint64_t limit_;
+  std::unique_ptr<Table> pointers_;
+  std::unique_ptr<Table> handles_;
+  std::atomic<uint64_t> used_[kMaxDevices] = {};
+  std::atomic<uint64_t> peak_[kMaxDevices] = {};
+  std::atomic<uint64_t> refused_[kMaxDevices] = {};
+  std::atomic<uint64_t> untracked_{0};
+  std::atomic<int> device_count_{0};
+};
+
+}  // namespace iashim
+
+#endif  // IASHIM_MEMORY_LEDGER_H_

@@ -1,0 +1,82 @@
+// The shim's process-wide state and its life cycle: lazy start on the first
+// hooked call, pass-through when disabled or when the real driver is missing,
+// restart in a fork() child, and the final flush at exit.
+//
+// Every hook starts with ActiveRuntime(): one acquire load and a predictable
+// branch once the shim runs. Null means "just forward the call".
+#ifndef IASHIM_RUNTIME_H_
+#define IASHIM_RUNTIME_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "config.h"
+#include "kernel_registry.h"
+#include "memory_ledger.h"
+
+namespace iashim {
+
+class Drainer;
+
+// How a program obtained our hooks (reported at exit and by gpu-check.sh).
+enum class LookupPath { kDlsym = 0, kProcV1 = 1, kProcV2 = 2 };
+
+struct ProcessCounters {
+  std::atomic<uint64_t> lookups[3] = {};  // by LookupPath
+  std::atomic<uint64_t> lookups_per_thread{0};
+  std::atomic<int> launch_lookup_paths{0};  // bit per LookupPath that handed out a launch hook
+  std::atomic<uint64_t> mem_refused{0};
+};
+
+// Counted from the first call, before the runtime exists.
+extern ProcessCounters g_counters;
+
+class Runtime {
+ public:
+  explicit Runtime(Config config);
+
+  const Config& config() const { return config_; }
+  KernelRegistry& kernels() { return kernels_; }
+  MemoryLedger& memory() { return *memory_; }
+
+  // 1 in N launches is timed; 0 = none (no one would read the timings).
+  uint32_t sample_every() const { return sample_every_.load(std::memory_order_relaxed); }
+  void set_sample_every(uint32_t n) { sample_every_.store(n, std::memory_order_relaxed); }
+
+  Drainer* drainer() { return drainer_; }
+
+  // Life cycle (runtime.cc).
+  void StartDrainer();
+  void Shutdown();
+  void ForgetAfterFork();
+
+ private:
+  const Config config_;
+  KernelRegistry kernels_;
+  // Replaced (the old one leaked) in a fork() child, which owns no memory yet.
+  MemoryLedger* memory_;
+  std::atomic<uint32_t> sample_every_;
+  Drainer* drainer_ = nullptr;  // leaked in a fork() child, see ForgetAfterFork
+};
+
+enum Phase : int { kUninitialized = 0, kInitializing, kActive, kPassThrough, kForkedChild };
+extern std::atomic<int> g_phase;
+extern Runtime* g_runtime;
+
+Runtime* ActiveRuntimeSlow();
+
+inline Runtime* ActiveRuntime() {
+  if (__builtin_expect(g_phase.load(std::memory_order_acquire) == kActive, 1)) return g_runtime;
+  return ActiveRuntimeSlow();
+}
+
+// Counts one lookup that returned hook `hook`.
+void RecordLookup(LookupPath path, int hook, bool per_thread);
+
+// One summary line (IASHIM_LOG=info prints it at exit).
+void LogSummary();
+
+}  // namespace iashim
+
+#endif  // IASHIM_RUNTIME_H_

@@ -1,0 +1,40 @@
+// iashim_get_stats (include/iashim/iashim.h): what the shim has seen, for the
+// process itself and for tests.
+#include "iashim/iashim.h"
+
+#include <cstring>
+
+#include "drainer.h"
+#include "runtime.h"
+
+extern "C" __attribute__((visibility("default"))) int iashim_get_stats(iashim_stats* out,
+                                                                      size_t size) {
+  if (out == nullptr || size < sizeof(iashim_stats)) return -1;
+  std::memset(out, 0, sizeof *out);
+  const iashim::ProcessCounters& c = iashim::g_counters;
+  out->lookups_dlsym = c.lookups[0].load();
+  out->lookups_proc_v1 = c.lookups[1].load();
+  out->lookups_proc_v2 = c.lookups[2].load();
+  out->lookups_per_thread = c.lookups_per_thread.load();
+  out->mem_refused = c.mem_refused.load();
+  iashim::Runtime* rt = iashim::ActiveRuntime();
+  if (rt == nullptr) return 0;
+  out->active = 1;
+  out->sample_every = rt->sample_every();
+  out->mem_limit = rt->memory().limit();
+  for (int d = 0; d < 8; ++d) out->mem_used[d] = rt->memory().used(d);
+  try {
+    if (iashim::Drainer* d = rt->drainer()) {
+      const iashim::DrainerTotals t = d->totals(/*drain_first=*/true);
+      out->launches = t.launches;
+      out->graph_launches = t.graph_launches;
+      out->syncs = t.syncs;
+      out->records_dropped = t.records_dropped;
+      out->samples = t.samples;
+      out->telemetry_sent = t.telemetry_sent;
+      out->telemetry_dropped = t.telemetry_dropped;
+    }
+  } catch (...) {
+  }
+  return 0;
+}

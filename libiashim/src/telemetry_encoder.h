@@ -1,0 +1,56 @@
+// Builds the FlatBuffers messages (schemas/telemetry.fbs) the shim sends.
+#ifndef IASHIM_TELEMETRY_ENCODER_H_
+#define IASHIM_TELEMETRY_ENCODER_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "window_aggregator.h"
+
+namespace iashim {
+
+using Message = std::vector<uint8_t>;
+
+struct HelloInfo {
+  int pid = 0;
+  std::string host;
+  std::string job;
+  std::string command;
+  uint32_t window_ms = 0;
+  uint64_t mem_limit_bytes = 0;
+  uint64_t start_unix_ns = 0;
+  uint64_t start_monotonic_ns = 0;
+};
+
+struct DeviceMemoryInfo {
+  int device = 0;
+  uint64_t used = 0;
+  uint64_t peak = 0;
+  uint64_t limit = 0;
+  uint32_t refused = 0;  // in this window
+};
+
+struct BatchExtras {
+  uint64_t seq = 0;
+  uint32_t sample_every = 0;
+  uint64_t batches_dropped = 0;
+  uint64_t records_dropped = 0;
+  std::vector<DeviceMemoryInfo> memory;
+};
+
+Message EncodeHello(const HelloInfo& hello);
+Message EncodeKernelNames(int pid, const std::vector<std::pair<uint64_t, std::string>>& names);
+// `hash_of` maps a process-local kernel id to its wire id (name hash).
+Message EncodeBatch(int pid, const WindowSummary& window, const BatchExtras& extras,
+                    const std::function<uint64_t(uint32_t)>& hash_of);
+Message EncodeGoodbye(int pid, uint64_t launches, int exit_code);
+
+// The shim's version string, as sent in Hello.
+const char* ShimVersion();
+
+}  // namespace iashim
+
+#endif  // IASHIM_TELEMETRY_ENCODER_H_

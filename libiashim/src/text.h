@@ -1,0 +1,40 @@
+// Small text helpers shared by the shim, simgpu and the tools: strict number
+// and size parsing, and the kernel-name hash that identifies kernels on the wire.
+// Nothing here allocates except where a std::string is returned.
+#ifndef IASHIM_TEXT_H_
+#define IASHIM_TEXT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace iashim {
+
+std::string_view Trim(std::string_view s);
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+
+// "8GiB", "512MiB", "16GB", "1048576" (bytes). Binary (KiB/MiB/GiB/TiB) and
+// decimal (KB/MB/GB/TB) units, case-insensitive; no unit means bytes.
+std::optional<uint64_t> ParseByteSize(std::string_view text);
+
+// A whole decimal integer within [min, max]; nothing else on the line.
+std::optional<int64_t> ParseInt(std::string_view text, int64_t min, int64_t max);
+
+// "1.5 GiB", "512.0 MiB", "12 B": for messages people read.
+std::string FormatBytes(uint64_t bytes);
+
+// 64-bit FNV-1a. Kernel ids on the wire are Fnv1a(name), so every process
+// agrees on them without coordination.
+constexpr uint64_t kFnvOffset = 1469598103934665603ULL;
+inline uint64_t Fnv1a(std::string_view s, uint64_t h = kFnvOffset) {
+  for (char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+}  // namespace iashim
+
+#endif  // IASHIM_TEXT_H_

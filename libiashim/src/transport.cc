@@ -1,0 +1,103 @@
+#include "transport.h"
+
+#include <time.h>
+
+#include <zmq.hpp>
+
+#include "log.h"
+#include "telemetry_generated.h"
+
+namespace iashim {
+
+Transport::Transport(std::string endpoint, size_t max_queued)
+    : endpoint_(std::move(endpoint)), max_queued_(max_queued == 0 ? 1 : max_queued) {}
+
+Transport::~Transport() {
+  try {
+    // Give what ZeroMQ already holds (the Goodbye) a moment to leave.
+    if (socket_ != nullptr) socket_->set(zmq::sockopt::linger, 200);
+    socket_.reset();
+    context_.reset();
+  } catch (...) {
+  }
+}
+
+bool Transport::Connect() {
+  try {
+    context_ = std::make_unique<zmq::context_t>(1);
+    socket_ = std::make_unique<zmq::socket_t>(*context_, zmq::socket_type::dealer);
+    // Queue nothing for a peer that is not connected: we keep our own queue.
+    socket_->set(zmq::sockopt::immediate, 1);
+    socket_->set(zmq::sockopt::sndhwm, 16);
+    socket_->set(zmq::sockopt::rcvhwm, 64);
+    socket_->set(zmq::sockopt::linger, 0);
+    socket_->set(zmq::sockopt::reconnect_ivl, 100);
+    socket_->set(zmq::sockopt::reconnect_ivl_max, 5000);
+    socket_->set(zmq::sockopt::maxmsgsize, int64_t(1) << 20);
+    socket_->connect(endpoint_);
+    return true;
+  } catch (const std::exception& e) {
+    IASHIM_WARN("cannot connect to IASHIM_COORDINATOR %s: %s; telemetry is not sent",
+                endpoint_.c_str(), e.what());
+    socket_.reset();
+    context_.reset();
+    return false;
+  }
+}
+
+void Transport::Enqueue(Message message) {
+  if (queue_.size() >= max_queued_) {
+    queue_.pop_front();
+    ++dropped_;
+  }
+  queue_.push_back(std::move(message));
+  if (socket_ == nullptr) {
+    dropped_ += queue_.size();
+    queue_.clear();
+  }
+}
+
+void Transport::Pump() {
+  if (socket_ == nullptr) return;
+  try {
+    while (!queue_.empty()) {
+      const Message& m = queue_.front();
+      if (!socket_->send(zmq::const_buffer(m.data(), m.size()), zmq::send_flags::dontwait)) break;
+      queue_.pop_front();
+      ++sent_;
+    }
+    Receive();
+  } catch (const std::exception& e) {
+    IASHIM_DEBUG("coordinator socket: %s", e.what());
+  }
+}
+
+void Transport::Receive() {
+  zmq::message_t msg;
+  for (int i = 0; i < 256; ++i) {
+    if (!socket_->recv(msg, zmq::recv_flags::dontwait)) return;
+    flatbuffers::Verifier verifier(static_cast<const uint8_t*>(msg.data()), msg.size());
+    if (!wire::VerifyEnvelopeBuffer(verifier)) {
+      ++received_invalid_;
+      continue;
+    }
+    // No coordinator-to-shim message is defined yet: counted, never fatal.
+    ++received_ignored_;
+  }
+}
+
+void Transport::Drain(int ms) {
+  const timespec pause{0, 5'000'000};
+  for (int waited = 0; !queue_.empty() && socket_ != nullptr && waited < ms; waited += 5) {
+    Pump();
+    if (!queue_.empty()) nanosleep(&pause, nullptr);
+  }
+}
+
+void Transport::AbandonAfterFork() {
+  (void)socket_.release();
+  (void)context_.release();
+  queue_.clear();
+}
+
+}  // namespace iashim

@@ -1,0 +1,67 @@
+// The shim's connection to the coordinator: a ZeroMQ DEALER socket used only by
+// the background thread, never blocking it.
+//
+// Messages wait in a bounded queue; when the coordinator is absent, slow or
+// restarting, the oldest are dropped (and counted) so the newest telemetry
+// wins and memory stays bounded. ZeroMQ reconnects by itself. Incoming
+// messages pass the FlatBuffers verifier before anything reads them; invalid
+// ones are counted and dropped.
+#ifndef IASHIM_TRANSPORT_H_
+#define IASHIM_TRANSPORT_H_
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+
+#include "telemetry_encoder.h"
+
+namespace zmq {
+class context_t;
+class socket_t;
+}  // namespace zmq
+
+namespace iashim {
+
+class Transport {
+ public:
+  Transport(std::string endpoint, size_t max_queued);
+  ~Transport();
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  // False (with the reason logged once) if the socket could not be set up;
+  // then every message is counted as dropped.
+  bool Connect();
+  void Enqueue(Message message);
+  // Sends what the socket takes now and reads what has arrived. Never blocks.
+  void Pump();
+  // At exit: keeps pumping for up to `ms` milliseconds until the queue is empty.
+  void Drain(int ms);
+  // In a fork() child: forgets the parent's ZeroMQ objects without touching
+  // them (ZeroMQ is not fork-safe) so the child can connect afresh.
+  void AbandonAfterFork();
+
+  uint64_t dropped() const { return dropped_; }
+  uint64_t sent() const { return sent_; }
+  uint64_t received_invalid() const { return received_invalid_; }
+  uint64_t received_ignored() const { return received_ignored_; }
+  size_t queued() const { return queue_.size(); }
+
+ private:
+  void Receive();
+
+  const std::string endpoint_;
+  const size_t max_queued_;
+  std::unique_ptr<zmq::context_t> context_;
+  std::unique_ptr<zmq::socket_t> socket_;
+  std::deque<Message> queue_;
+  uint64_t dropped_ = 0;
+  uint64_t sent_ = 0;
+  uint64_t received_invalid_ = 0;
+  uint64_t received_ignored_ = 0;
+};
+
+}  // namespace iashim
+
+#endif  // IASHIM_TRANSPORT_H_

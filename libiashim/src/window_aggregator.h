@@ -1,0 +1,66 @@
+// Folds launch records into per-window, per-kernel statistics: what one
+// TelemetryBatch reports. Pure and single-threaded (the background thread).
+#ifndef IASHIM_WINDOW_AGGREGATOR_H_
+#define IASHIM_WINDOW_AGGREGATOR_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "iteration_detector.h"
+#include "launch_record.h"
+
+namespace iashim {
+
+struct KernelWindow {
+  uint32_t kernel = 0;  // KernelRegistry id
+  uint32_t launches = 0;
+  uint32_t grid[3] = {};
+  uint32_t block[3] = {};
+  uint32_t shared_mem = 0;
+  uint64_t blocks_total = 0;
+  uint32_t sampled = 0;
+  uint64_t gpu_ns_sum = 0;
+  uint64_t gpu_ns_min = 0;
+  uint64_t gpu_ns_max = 0;
+};
+
+struct WindowSummary {
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  uint64_t launches = 0;
+  uint64_t graph_launches = 0;
+  uint32_t syncs = 0;
+  uint32_t iterations = 0;
+  uint64_t iteration_ns = 0;  // mean, 0 if none
+  std::vector<KernelWindow> kernels;  // kernels seen in the window, by id
+};
+
+class WindowAggregator {
+ public:
+  explicit WindowAggregator(uint64_t start_ns) : start_ns_(start_ns) {}
+
+  // `time_ns` is the record's time in CLOCK_MONOTONIC nanoseconds.
+  void Add(const LaunchRecord& r, uint64_t time_ns);
+  // A sampled GPU duration of kernel `kernel`, counted in the current window.
+  void AddSample(uint32_t kernel, uint64_t gpu_ns);
+  // Ends the window at `end_ns` and starts the next one.
+  WindowSummary Close(uint64_t end_ns);
+
+  uint64_t start_ns() const { return start_ns_; }
+  uint64_t total_launches() const { return total_launches_; }
+  uint64_t total_graph_launches() const { return total_graph_launches_; }
+
+ private:
+  KernelWindow& Slot(uint32_t kernel);
+
+  uint64_t start_ns_;
+  WindowSummary current_;
+  std::vector<int32_t> index_of_;  // kernel id -> position in current_.kernels, -1
+  IterationDetector iterations_;
+  uint64_t total_launches_ = 0;
+  uint64_t total_graph_launches_ = 0;
+};
+
+}  // namespace iashim
+
+#endif  // IASHIM_WINDOW_AGGREGATOR_H_
