@@ -125,6 +125,7 @@ int Run(int argc, char** argv) {
   summary.model = profile->name;
   summary.iters = meter.total_iters();
   summary.seconds = elapsed_s;
+  summary.launches = summary.iters * static_cast<int64_t>(profile->launches.size());
   summary.gpu_ms_mean = summary.iters > 0 ? gpu_ms_sum / static_cast<double>(summary.iters) : 0.0;
   PrintLine(SummaryJson(summary));
   return 0;

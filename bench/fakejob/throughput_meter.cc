@@ -40,7 +40,8 @@ std::string SummaryJson(const Summary& s) {
   return absl::StrCat("{\"summary\": true, \"model\": \"", s.model, "\", \"iters\": ", s.iters,
                       ", \"seconds\": ", FormatFixed(s.seconds, 3),
                       ", \"iters_per_s\": ", FormatFixed(ips, 3), ", \"iter_ms\": ", iter_ms,
-                      ", \"gpu_ms\": ", FormatFixed(s.gpu_ms_mean, 3), "}");
+                      ", \"gpu_ms\": ", FormatFixed(s.gpu_ms_mean, 3),
+                      ", \"launches\": ", s.launches, "}");
 }
 
 }  // namespace iashim::fakejob

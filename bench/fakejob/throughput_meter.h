@@ -41,10 +41,11 @@ struct Summary {
   int64_t iters = 0;
   double seconds = 0;
   double gpu_ms_mean = 0;  // event-timed GPU span per iteration
+  int64_t launches = 0;    // kernels launched in all
 };
 
 // {"summary": true, "model": ..., "iters": ..., "seconds": ...,
-//  "iters_per_s": ..., "iter_ms": ..., "gpu_ms": ...}
+//  "iters_per_s": ..., "iter_ms": ..., "gpu_ms": ..., "launches": ...}
 std::string SummaryJson(const Summary& s);
 
 }  // namespace iashim::fakejob

@@ -119,7 +119,8 @@ Config ParseConfig(const EnvLookup& env, std::vector<std::string>* errors) {
   }
   if (const char* raw = env("IASHIM_TRACE"); raw != nullptr && *raw != '\0') {
     if (std::string_view(raw).size() > 4000) {
-      errors->push_back("IASHIM_TRACE is longer than 4000 characters; no trace is written");
+      errors->push_back("IASHIM_TRACE=" + Quoted(raw) +
+                        " is longer than 4000 characters; no trace is written");
     } else {
       c.trace_path = raw;
     }
@@ -141,7 +142,8 @@ Config ParseConfig(const EnvLookup& env, std::vector<std::string>* errors) {
   }
   if (const char* raw = env("IASHIM_REAL_LIBCUDA"); raw != nullptr && *raw != '\0') {
     if (std::string_view(raw).size() > 4000) {
-      errors->push_back("IASHIM_REAL_LIBCUDA is longer than 4000 characters; using libcuda.so.1");
+      errors->push_back("IASHIM_REAL_LIBCUDA=" + Quoted(raw) +
+                        " is longer than 4000 characters; using libcuda.so.1");
     } else {
       c.real_libcuda = raw;
     }

@@ -22,8 +22,13 @@ void* NextAfter(const void* caller, const char* name) {
     return real(RTLD_NEXT, name);
   }
   for (link_map* map = self->l_next; map != nullptr; map = map->l_next) {
-    // In glibc a link_map is also the handle dlopen() returns for it.
-    if (void* p = real(map, name)) return p;
+    // A proper handle for each loaded object (the vDSO has none).
+    if (map->l_name == nullptr || map->l_name[0] == '\0') continue;
+    void* handle = dlopen(map->l_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (handle == nullptr) continue;
+    void* p = real(handle, name);
+    dlclose(handle);
+    if (p != nullptr) return p;
   }
   return nullptr;
 }

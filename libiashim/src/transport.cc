@@ -14,8 +14,6 @@ Transport::Transport(std::string endpoint, size_t max_queued)
 
 Transport::~Transport() {
   try {
-    // Give what ZeroMQ already holds (the Goodbye) a moment to leave.
-    if (socket_ != nullptr) socket_->set(zmq::sockopt::linger, 200);
     socket_.reset();
     context_.reset();
   } catch (...) {
@@ -91,6 +89,15 @@ void Transport::Drain(int ms) {
   for (int waited = 0; !queue_.empty() && socket_ != nullptr && waited < ms; waited += 5) {
     Pump();
     if (!queue_.empty()) nanosleep(&pause, nullptr);
+  }
+  dropped_ += queue_.size();
+  queue_.clear();
+  try {
+    if (socket_ != nullptr) socket_->set(zmq::sockopt::linger, 500);
+    socket_.reset();
+    context_.reset();  // waits up to the linger for queued messages to leave
+  } catch (const std::exception& e) {
+    IASHIM_DEBUG("closing the coordinator socket: %s", e.what());
   }
 }
 

@@ -36,7 +36,9 @@ class Transport {
   void Enqueue(Message message);
   // Sends what the socket takes now and reads what has arrived. Never blocks.
   void Pump();
-  // At exit: keeps pumping for up to `ms` milliseconds until the queue is empty.
+  // At exit: keeps pumping for up to `ms` milliseconds until the queue is
+  // empty; what is still queued then counts as dropped. The socket closes
+  // with a short linger so what ZeroMQ holds can still leave.
   void Drain(int ms);
   // In a fork() child: forgets the parent's ZeroMQ objects without touching
   // them (ZeroMQ is not fork-safe) so the child can connect afresh.

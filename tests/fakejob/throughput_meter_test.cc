@@ -39,11 +39,11 @@ TEST(ThroughputMeterTest, JsonLines) {
   EXPECT_EQ(SecondReportJson(r), "{\"t\": 1.0, \"iters_per_s\": 9.000, \"iter_ms\": 102.000}");
   r.iter_ms.reset();
   EXPECT_EQ(SecondReportJson(r), "{\"t\": 1.0, \"iters_per_s\": 9.000, \"iter_ms\": null}");
-  Summary s{"resnet50", 49, 5.0, 100.0};
+  Summary s{"resnet50", 49, 5.0, 100.0, 4900};
   EXPECT_EQ(SummaryJson(s),
             "{\"summary\": true, \"model\": \"resnet50\", \"iters\": 49, "
             "\"seconds\": 5.000, \"iters_per_s\": 9.800, \"iter_ms\": "
-            "102.041, \"gpu_ms\": 100.000}");
+            "102.041, \"gpu_ms\": 100.000, \"launches\": 4900}");
 }
 
 }  // namespace
