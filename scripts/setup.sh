@@ -31,6 +31,7 @@ packages=(
   libzmq3-dev cppzmq-dev libflatbuffers-dev flatbuffers-compiler
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libncurses-dev tmux procps
+  patchelf  # scripts/gpu-bundle.sh: RUNPATH $ORIGIN on bundled libraries
 )
 missing=()
 for p in "${packages[@]}"; do
