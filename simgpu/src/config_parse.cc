@@ -5,32 +5,15 @@
 #include <cstdio>
 #include <cstring>
 
+#include "text.h"
+
 namespace simgpu {
+
+using iashim::EqualsIgnoreCase;
+using iashim::Fnv1a;
+using iashim::Trim;
+
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  }
-  return true;
-}
-
-uint64_t Fnv1a(std::string_view s, uint64_t h = 1469598103934665603ULL) {
-  for (char c : s) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
 
 void MakeUuid(std::string_view ns, int index, uint8_t out[16]) {
   const std::string key = std::string(ns) + "/" + std::to_string(index);
@@ -42,33 +25,6 @@ void MakeUuid(std::string_view ns, int index, uint8_t out[16]) {
 
 }  // namespace
 
-std::optional<uint64_t> ParseByteSize(std::string_view text) {
-  text = Trim(text);
-  size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  if (digits == 0) return std::nullopt;
-  uint64_t value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + digits, value);
-  if (ec != std::errc()) return std::nullopt;
-  const std::string_view unit = Trim(text.substr(digits));
-  struct Unit {
-    const char* name;
-    uint64_t factor;
-  };
-  static constexpr Unit kUnits[] = {
-      {"", 1},           {"B", 1},
-      {"KiB", 1ULL << 10}, {"MiB", 1ULL << 20}, {"GiB", 1ULL << 30}, {"TiB", 1ULL << 40},
-      {"KB", 1000ULL},     {"MB", 1000'000ULL}, {"GB", 1000'000'000ULL},
-      {"TB", 1000'000'000'000ULL},
-  };
-  for (const Unit& u : kUnits) {
-    if (EqualsIgnoreCase(unit, u.name)) {
-      if (value > UINT64_MAX / u.factor) return std::nullopt;
-      return value * u.factor;
-    }
-  }
-  return std::nullopt;
-}
 
 bool ValidNamespace(std::string_view ns) {
   if (ns.empty() || ns.size() > 64) return false;

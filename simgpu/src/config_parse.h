@@ -10,12 +10,13 @@
 #include <vector>
 
 #include "device_state.h"
+#include "text.h"
 
 namespace simgpu {
 
-// "32GiB", "512MiB", "16GB", "1048576" (bytes). Binary (KiB/MiB/GiB/TiB) and
-// decimal (KB/MB/GB/TB) units; no unit means bytes.
-std::optional<uint64_t> ParseByteSize(std::string_view text);
+// "32GiB", "512MiB", "16GB", "1048576" (bytes): the shim's parser, so both
+// read sizes the same way.
+using iashim::ParseByteSize;
 
 inline constexpr const char* kDefaultDevices = "Tesla V100-SXM2-32GB:32GiB:80";
 

@@ -102,6 +102,7 @@ void Driver::DestroyContext(Context* ctx) {
     SharedDevice::Lock lock(*ctx->dev);
     std::lock_guard<std::mutex> guard(ctx->mu);
     for (Stream* s : ctx->streams) {
+      AbortCapture(s);
       ReleaseStream(lock.state(), s->slot);
       s->magic = 0;
       delete s;
@@ -154,56 +155,113 @@ void Driver::set_primary_flags(int ordinal, unsigned flags) {
   primary_flags_[ordinal] = flags;
 }
 
-CUresult Driver::Allocate(Context* ctx, size_t bytes, CUdeviceptr* out) {
+CUresult Driver::ReserveDeviceMemory(int ordinal, size_t bytes) {
+  CUresult rc;
+  SharedDevice* dev = Device(ordinal, &rc);
+  if (dev == nullptr) return rc;
+  SharedDevice::Lock lock(*dev);
+  lock.AdvanceToNow();
+  if (!ReserveMemory(lock.state(), dev->process_slot(), bytes)) return CUDA_ERROR_OUT_OF_MEMORY;
+  return CUDA_SUCCESS;
+}
+
+void Driver::ReturnDeviceMemory(int ordinal, size_t bytes) {
+  CUresult rc;
+  SharedDevice* dev = Device(ordinal, &rc);
+  if (dev == nullptr) return;
+  SharedDevice::Lock lock(*dev);
+  ReturnMemory(lock.state(), dev->process_slot(), bytes);
+}
+
+CUresult Driver::Allocate(int ordinal, size_t bytes, CUdeviceptr* out, MemPool* pool) {
   if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
-  SharedDevice* dev = ctx->dev;
-  {
-    SharedDevice::Lock lock(*dev);
-    lock.AdvanceToNow();
-    if (!ReserveMemory(lock.state(), dev->process_slot(), bytes)) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (pool != nullptr) {
+    // The pool's bound is checked and taken first, so that concurrent
+    // allocations cannot overshoot it together.
+    std::lock_guard<std::mutex> lock(mu_);
+    if (pool->max_size != 0 && bytes > pool->max_size - pool->used)
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    pool->used += bytes;
+    pool->outstanding++;
+  }
+  auto undo_pool = [&] {
+    if (pool == nullptr) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    pool->used -= bytes;
+    pool->outstanding--;
+  };
+  if (CUresult rc = ReserveDeviceMemory(ordinal, bytes); rc != CUDA_SUCCESS) {
+    undo_pool();
+    return rc;
   }
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   const size_t mapped = (bytes + page - 1) / page * page;
   void* p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {
-    SharedDevice::Lock lock(*dev);
-    ReturnMemory(lock.state(), dev->process_slot(), bytes);
+    ReturnDeviceMemory(ordinal, bytes);
+    undo_pool();
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   std::lock_guard<std::mutex> lock(mu_);
-  allocations_[reinterpret_cast<uintptr_t>(p)] = {bytes, ctx->physical, p, mapped};
+  allocations_[reinterpret_cast<uintptr_t>(p)] = {bytes, visible_[ordinal], p, mapped, pool};
   *out = reinterpret_cast<CUdeviceptr>(p);
   return CUDA_SUCCESS;
 }
 
 CUresult Driver::Free(CUdeviceptr ptr) {
   Allocation a;
+  SharedDevice* dev;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = allocations_.find(static_cast<uintptr_t>(ptr));
     if (it == allocations_.end()) return CUDA_ERROR_INVALID_VALUE;
     a = it->second;
     allocations_.erase(it);
+    dev = devices_[a.physical].get();
+    if (a.pool != nullptr) {
+      a.pool->used -= a.bytes;
+      if (--a.pool->outstanding == 0 && a.pool->destroyed) delete a.pool;
+    }
   }
   ::munmap(a.base, a.mapped);
-  SharedDevice* dev;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    dev = devices_[a.physical].get();
-  }
   SharedDevice::Lock lock(*dev);
   ReturnMemory(lock.state(), dev->process_slot(), a.bytes);
   return CUDA_SUCCESS;
 }
 
-bool Driver::Contains(CUdeviceptr ptr, size_t bytes) {
+bool Driver::Contains(CUdeviceptr ptr, size_t bytes, bool write) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = allocations_.upper_bound(static_cast<uintptr_t>(ptr));
+    if (it != allocations_.begin()) {
+      --it;
+      const uintptr_t start = it->first;
+      if (ptr >= start && ptr - start <= it->second.bytes &&
+          bytes <= it->second.bytes - (ptr - start))
+        return true;
+    }
+  }
+  return VirtualMemoryAccessible(ptr, bytes, write);
+}
+
+MemPool* Driver::DefaultPool(int ordinal) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = allocations_.upper_bound(static_cast<uintptr_t>(ptr));
-  if (it == allocations_.begin()) return false;
-  --it;
-  const uintptr_t start = it->first;
-  return ptr >= start && ptr - start <= it->second.bytes && bytes <= it->second.bytes - (ptr - start);
+  if (default_pools_.empty()) default_pools_.assign(visible_.size(), nullptr);
+  if (default_pools_[ordinal] == nullptr) {
+    default_pools_[ordinal] = new MemPool();
+    default_pools_[ordinal]->ordinal = ordinal;
+    default_pools_[ordinal]->is_default = true;
+  }
+  return default_pools_[ordinal];
+}
+
+void Driver::DestroyPool(MemPool* pool) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // Outstanding allocations stay valid, as on real CUDA; the last free deletes it.
+  pool->magic = 0;
+  pool->destroyed = true;
+  if (pool->outstanding == 0) delete pool;
 }
 
 void Driver::ReleaseAll() {
@@ -211,6 +269,15 @@ void Driver::ReleaseAll() {
   for (auto& d : devices_) {
     if (d) d->ReleaseSelf();
   }
+}
+
+CUresult CheckDevice(int ordinal) {
+  Driver& d = Driver::Get();
+  if (!d.initialized())
+    return d.init_result() == CUDA_ERROR_NOT_INITIALIZED ? CUDA_ERROR_NOT_INITIALIZED
+                                                         : d.init_result();
+  if (ordinal < 0 || ordinal >= d.visible_count()) return CUDA_ERROR_INVALID_DEVICE;
+  return CUDA_SUCCESS;
 }
 
 // ---- Current context -------------------------------------------------------
@@ -254,6 +321,14 @@ Stream* AsStream(CUstream s) { return FromHandle<Stream>(s, kStreamMagic); }
 Event* AsEvent(CUevent e) { return FromHandle<Event>(e, kEventMagic); }
 Module* AsModule(CUmodule m) { return FromHandle<Module>(m, kModuleMagic); }
 Function* AsFunction(CUfunction f) { return FromHandle<Function>(f, kFunctionMagic); }
+Library* AsLibrary(CUlibrary l) { return FromHandle<Library>(l, kLibraryMagic); }
+Function* AsKernel(CUkernel k) {
+  Function* f = FromHandle<Function>(k, kFunctionMagic);
+  return f != nullptr && f->library != nullptr ? f : nullptr;
+}
+Graph* AsGraph(CUgraph g) { return FromHandle<Graph>(g, kGraphMagic); }
+GraphExec* AsGraphExec(CUgraphExec g) { return FromHandle<GraphExec>(g, kGraphExecMagic); }
+MemPool* AsMemPool(CUmemoryPool p) { return FromHandle<MemPool>(p, kMemPoolMagic); }
 
 namespace {
 
@@ -263,6 +338,7 @@ class PerThreadStreams {
   ~PerThreadStreams() {
     for (auto& [ctx, stream] : streams_) {
       if (ctx->magic != kContextMagic) continue;
+      AbortCapture(stream);
       SharedDevice::Lock lock(*ctx->dev);
       ReleaseStream(lock.state(), stream->slot);
       delete stream;
@@ -325,6 +401,38 @@ uint64_t EnqueueBlocking(Stream* stream, const Op& op) {
     // Queue full: wait for its oldest op, as a real launch queue does.
     dev->WaitForCompletion(stream->slot, stream->generation, head_seq);
   }
+}
+
+Op KernelOp(const KernelModel& model, uint64_t blocks, const Stream* stream) {
+  const int sms = stream->ctx->dev->state().spec.sm_count;
+  Op op{};
+  op.kind = OpKind::kKernel;
+  op.remaining_ns = model.DurationNs(blocks, sms);
+  op.mem_intensity = model.mem_intensity;
+  op.sm_fill = KernelModel::SmFill(blocks, sms);
+  op.event_slot = -1;
+  return op;
+}
+
+void RecordEvent(Event* e, Stream* stream) {
+  uint32_t generation;
+  {
+    SharedDevice::Lock lock(*e->ctx->dev);
+    EventSlot& slot = lock.state().events[e->slot];
+    slot.generation++;
+    slot.done = 0;
+    generation = slot.generation;
+  }
+  Op op{};
+  op.kind = OpKind::kEventRecord;
+  op.event_slot = e->slot;
+  op.event_generation = generation;
+  e->seq = EnqueueBlocking(stream, op);
+  e->stream_slot = stream->slot;
+  e->stream_generation = stream->generation;
+  e->event_generation = generation;
+  e->recorded = true;
+  e->captured = false;
 }
 
 void SyncStream(Stream* stream) {

@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "device_state.h"
@@ -31,8 +32,13 @@ inline constexpr uint32_t kStreamMagic = 0x57AEA3u;
 inline constexpr uint32_t kEventMagic = 0xE7E47u;
 inline constexpr uint32_t kModuleMagic = 0x30D71Eu;
 inline constexpr uint32_t kFunctionMagic = 0xF7C710u;
+inline constexpr uint32_t kLibraryMagic = 0x11B7A7u;
+inline constexpr uint32_t kGraphMagic = 0x67A9Fu;
+inline constexpr uint32_t kGraphExecMagic = 0x67A9FE8u;
+inline constexpr uint32_t kMemPoolMagic = 0x3E3900u;
 
 struct Context;
+struct Graph;
 
 struct Stream {
   uint32_t magic = kStreamMagic;
@@ -40,6 +46,9 @@ struct Stream {
   int slot = -1;
   uint32_t generation = 0;
   unsigned flags = 0;
+  // The graph this stream is capturing into, or null. Changed only under the
+  // capture mutex (stream_capture.cc); atomic so launches can check it cheaply.
+  std::atomic<Graph*> capture{nullptr};
 };
 
 struct Context {
@@ -61,9 +70,18 @@ struct Module {
   std::vector<std::unique_ptr<Function>> functions;
 };
 
+// A context-independent library (cuLibraryLoadData). Its CUkernel handles are
+// its Function objects, so a CUkernel may be passed wherever a CUfunction is
+// expected, as on CUDA 12.
+struct Library {
+  uint32_t magic = kLibraryMagic;
+  std::vector<std::unique_ptr<Function>> functions;
+};
+
 struct Function {
   uint32_t magic = kFunctionMagic;
-  Module* module = nullptr;
+  Module* module = nullptr;    // set for cuModuleGetFunction's functions
+  Library* library = nullptr;  // set for a library's kernels
   KernelModel model;
 };
 
@@ -77,6 +95,50 @@ struct Event {
   uint32_t stream_generation = 0;
   uint64_t seq = 0;
   uint32_t event_generation = 0;
+  // Last recorded by a plain record into a capturing stream: such an event
+  // only marks a point of the capture, and waiting on it is an error.
+  bool captured = false;
+};
+
+// One operation of a graph: a kernel launch or an event record.
+struct GraphNode {
+  OpKind kind = OpKind::kKernel;
+  KernelModel model;       // kKernel: a copy, so the graph outlives its module
+  uint64_t blocks = 0;     // kKernel
+  Event* event = nullptr;  // kEventRecord
+};
+
+// A graph made by stream capture: its nodes run in order.
+struct Graph {
+  uint32_t magic = kGraphMagic;
+  Context* ctx = nullptr;
+  std::vector<std::unique_ptr<GraphNode>> nodes;  // stable addresses: CUgraphNode handles
+  // While being captured (stream_capture.cc, under its mutex).
+  Stream* capturing = nullptr;
+  bool invalidated = false;
+  uint64_t capture_id = 0;
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+  std::thread::id thread;
+};
+
+struct GraphExec {
+  uint32_t magic = kGraphExecMagic;
+  Context* ctx = nullptr;
+  std::vector<GraphNode> nodes;
+};
+
+// A stream-ordered memory pool. Allocations are accounted on the device as soon
+// as they are made and returned as soon as they are freed (a release threshold
+// of 0); the pool only bounds its own total (maxSize).
+struct MemPool {
+  uint32_t magic = kMemPoolMagic;
+  int ordinal = 0;
+  bool is_default = false;
+  size_t max_size = 0;  // 0: bounded only by the device
+  // Guarded by the driver's mutex.
+  size_t used = 0;
+  size_t outstanding = 0;  // allocations not yet freed
+  bool destroyed = false;  // deleted when the last outstanding allocation is freed
 };
 
 struct Allocation {
@@ -84,6 +146,7 @@ struct Allocation {
   int physical;
   void* base;
   size_t mapped;
+  MemPool* pool;  // the pool it came from, or null
 };
 
 class Driver {
@@ -111,11 +174,23 @@ class Driver {
   void DestroyContext(Context* ctx);
 
   // Device memory: real host address space, reserved lazily so large simulated
-  // allocations cost no RAM until touched.
-  CUresult Allocate(Context* ctx, size_t bytes, CUdeviceptr* out);
+  // allocations cost no RAM until touched. Allocates on visible device
+  // `ordinal`, counting against `pool` if given.
+  CUresult Allocate(int ordinal, size_t bytes, CUdeviceptr* out, MemPool* pool = nullptr);
   CUresult Free(CUdeviceptr ptr);
-  // The allocation containing [ptr, ptr + bytes), or false.
-  bool Contains(CUdeviceptr ptr, size_t bytes);
+  // Whether [ptr, ptr + bytes) lies in one allocation, or in mapped virtual
+  // memory that grants read (or, with `write`, read-write) access.
+  bool Contains(CUdeviceptr ptr, size_t bytes, bool write = false);
+
+  // Device memory without an address (VMM physical memory): accounted to this
+  // process on visible device `ordinal`, shared with every process of the namespace.
+  CUresult ReserveDeviceMemory(int ordinal, size_t bytes);
+  void ReturnDeviceMemory(int ordinal, size_t bytes);
+
+  // The default pool of visible device `ordinal`, made on first use.
+  MemPool* DefaultPool(int ordinal);
+  // Destroys `pool` now, or when its last allocation is freed.
+  void DestroyPool(MemPool* pool);
 
   void ReleaseAll();
 
@@ -135,7 +210,11 @@ class Driver {
   std::vector<int> primary_refs_;
   std::vector<unsigned> primary_flags_;
   std::map<uintptr_t, Allocation> allocations_;
+  std::vector<MemPool*> default_pools_;  // by ordinal
 };
+
+// CUDA_SUCCESS if the driver is initialised and `ordinal` is a visible device.
+CUresult CheckDevice(int ordinal);
 
 // Per-thread context stack (the top is the current context).
 Context* CurrentContext();
@@ -148,6 +227,12 @@ Stream* AsStream(CUstream s);
 Event* AsEvent(CUevent e);
 Module* AsModule(CUmodule m);
 Function* AsFunction(CUfunction f);
+Library* AsLibrary(CUlibrary l);
+// A library's kernel (CUkernel handles are Functions with a library).
+Function* AsKernel(CUkernel k);
+Graph* AsGraph(CUgraph g);
+GraphExec* AsGraphExec(CUgraphExec g);
+MemPool* AsMemPool(CUmemoryPool p);
 
 // Resolves a stream handle in the current context: NULL means the legacy
 // stream, or this thread's stream when `per_thread` (the _ptsz/_ptds entry
@@ -156,12 +241,51 @@ Stream* ResolveStream(CUstream s, bool per_thread, CUresult* rc);
 
 // Enqueues `op` on `stream`, blocking while its queue is full. Returns its seq.
 uint64_t EnqueueBlocking(Stream* stream, const Op& op);
+// The queued work of a launch of `blocks` blocks of `model` on `stream`'s device.
+Op KernelOp(const KernelModel& model, uint64_t blocks, const Stream* stream);
+// Records `e` on `stream` (not capturing): it completes when the stream reaches it.
+void RecordEvent(Event* e, Stream* stream);
 // Waits for every op enqueued on `stream` so far.
 void SyncStream(Stream* stream);
 void SyncContext(Context* ctx);
 
 // Logs "simgpu: <what>" once per distinct message.
 void LogOnce(const std::string& what);
+
+// ---- Stream capture (stream_capture.cc) ------------------------------------
+// While a stream captures, kernel launches and external event records are
+// appended to its graph instead of running. Other work on it (copies,
+// synchronisation, stream-ordered allocation) cannot be captured by simgpu:
+// it fails with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidates the
+// capture, as an illegal call does on real CUDA.
+
+// Whether `stream` is capturing (a fast check; CaptureNode has the final word).
+inline bool Capturing(const Stream* stream) {
+  return stream->capture.load(std::memory_order_acquire) != nullptr;
+}
+CUresult BeginCapture(Stream* stream, CUstreamCaptureMode mode);
+// Ends the capture; on success `*graph` is the captured graph, owned by the caller.
+CUresult EndCapture(Stream* stream, Graph** graph);
+// The stream's capture status; while it captures, also its capture id, graph and
+// last captured node (null if none yet).
+CUstreamCaptureStatus CaptureStatus(Stream* stream, uint64_t* id, Graph** graph, GraphNode** last);
+// If `stream` is capturing, appends `node` and sets `*captured` (or fails with
+// CUDA_ERROR_STREAM_CAPTURE_INVALIDATED if the capture was invalidated).
+CUresult CaptureNode(Stream* stream, const GraphNode& node, bool* captured);
+// CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, invalidating the capture, if `stream`
+// is capturing; CUDA_SUCCESS otherwise.
+CUresult RejectIfCapturing(Stream* stream);
+// The same for a context-wide operation while any stream of `ctx` captures.
+CUresult RejectIfContextCapturing(Context* ctx);
+// Drops the capture of a stream being destroyed.
+void AbortCapture(Stream* stream);
+// Whether `graph` is still being captured into.
+bool BeingCaptured(Graph* graph);
+
+// ---- Virtual memory (entry_vmm.cc) -----------------------------------------
+// Whether [ptr, ptr + bytes) is contiguous mapped virtual memory with at least
+// read (or, with `write`, read-write) access.
+bool VirtualMemoryAccessible(CUdeviceptr ptr, size_t bytes, bool write);
 
 }  // namespace simgpu
 

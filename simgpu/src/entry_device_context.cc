@@ -7,16 +7,9 @@
 using simgpu::Context;
 using simgpu::Driver;
 
-namespace {
+using simgpu::CheckDevice;
 
-CUresult CheckDevice(CUdevice dev) {
-  Driver& d = Driver::Get();
-  if (!d.initialized()) return d.init_result() == CUDA_ERROR_NOT_INITIALIZED
-                                   ? CUDA_ERROR_NOT_INITIALIZED
-                                   : d.init_result();
-  if (dev < 0 || dev >= d.visible_count()) return CUDA_ERROR_INVALID_DEVICE;
-  return CUDA_SUCCESS;
-}
+namespace {
 
 // Compute capability from the device name, defaulting to a V100's 7.0.
 void ComputeCapability(const char* name, int* major, int* minor) {
@@ -131,6 +124,10 @@ SIMGPU_EXPORT CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attri
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *value = 48 * 1024; break;
     case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: *value = 65536; break;
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: *value = 2048; break;
+    // The residency bound of cooperative launches (entry_launch.cc).
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: *value = 32; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_PITCH: *value = 2147483647; break;
+    case CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: *value = 32; break;
     case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: *value = 1530000; break;
     case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: *value = 877000; break;
     case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: *value = 4096; break;
@@ -138,6 +135,7 @@ SIMGPU_EXPORT CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attri
     case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
     case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY:
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
     case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: *value = 1; break;
     case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: *value = 2; break;
     case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: *value = dev + 1; break;
@@ -265,6 +263,7 @@ SIMGPU_EXPORT CUresult cuCtxGetDevice(CUdevice* device) {
 SIMGPU_EXPORT CUresult cuCtxSynchronize() {
   Context* ctx = simgpu::CurrentContext();
   if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  if (CUresult rc = simgpu::RejectIfContextCapturing(ctx); rc != CUDA_SUCCESS) return rc;
   simgpu::SyncContext(ctx);
   return CUDA_SUCCESS;
 }
@@ -280,6 +279,7 @@ SIMGPU_EXPORT CUresult cuCtxGetDevice_v2(CUdevice* device, CUcontext c) {
 SIMGPU_EXPORT CUresult cuCtxSynchronize_v2(CUcontext c) {
   Context* ctx = c == nullptr ? simgpu::CurrentContext() : simgpu::AsContext(c);
   if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  if (CUresult rc = simgpu::RejectIfContextCapturing(ctx); rc != CUDA_SUCCESS) return rc;
   simgpu::SyncContext(ctx);
   return CUDA_SUCCESS;
 }

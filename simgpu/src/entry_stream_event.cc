@@ -20,6 +20,7 @@ CUresult StreamSynchronize(CUstream h, bool per_thread) {
   CUresult rc;
   Stream* s = simgpu::ResolveStream(h, per_thread, &rc);
   if (s == nullptr) return rc;
+  if (rc = simgpu::RejectIfCapturing(s); rc != CUDA_SUCCESS) return rc;
   simgpu::SyncStream(s);
   return CUDA_SUCCESS;
 }
@@ -28,33 +29,44 @@ CUresult StreamQuery(CUstream h, bool per_thread) {
   CUresult rc;
   Stream* s = simgpu::ResolveStream(h, per_thread, &rc);
   if (s == nullptr) return rc;
+  if (rc = simgpu::RejectIfCapturing(s); rc != CUDA_SUCCESS) return rc;
   return StreamIdle(s) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
-CUresult EventRecord(CUevent h, CUstream hs, bool per_thread) {
+CUresult EventRecord(CUevent h, CUstream hs, unsigned flags, bool per_thread) {
   Event* e = simgpu::AsEvent(h);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (flags & ~unsigned(CU_EVENT_RECORD_EXTERNAL)) return CUDA_ERROR_INVALID_VALUE;
   CUresult rc;
   Stream* s = simgpu::ResolveStream(hs, per_thread, &rc);
   if (s == nullptr) return rc;
   if (s->ctx->dev != e->ctx->dev) return CUDA_ERROR_INVALID_HANDLE;
-  uint32_t generation;
-  {
-    SharedDevice::Lock lock(*e->ctx->dev);
-    simgpu::EventSlot& slot = lock.state().events[e->slot];
-    slot.generation++;
-    slot.done = 0;
-    generation = slot.generation;
+  if (simgpu::Capturing(s)) {
+    if (flags & CU_EVENT_RECORD_EXTERNAL) {
+      // An external record becomes a graph node that records the event when run.
+      simgpu::GraphNode node;
+      node.kind = simgpu::OpKind::kEventRecord;
+      node.event = e;
+      bool captured = false;
+      rc = simgpu::CaptureNode(s, node, &captured);
+      if (rc != CUDA_SUCCESS || captured) return rc;
+    } else {
+      // A plain record only marks a point of the capture (for cross-stream
+      // dependencies, which simgpu does not model): nothing will complete it.
+      switch (simgpu::CaptureStatus(s, nullptr, nullptr, nullptr)) {
+        case CU_STREAM_CAPTURE_STATUS_ACTIVE:
+          e->captured = true;
+          return CUDA_SUCCESS;
+        case CU_STREAM_CAPTURE_STATUS_INVALIDATED:
+          return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+        default:
+          break;  // the capture ended meanwhile: an ordinary record
+      }
+    }
   }
-  simgpu::Op op{};
-  op.kind = simgpu::OpKind::kEventRecord;
-  op.event_slot = e->slot;
-  op.event_generation = generation;
-  e->seq = simgpu::EnqueueBlocking(s, op);
-  e->stream_slot = s->slot;
-  e->stream_generation = s->generation;
-  e->event_generation = generation;
-  e->recorded = true;
+  // CU_EVENT_RECORD_EXTERNAL is only valid during capture.
+  if (flags & CU_EVENT_RECORD_EXTERNAL) return CUDA_ERROR_INVALID_VALUE;
+  simgpu::RecordEvent(e, s);
   return CUDA_SUCCESS;
 }
 
@@ -112,6 +124,7 @@ SIMGPU_EXPORT CUresult cuStreamDestroy_v2(CUstream h) {
   Stream* s = simgpu::AsStream(h);
   if (s == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   Context* ctx = s->ctx;
+  simgpu::AbortCapture(s);  // a capture in progress is dropped with its stream
   {
     std::lock_guard<std::mutex> guard(ctx->mu);
     std::erase(ctx->streams, s);
@@ -152,12 +165,21 @@ SIMGPU_EXPORT CUresult cuEventCreate(CUevent* ph, unsigned int flags) {
   return CUDA_SUCCESS;
 }
 
-SIMGPU_EXPORT CUresult cuEventRecord(CUevent h, CUstream s) { return EventRecord(h, s, false); }
-SIMGPU_EXPORT CUresult cuEventRecord_ptsz(CUevent h, CUstream s) { return EventRecord(h, s, true); }
+SIMGPU_EXPORT CUresult cuEventRecord(CUevent h, CUstream s) { return EventRecord(h, s, 0, false); }
+SIMGPU_EXPORT CUresult cuEventRecord_ptsz(CUevent h, CUstream s) {
+  return EventRecord(h, s, 0, true);
+}
+SIMGPU_EXPORT CUresult cuEventRecordWithFlags(CUevent h, CUstream s, unsigned int flags) {
+  return EventRecord(h, s, flags, false);
+}
+SIMGPU_EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent h, CUstream s, unsigned int flags) {
+  return EventRecord(h, s, flags, true);
+}
 
 SIMGPU_EXPORT CUresult cuEventQuery(CUevent h) {
   Event* e = simgpu::AsEvent(h);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (e->captured) return CUDA_ERROR_CAPTURED_EVENT;
   if (!e->recorded) return CUDA_SUCCESS;  // as the real driver: nothing pending
   return EventDone(e, nullptr) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
@@ -165,6 +187,7 @@ SIMGPU_EXPORT CUresult cuEventQuery(CUevent h) {
 SIMGPU_EXPORT CUresult cuEventSynchronize(CUevent h) {
   Event* e = simgpu::AsEvent(h);
   if (e == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (e->captured) return CUDA_ERROR_CAPTURED_EVENT;
   if (!e->recorded) return CUDA_SUCCESS;
   e->ctx->dev->WaitForCompletion(e->stream_slot, e->stream_generation, e->seq);
   return CUDA_SUCCESS;
@@ -176,6 +199,7 @@ SIMGPU_EXPORT CUresult cuEventElapsedTime_v2(float* ms, CUevent hstart, CUevent 
   Event* b = simgpu::AsEvent(hend);
   if (a == nullptr || b == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING) return CUDA_ERROR_INVALID_HANDLE;
+  if (a->captured || b->captured) return CUDA_ERROR_CAPTURED_EVENT;
   if (!a->recorded || !b->recorded) return CUDA_ERROR_INVALID_HANDLE;
   int64_t ta = 0, tb = 0;
   if (!EventDone(a, &ta) || !EventDone(b, &tb)) return CUDA_ERROR_NOT_READY;
