@@ -20,17 +20,6 @@ void* SelfAddress() { return reinterpret_cast<void*>(&OpenRealDriver); }
 
 }  // namespace
 
-DlsymFunction RealDlsym() {
-  static const DlsymFunction real = [] {
-    // The versioned name of dlsym moved from libdl (2.2.5) into libc (2.34).
-    for (const char* version : {"GLIBC_2.34", "GLIBC_2.2.5"}) {
-      if (void* p = dlvsym(RTLD_NEXT, "dlsym", version)) return reinterpret_cast<DlsymFunction>(p);
-    }
-    return static_cast<DlsymFunction>(nullptr);
-  }();
-  return real;
-}
-
 bool OpenRealDriver(const std::string& path, std::string* error) {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (handle == nullptr) {

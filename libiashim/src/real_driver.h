@@ -12,7 +12,8 @@ namespace iashim {
 
 using DlsymFunction = void* (*)(void* handle, const char* name);
 
-// glibc's dlsym, found with dlvsym(RTLD_NEXT, ...) so our override is skipped.
+// glibc's dlsym, found with dlvsym(RTLD_NEXT, ...) so our override is skipped
+// (defined in dlsym_override.cc).
 DlsymFunction RealDlsym();
 
 // dlopen()s `path` (normally "libcuda.so.1") and resolves every entry. Returns

@@ -1,0 +1,283 @@
+// libiashim preloaded into real iashim-fakejob processes on simgpu, the way a
+// user runs it: the trace counts exactly what the job launched, telemetry
+// reaches a coordinator socket, a coordinator that is not there costs the job
+// nothing, and bad configuration never stops the job.
+#include <gtest/gtest.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+#include <zmq.hpp>
+
+#include "../../driver/test_env.h"
+#include "model_profile.h"
+#include "module_image.h"
+#include "telemetry_generated.h"
+#include "text.h"
+#include "trace_reader.h"
+
+namespace {
+
+struct JobResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+
+  // A number from the fakejob summary line, e.g. Field("launches").
+  double Field(const std::string& name) const {
+    const size_t at = out.find("\"" + name + "\": ");
+    if (at == std::string::npos) return -1;
+    return std::atof(out.c_str() + at + name.size() + 4);
+  }
+  // A key=value from the shim's summary line (IASHIM_LOG=info).
+  std::string Summary(const std::string& key) const {
+    const size_t line = err.find("iashim: summary ");
+    if (line == std::string::npos) return "";
+    const size_t at = err.find(" " + key + "=", line);
+    if (at == std::string::npos) return "";
+    const size_t start = at + key.size() + 2;
+    return err.substr(start, err.find_first_of(" \n", start) - start);
+  }
+};
+
+class ShimProcessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static int test_index = 0;
+    ns_ = iashim_test::UniqueNamespace("shimproc") + "-" + std::to_string(test_index++);
+    dir_ = "/tmp/" + ns_;
+    ASSERT_EQ(std::system(("mkdir -p " + dir_).c_str()), 0);
+  }
+  void TearDown() override {
+    iashim_test::RemoveSimulatedDevices(ns_);
+    std::system(("rm -rf " + dir_).c_str());
+  }
+
+  // Runs iashim-fakejob with `env` (KEY=VALUE ...) and the shim preloaded
+  // unless `preload` is false.
+  JobResult Run(const std::string& env, const std::string& args, bool preload = true) {
+    const std::string err_path = dir_ + "/stderr";
+    std::string cmd = "env SIMGPU_NAMESPACE=" + ns_ + " LD_LIBRARY_PATH=" + SIMGPU_DIR + " ";
+    if (preload) cmd += std::string("LD_PRELOAD=") + SHIM_PATH + " ";
+    cmd += env + " " + FAKEJOB_PATH + " --quiet " + args + " 2>" + err_path;
+    JobResult r;
+    FILE* pipe = popen(cmd.c_str(), "r");
+    if (pipe == nullptr) return r;
+    char buf[4096];
+    while (fgets(buf, sizeof buf, pipe) != nullptr) r.out += buf;
+    const int status = pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream in(err_path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    r.err = ss.str();
+    return r;
+  }
+
+  std::string ns_;
+  std::string dir_;
+};
+
+iashim::fakejob::ModelProfile Profile(const std::string& model) {
+  auto p = iashim::fakejob::LoadModelProfile(std::string(IASHIM_SOURCE_DIR) +
+                                             "/bench/data/models/" + model + ".model");
+  EXPECT_TRUE(p.ok()) << p.status();
+  return p.ok() ? *p : iashim::fakejob::ModelProfile{};
+}
+
+TEST_F(ShimProcessTest, TraceCountsExactlyWhatTheJobLaunched) {
+  const std::string trace_path = dir_ + "/job-%p.trace";
+  const JobResult r = Run("IASHIM_LOG=info IASHIM_TRACE=" + trace_path + " IASHIM_SAMPLE_EVERY=4",
+                          "--model resnet18 --iterations 12");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const int iterations = int(r.Field("iters"));
+  ASSERT_EQ(iterations, 12);
+
+  // %p is the job's pid, which the summary line names.
+  const std::string pid = r.Summary("pid");
+  ASSERT_FALSE(pid.empty()) << r.err;
+  iashim::Trace trace;
+  std::string error;
+  ASSERT_TRUE(iashim::ReadTrace(dir_ + "/job-" + pid + ".trace", &trace, &error)) << error;
+  EXPECT_FALSE(trace.truncated);
+  ASSERT_TRUE(trace.totals.has_value());
+
+  // Expected: each profile line once per iteration, under the name of the
+  // module function the fake job launches for it.
+  const iashim::fakejob::ModelProfile profile = Profile("resnet18");
+  const iashim::fakejob::ModuleImage image = iashim::fakejob::BuildModuleImage(profile);
+  std::map<std::string, uint64_t> expected, seen;
+  std::map<std::string, double> duration_us;
+  for (size_t i = 0; i < profile.launches.size(); ++i) {
+    const std::string& name = image.functions[image.launch_function[i]];
+    expected[name] += iterations;
+    duration_us[name] = profile.launches[i].duration_us;
+  }
+  uint64_t launches = 0, syncs = 0, sampled = 0;
+  for (const iashim::TraceEvent& e : trace.events) {
+    if (e.launch.event == 2) {
+      ++syncs;
+      continue;
+    }
+    ASSERT_EQ(e.launch.event, 0);
+    ++launches;
+    const std::string name = trace.NameOf(e.launch.kernel);
+    ++seen[name];
+    if (e.gpu_ns != 0) {
+      ++sampled;
+      // Sampled GPU time is the simulated kernel duration (solo, so close to
+      // the profile's).
+      EXPECT_NEAR(double(e.gpu_ns) / 1000.0, duration_us[name], 0.5 * duration_us[name] + 5)
+          << name;
+    }
+  }
+  EXPECT_EQ(seen, expected);
+  EXPECT_EQ(launches, uint64_t(r.Field("launches")));
+  EXPECT_EQ(trace.totals->launches, launches);
+  EXPECT_EQ(trace.totals->records_dropped, 0u);
+  EXPECT_GE(syncs, uint64_t(iterations));
+  EXPECT_GT(sampled, 0u);
+  EXPECT_EQ(r.Summary("launches"), std::to_string(launches));
+  EXPECT_EQ(r.Summary("launch_lookup"), "proc_v2");
+}
+
+TEST_F(ShimProcessTest, TelemetryReachesTheCoordinatorSocket) {
+  const std::string endpoint = "ipc://" + dir_ + "/coordinator";
+  zmq::context_t ctx(1);
+  zmq::socket_t router(ctx, zmq::socket_type::router);
+  router.set(zmq::sockopt::rcvtimeo, 200);
+  router.bind(endpoint);
+
+  std::vector<std::string> messages;
+  bool goodbye = false;
+  std::thread receiver([&] {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!goodbye && std::chrono::steady_clock::now() < deadline) {
+      zmq::message_t identity, body;
+      if (!router.recv(identity)) continue;
+      if (!router.recv(body)) continue;
+      messages.emplace_back(static_cast<const char*>(body.data()), body.size());
+      flatbuffers::Verifier v(reinterpret_cast<const uint8_t*>(messages.back().data()),
+                              messages.back().size());
+      if (iashim::wire::VerifyEnvelopeBuffer(v) &&
+          iashim::wire::GetEnvelope(messages.back().data())->payload_type() ==
+              iashim::wire::Payload::Goodbye) {
+        goodbye = true;
+      }
+    }
+  });
+  const JobResult r = Run("IASHIM_COORDINATOR=" + endpoint + " IASHIM_JOB=lstm-test IASHIM_WINDOW_MS=50",
+                          "--model lstm --iterations 150");
+  receiver.join();
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ASSERT_TRUE(goodbye) << messages.size() << " messages, no Goodbye";
+
+  const iashim::fakejob::ModelProfile profile = Profile("lstm");
+  std::map<uint64_t, std::string> names;
+  uint64_t launches = 0, iterations = 0, iteration_ns_sum = 0, batches = 0, next_seq = 0;
+  bool hello = false;
+  for (const std::string& m : messages) {
+    flatbuffers::Verifier v(reinterpret_cast<const uint8_t*>(m.data()), m.size());
+    ASSERT_TRUE(iashim::wire::VerifyEnvelopeBuffer(v));
+    const iashim::wire::Envelope* e = iashim::wire::GetEnvelope(m.data());
+    EXPECT_EQ(e->version(), iashim::wire::Version::Current);
+    switch (e->payload_type()) {
+      case iashim::wire::Payload::Hello:
+        hello = true;
+        EXPECT_EQ(e->payload_as_Hello()->job()->str(), "lstm-test");
+        EXPECT_EQ(e->payload_as_Hello()->pid(), e->pid());
+        EXPECT_EQ(e->payload_as_Hello()->window_ms(), 50u);
+        break;
+      case iashim::wire::Payload::KernelNames:
+        for (const auto* k : *e->payload_as_KernelNames()->entries()) {
+          EXPECT_EQ(k->kernel(), iashim::Fnv1a(k->name()->str()));
+          names[k->kernel()] = k->name()->str();
+        }
+        break;
+      case iashim::wire::Payload::TelemetryBatch: {
+        const auto* b = e->payload_as_TelemetryBatch();
+        EXPECT_EQ(b->seq(), next_seq++);  // nothing dropped
+        EXPECT_EQ(b->batches_dropped(), 0u);
+        EXPECT_LE(b->window_start_ns(), b->window_end_ns());
+        launches += b->launches();
+        uint64_t per_kernel = 0;
+        for (const auto* k : *b->kernels()) {
+          per_kernel += k->launches();
+          EXPECT_TRUE(names.count(k->kernel())) << "kernel sent before its name";
+        }
+        EXPECT_EQ(per_kernel, b->launches());
+        iterations += b->iterations();
+        iteration_ns_sum += b->iteration_ns() * b->iterations();
+        ++batches;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  EXPECT_TRUE(hello);
+  EXPECT_GT(batches, 2u);
+  EXPECT_EQ(launches, uint64_t(r.Field("launches")));
+  for (const std::string& name : iashim::fakejob::BuildModuleImage(profile).functions) {
+    EXPECT_TRUE(names.count(iashim::Fnv1a(name))) << name;
+  }
+  // One synchronisation per iteration: the first opens, each later one closes an iteration.
+  EXPECT_GE(iterations, 145u);
+  EXPECT_LE(iterations, 150u);
+  const double measured_ms = double(iteration_ns_sum) / double(iterations) / 1e6;
+  EXPECT_NEAR(measured_ms, r.Field("iter_ms"), 0.25 * r.Field("iter_ms"));
+}
+
+TEST_F(ShimProcessTest, AbsentCoordinatorDoesNotSlowTheJob) {
+  const JobResult alone = Run("", "--model resnet18 --seconds 2", /*preload=*/false);
+  const JobResult shimmed =
+      Run("IASHIM_LOG=info IASHIM_QUEUE_BATCHES=4 IASHIM_COORDINATOR=tcp://127.0.0.1:9",
+          "--model resnet18 --seconds 2");
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  ASSERT_EQ(shimmed.exit_code, 0) << shimmed.err;
+  const double ratio = shimmed.Field("iters_per_s") / alone.Field("iters_per_s");
+  EXPECT_GT(ratio, 0.9) << "alone " << alone.out << "shimmed " << shimmed.out;
+  EXPECT_LT(ratio, 1.1);
+  // Telemetry was built and dropped, not queued without bound.
+  EXPECT_GT(std::stoull(shimmed.Summary("telemetry_dropped")), 0u) << shimmed.err;
+}
+
+TEST_F(ShimProcessTest, BadConfigurationIsReportedAndTheJobRuns) {
+  const JobResult r = Run(
+      "IASHIM_MEM_LIMIT=lots IASHIM_WINDOW_MS=5 IASHIM_COORDINATOR=http://x IASHIM_LOG=loud",
+      "--model resnet18 --iterations 3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.Field("iters"), 3);
+  for (const char* expect : {"IASHIM_MEM_LIMIT='lots'", "IASHIM_WINDOW_MS='5'",
+                             "IASHIM_COORDINATOR='http://x'", "IASHIM_LOG='loud'"}) {
+    size_t count = 0;
+    for (size_t at = r.err.find(expect); at != std::string::npos; at = r.err.find(expect, at + 1)) {
+      ++count;
+    }
+    EXPECT_EQ(count, 1u) << expect << " in:\n" << r.err;
+  }
+}
+
+TEST_F(ShimProcessTest, QuotaStopsAnOversizedJobWithOutOfMemory) {
+  const JobResult r = Run("IASHIM_MEM_LIMIT=64MiB", "--model resnet18 --iterations 3");
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;  // fakejob's exit code for OOM
+  EXPECT_NE(r.err.find("refused"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("IASHIM_MEM_LIMIT"), std::string::npos) << r.err;
+}
+
+TEST_F(ShimProcessTest, DisabledShimWritesNothing) {
+  const JobResult r = Run("IASHIM_DISABLE=1 IASHIM_TRACE=" + dir_ + "/none.trace",
+                          "--model resnet18 --iterations 3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(access((dir_ + "/none.trace").c_str(), F_OK), 0);
+}
+
+}  // namespace
