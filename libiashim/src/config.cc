@@ -83,7 +83,12 @@ std::string ExpandTracePath(const std::string& pattern, int pid) {
   return out;
 }
 
-Config ParseConfig(const EnvLookup& env, std::vector<std::string>* errors) {
+Config ParseConfig(const EnvLookup& raw_env, std::vector<std::string>* errors) {
+  // A variable set to the empty string counts as unset (`IASHIM_X= cmd`).
+  const EnvLookup env = [&raw_env](const char* name) -> const char* {
+    const char* v = raw_env(name);
+    return v != nullptr && *v != '\0' ? v : nullptr;
+  };
   Config c;
   if (const char* raw = env("IASHIM_DISABLE")) {
     if (!ParseBool(raw, &c.disabled)) {

@@ -32,8 +32,9 @@ struct Config {
 
 using EnvLookup = std::function<const char*(const char* name)>;
 
-// Reads every IASHIM_* variable through `env`. Each invalid value appends one
-// human-readable line (without the "iashim: " prefix) to `errors`.
+// Reads every IASHIM_* variable through `env`; set-but-empty counts as unset.
+// Each invalid value appends one human-readable line (without the "iashim: "
+// prefix) to `errors`.
 Config ParseConfig(const EnvLookup& env, std::vector<std::string>* errors);
 
 // A ZeroMQ endpoint we accept: tcp://HOST:PORT or ipc://PATH.

@@ -13,7 +13,7 @@ CUresult Synced(CUresult rc, iashim::CallApi api, bool per_thread, CUstream stre
   iashim::Runtime* rt = iashim::ActiveRuntime();
   if (rt == nullptr) return rc;
   if (iashim::ThreadBuffer* tb = iashim::ThreadBuffer::Current()) {
-    tb->Push(iashim::MakeRecord(iashim::RecordKind::kSync, api, per_thread, 0, nullptr, stream));
+    iashim::Record(tb, iashim::RecordKind::kSync, api, per_thread, 0, nullptr, stream);
   }
   return rc;
 }

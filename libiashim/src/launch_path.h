@@ -19,28 +19,43 @@ struct LaunchShape {
   unsigned shared_mem;
 };
 
-inline LaunchRecord MakeRecord(RecordKind kind, CallApi api, bool per_thread, uint32_t kernel,
-                               const LaunchShape* shape, CUstream stream) {
-  LaunchRecord r;
-  r.api = api;
-  r.per_thread = per_thread ? 1 : 0;
-  r.ticks = CycleNow();
-  r.stream = reinterpret_cast<uint64_t>(stream);
-  r.kernel = kernel;
-  r.kind = kind;
-  r.sample = kNotSampled;
+// Fills a claimed slot in place. Launch records take the thread's reused
+// timestamp unless a trace wants exact ones; syncs always read the clock.
+inline void FillRecord(LaunchRecord* r, uint64_t ticks, RecordKind kind, CallApi api,
+                       bool per_thread, uint32_t kernel, const LaunchShape* shape,
+                       CUstream stream) {
+  r->ticks = ticks;
+  r->stream = reinterpret_cast<uint64_t>(stream);
+  r->kernel = kernel;
+  r->kind = kind;
+  r->sample = kNotSampled;
+  r->api = api;
+  r->per_thread = per_thread ? 1 : 0;
   if (shape != nullptr) {
-    r.shared_mem = shape->shared_mem;
-    for (int i = 0; i < 3; ++i) {
-      r.grid[i] = shape->grid[i];
-      r.block[i] = static_cast<uint16_t>(shape->block[i]);
-    }
+    r->shared_mem = shape->shared_mem;
+    r->grid[0] = shape->grid[0];
+    r->grid[1] = shape->grid[1];
+    r->grid[2] = shape->grid[2];
+    r->block[0] = static_cast<uint16_t>(shape->block[0]);
+    r->block[1] = static_cast<uint16_t>(shape->block[1]);
+    r->block[2] = static_cast<uint16_t>(shape->block[2]);
   } else {
-    r.shared_mem = 0;
-    r.grid[0] = r.grid[1] = r.grid[2] = 0;
-    r.block[0] = r.block[1] = r.block[2] = 0;
+    r->shared_mem = 0;
+    r->grid[0] = r->grid[1] = r->grid[2] = 0;
+    r->block[0] = r->block[1] = r->block[2] = 0;
   }
-  return r;
+}
+
+// Records one launch, graph launch or sync in the thread's ring.
+inline void Record(ThreadBuffer* tb, RecordKind kind, CallApi api, bool per_thread,
+                   uint32_t kernel, const LaunchShape* shape, CUstream stream,
+                   uint8_t sample = kNotSampled) {
+  LaunchRecord* r = tb->Claim();
+  if (r == nullptr) return;
+  const uint64_t ticks = kind == RecordKind::kSync ? CycleNow() : tb->LaunchTicks(g_exact_launch_times);
+  FillRecord(r, ticks, kind, api, per_thread, kernel, shape, stream);
+  r->sample = sample;
+  tb->Publish();
 }
 
 // Times `call` with an event pair on `stream` (the sampled path, 1 in N).
@@ -94,16 +109,12 @@ inline CUresult InterceptLaunch(Runtime* rt, RecordKind kind, CallApi api, const
     CUresult rc;
     uint8_t slot;
     if (SampledCall(tb, stream, per_thread, call, &rc, &slot)) {
-      if (rc == CUDA_SUCCESS) {
-        LaunchRecord r = MakeRecord(kind, api, per_thread, kernel, shape, stream);
-        r.sample = slot;
-        tb->Push(r);
-      }
+      if (rc == CUDA_SUCCESS) Record(tb, kind, api, per_thread, kernel, shape, stream, slot);
       return rc;
     }
   }
   const CUresult rc = call();
-  if (rc == CUDA_SUCCESS) tb->Push(MakeRecord(kind, api, per_thread, kernel, shape, stream));
+  if (rc == CUDA_SUCCESS) Record(tb, kind, api, per_thread, kernel, shape, stream);
   return rc;
 }
 

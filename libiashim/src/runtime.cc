@@ -18,6 +18,7 @@
 namespace iashim {
 
 std::atomic<int> g_phase{kUninitialized};
+bool g_exact_launch_times = false;
 Runtime* g_runtime = nullptr;
 ProcessCounters g_counters;
 
@@ -26,7 +27,7 @@ namespace {
 std::mutex g_init_mu;
 // Set while this thread initialises: a hook reached from inside initialisation
 // (the driver's constructor calling an entry point) just forwards.
-thread_local bool tls_initializing = false;
+thread_local bool tls_initializing __attribute__((tls_model("initial-exec"))) = false;
 
 void ChildAfterFork();
 
@@ -55,6 +56,7 @@ void Initialize() {
     return;
   }
   InitCycleClock();
+  g_exact_launch_times = !config.trace_path.empty();
   g_runtime = new Runtime(std::move(config));
   g_runtime->StartDrainer();
   pthread_atfork(nullptr, nullptr, &ChildAfterFork);

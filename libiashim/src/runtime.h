@@ -60,6 +60,9 @@ class Runtime {
   Drainer* drainer_ = nullptr;  // leaked in a fork() child, see ForgetAfterFork
 };
 
+// True when a trace wants every launch's own timestamp (set once at start).
+extern bool g_exact_launch_times;
+
 enum Phase : int { kUninitialized = 0, kInitializing, kActive, kPassThrough, kForkedChild };
 extern std::atomic<int> g_phase;
 extern Runtime* g_runtime;
@@ -67,7 +70,9 @@ extern Runtime* g_runtime;
 Runtime* ActiveRuntimeSlow();
 
 inline Runtime* ActiveRuntime() {
-  if (__builtin_expect(g_phase.load(std::memory_order_acquire) == kActive, 1)) return g_runtime;
+  const int phase = g_phase.load(std::memory_order_acquire);
+  if (__builtin_expect(phase == kActive, 1)) return g_runtime;
+  if (phase == kPassThrough) return nullptr;
   return ActiveRuntimeSlow();
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "cuda_api.h"
+#include "cycle_clock.h"
 #include "launch_record.h"
 
 namespace iashim {
@@ -38,18 +39,35 @@ class ThreadBuffer {
     return b != nullptr ? b : Attach();
   }
 
-  // Producer side (the owning thread).
-  void Push(const LaunchRecord& r) {
+  // Producer side (the owning thread). Claim() returns the next free slot to
+  // fill in place (copying a record built elsewhere costs store-forwarding
+  // stalls), or null when the ring is full: the record is dropped and counted.
+  // Publish() hands the claimed slot to the consumer.
+  LaunchRecord* Claim() {
     const uint64_t h = head_.load(std::memory_order_relaxed);
     if (h - tail_cache_ >= kCapacity) {
       tail_cache_ = tail_.load(std::memory_order_acquire);
       if (h - tail_cache_ >= kCapacity) {
         dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-        return;
+        return nullptr;
       }
     }
-    records_[h & (kCapacity - 1)] = r;
-    head_.store(h + 1, std::memory_order_release);
+    return &records_[h & (kCapacity - 1)];
+  }
+  void Publish() {
+    head_.store(head_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  }
+  // A timestamp for a launch record. Reading the TSC is a third of a launch's
+  // cost, so unless `exact` (a trace wants every launch's time) it is read
+  // once every kTickReuse launches and reused in between: telemetry windows
+  // are 100 ms, and synchronisation records always read the clock.
+  static constexpr int kTickReuse = 8;
+  uint64_t LaunchTicks(bool exact) {
+    if (exact || --tick_countdown_ <= 0) {
+      tick_countdown_ = kTickReuse;
+      last_ticks_ = CycleNow();
+    }
+    return last_ticks_;
   }
   // True once every `every` calls (the count-down is the thread's own).
   bool TakeSampleTurn(uint32_t every) {
@@ -106,6 +124,8 @@ class ThreadBuffer {
   // Producer-written.
   alignas(64) std::atomic<uint64_t> head_{0};
   uint64_t tail_cache_ = 0;
+  uint64_t last_ticks_ = 0;
+  int32_t tick_countdown_ = 0;
   int32_t sample_countdown_ = 1;
   std::atomic<uint64_t> dropped_{0};
   std::atomic<uint64_t> sample_cost_ns_{0};
