@@ -81,33 +81,24 @@ void ForgetPointer(CUdeviceptr p) {
   if (iashim::Runtime* rt = ActiveRuntime()) rt->memory().Forget(MemoryLedger::Kind::kPointer, p);
 }
 
-template <typename Fn>
-CUresult AllocAsync(Fn real, CUdeviceptr* dptr, size_t bytes, CUstream stream) {
+// A device-pointer allocation `real(dptr, args...)`, charged `bytes` on the
+// calling thread's current device.
+template <typename Fn, typename... Args>
+CUresult AllocatePointer(const char* call, Fn real, uint64_t bytes, CUdeviceptr* dptr,
+                         Args... args) {
   if (real == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-  return Allocate("cuMemAllocAsync", MemoryLedger::Kind::kPointer, CurrentDevice(), bytes,
-                  [&](uint64_t* key) {
-                    const CUresult rc = real(dptr, bytes, stream);
-                    if (rc == CUDA_SUCCESS) *key = *dptr;
-                    return rc;
-                  });
+  return Allocate(call, MemoryLedger::Kind::kPointer, CurrentDevice(), bytes, [&](uint64_t* key) {
+    const CUresult rc = real(dptr, args...);
+    if (rc == CUDA_SUCCESS) *key = *dptr;
+    return rc;
+  });
 }
 
-template <typename Fn>
-CUresult AllocFromPoolAsync(Fn real, CUdeviceptr* dptr, size_t bytes, CUmemoryPool pool,
-                            CUstream stream) {
+// A free `real(dptr, args...)`; on success the pointer's bytes come back.
+template <typename Fn, typename... Args>
+CUresult FreePointer(Fn real, CUdeviceptr dptr, Args... args) {
   if (real == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-  return Allocate("cuMemAllocFromPoolAsync", MemoryLedger::Kind::kPointer, CurrentDevice(), bytes,
-                  [&](uint64_t* key) {
-                    const CUresult rc = real(dptr, bytes, pool, stream);
-                    if (rc == CUDA_SUCCESS) *key = *dptr;
-                    return rc;
-                  });
-}
-
-template <typename Fn>
-CUresult FreeAsync(Fn real, CUdeviceptr dptr, CUstream stream) {
-  if (real == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-  const CUresult rc = real(dptr, stream);
+  const CUresult rc = real(dptr, args...);
   if (rc == CUDA_SUCCESS) ForgetPointer(dptr);
   return rc;
 }
@@ -115,73 +106,53 @@ CUresult FreeAsync(Fn real, CUdeviceptr dptr, CUstream stream) {
 }  // namespace
 
 IASHIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytes) {
-  auto real = IASHIM_REAL(cuMemAlloc_v2);
-  if (real == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-  return Allocate("cuMemAlloc", MemoryLedger::Kind::kPointer, CurrentDevice(), bytes,
-                  [&](uint64_t* key) {
-                    const CUresult rc = real(dptr, bytes);
-                    if (rc == CUDA_SUCCESS) *key = *dptr;
-                    return rc;
-                  });
+  return AllocatePointer("cuMemAlloc", IASHIM_REAL(cuMemAlloc_v2), bytes, dptr, bytes);
 }
 
 IASHIM_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr* dptr, size_t* pitch, size_t width,
                                           size_t height, unsigned element_size) {
-  auto real = IASHIM_REAL(cuMemAllocPitch_v2);
-  if (real == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
   // The pitch is only known afterwards; reserve the most it can be.
   const uint64_t padded = (uint64_t(width) + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
-  return Allocate("cuMemAllocPitch", MemoryLedger::Kind::kPointer, CurrentDevice(),
-                  padded * height, [&](uint64_t* key) {
-                    const CUresult rc = real(dptr, pitch, width, height, element_size);
-                    if (rc == CUDA_SUCCESS) *key = *dptr;
-                    return rc;
-                  });
+  return AllocatePointer("cuMemAllocPitch", IASHIM_REAL(cuMemAllocPitch_v2), padded * height, dptr,
+                         pitch, width, height, element_size);
 }
 
 IASHIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr* dptr, size_t bytes, unsigned flags) {
-  auto real = IASHIM_REAL(cuMemAllocManaged);
-  if (real == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-  return Allocate("cuMemAllocManaged", MemoryLedger::Kind::kPointer, CurrentDevice(), bytes,
-                  [&](uint64_t* key) {
-                    const CUresult rc = real(dptr, bytes, flags);
-                    if (rc == CUDA_SUCCESS) *key = *dptr;
-                    return rc;
-                  });
+  return AllocatePointer("cuMemAllocManaged", IASHIM_REAL(cuMemAllocManaged), bytes, dptr, bytes,
+                         flags);
 }
 
 IASHIM_EXPORT CUresult cuMemAllocAsync(CUdeviceptr* dptr, size_t bytes, CUstream stream) {
-  return AllocAsync(IASHIM_REAL(cuMemAllocAsync), dptr, bytes, stream);
+  return AllocatePointer("cuMemAllocAsync", IASHIM_REAL(cuMemAllocAsync), bytes, dptr, bytes, stream);
 }
 
 IASHIM_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr* dptr, size_t bytes, CUstream stream) {
-  return AllocAsync(IASHIM_REAL(cuMemAllocAsync_ptsz), dptr, bytes, stream);
+  return AllocatePointer("cuMemAllocAsync", IASHIM_REAL(cuMemAllocAsync_ptsz), bytes, dptr, bytes,
+                         stream);
 }
 
 IASHIM_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t bytes, CUmemoryPool pool,
                                                CUstream stream) {
-  return AllocFromPoolAsync(IASHIM_REAL(cuMemAllocFromPoolAsync), dptr, bytes, pool, stream);
+  return AllocatePointer("cuMemAllocFromPoolAsync", IASHIM_REAL(cuMemAllocFromPoolAsync), bytes, dptr,
+                         bytes, pool, stream);
 }
 
 IASHIM_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr* dptr, size_t bytes,
                                                     CUmemoryPool pool, CUstream stream) {
-  return AllocFromPoolAsync(IASHIM_REAL(cuMemAllocFromPoolAsync_ptsz), dptr, bytes, pool, stream);
+  return AllocatePointer("cuMemAllocFromPoolAsync", IASHIM_REAL(cuMemAllocFromPoolAsync_ptsz),
+                         bytes, dptr, bytes, pool, stream);
 }
 
 IASHIM_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr) {
-  auto real = IASHIM_REAL(cuMemFree_v2);
-  if (real == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-  const CUresult rc = real(dptr);
-  if (rc == CUDA_SUCCESS) ForgetPointer(dptr);
-  return rc;
+  return FreePointer(IASHIM_REAL(cuMemFree_v2), dptr);
 }
 
 IASHIM_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream stream) {
-  return FreeAsync(IASHIM_REAL(cuMemFreeAsync), dptr, stream);
+  return FreePointer(IASHIM_REAL(cuMemFreeAsync), dptr, stream);
 }
 
 IASHIM_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream stream) {
-  return FreeAsync(IASHIM_REAL(cuMemFreeAsync_ptsz), dptr, stream);
+  return FreePointer(IASHIM_REAL(cuMemFreeAsync_ptsz), dptr, stream);
 }
 
 IASHIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle* handle, size_t bytes,

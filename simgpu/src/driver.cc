@@ -330,6 +330,13 @@ Graph* AsGraph(CUgraph g) { return FromHandle<Graph>(g, kGraphMagic); }
 GraphExec* AsGraphExec(CUgraphExec g) { return FromHandle<GraphExec>(g, kGraphExecMagic); }
 MemPool* AsMemPool(CUmemoryPool p) { return FromHandle<MemPool>(p, kMemPoolMagic); }
 
+Function* FindFunction(const std::vector<std::unique_ptr<Function>>& functions, const char* name) {
+  for (const auto& f : functions) {
+    if (f->model.name == name) return f.get();
+  }
+  return nullptr;
+}
+
 namespace {
 
 // This thread's per-thread default stream of each context it has used.

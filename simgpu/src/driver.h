@@ -234,6 +234,9 @@ Graph* AsGraph(CUgraph g);
 GraphExec* AsGraphExec(CUgraphExec g);
 MemPool* AsMemPool(CUmemoryPool p);
 
+// The function called `name` among a module's or library's, or null.
+Function* FindFunction(const std::vector<std::unique_ptr<Function>>& functions, const char* name);
+
 // Resolves a stream handle in the current context: NULL means the legacy
 // stream, or this thread's stream when `per_thread` (the _ptsz/_ptds entry
 // points, or CU_STREAM_PER_THREAD). Returns nullptr if invalid.

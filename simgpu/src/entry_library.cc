@@ -88,13 +88,10 @@ SIMGPU_EXPORT CUresult cuLibraryGetKernel(CUkernel* kernel, CUlibrary library, c
   if (kernel == nullptr || name == nullptr) return CUDA_ERROR_INVALID_VALUE;
   Library* lib = simgpu::AsLibrary(library);
   if (lib == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  for (auto& f : lib->functions) {
-    if (f->model.name == name) {
-      *kernel = reinterpret_cast<CUkernel>(f.get());
-      return CUDA_SUCCESS;
-    }
-  }
-  return CUDA_ERROR_NOT_FOUND;
+  Function* f = simgpu::FindFunction(lib->functions, name);
+  if (f == nullptr) return CUDA_ERROR_NOT_FOUND;
+  *kernel = reinterpret_cast<CUkernel>(f);
+  return CUDA_SUCCESS;
 }
 
 SIMGPU_EXPORT CUresult cuKernelGetFunction(CUfunction* func, CUkernel kernel) {

@@ -41,13 +41,10 @@ SIMGPU_EXPORT CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, con
   if (hfunc == nullptr || name == nullptr) return CUDA_ERROR_INVALID_VALUE;
   Module* m = simgpu::AsModule(hmod);
   if (m == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  for (auto& f : m->functions) {
-    if (f->model.name == name) {
-      *hfunc = reinterpret_cast<CUfunction>(f.get());
-      return CUDA_SUCCESS;
-    }
-  }
-  return CUDA_ERROR_NOT_FOUND;
+  simgpu::Function* f = simgpu::FindFunction(m->functions, name);
+  if (f == nullptr) return CUDA_ERROR_NOT_FOUND;
+  *hfunc = reinterpret_cast<CUfunction>(f);
+  return CUDA_SUCCESS;
 }
 
 SIMGPU_EXPORT CUresult cuModuleUnload(CUmodule hmod) {
