@@ -98,6 +98,8 @@ void Drainer::Run() {
       Pass(false);
     } catch (const std::exception& e) {
       IASHIM_DEBUG("telemetry pass failed: %s", e.what());
+    } catch (...) {
+      IASHIM_DEBUG("telemetry pass failed");
     }
   }
 }
@@ -129,6 +131,7 @@ void Drainer::Stop() {
     }
   } catch (const std::exception& e) {
     IASHIM_DEBUG("final telemetry flush failed: %s", e.what());
+  } catch (...) {
   }
 }
 

@@ -46,10 +46,14 @@ void LogRefusal(const char* call, int device, uint64_t bytes, const MemoryLedger
     return;
   }
   const uint64_t quiet = suppressed.exchange(0, std::memory_order_relaxed);
-  IASHIM_WARN("%s of %s on device %d refused: %s of the %s IASHIM_MEM_LIMIT in use%s", call,
-              iashim::FormatBytes(bytes).c_str(), device, iashim::FormatBytes(ledger.used(device)).c_str(),
-              iashim::FormatBytes(ledger.limit()).c_str(),
-              quiet ? (" (" + std::to_string(quiet) + " more refusals not shown)").c_str() : "");
+  try {  // formatting allocates; nothing may escape into the driver API
+    IASHIM_WARN("%s of %s on device %d refused: %s of the %s IASHIM_MEM_LIMIT in use%s", call,
+                iashim::FormatBytes(bytes).c_str(), device,
+                iashim::FormatBytes(ledger.used(device)).c_str(),
+                iashim::FormatBytes(ledger.limit()).c_str(),
+                quiet ? (" (" + std::to_string(quiet) + " more refusals not shown)").c_str() : "");
+  } catch (...) {
+  }
 }
 
 // Reserve on `device`, run `allocate`, record under the key it produced.

@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "../../driver/test_env.h"
 #include "shim_test_support.h"
+#include "trace_reader.h"
 
 namespace {
 
@@ -240,6 +242,44 @@ TEST_F(InterpositionTest, ExCooperativeAndGraphLaunchesAreCounted) {
   EXPECT_CU(cuStreamDestroy_v2(s));
 }
 
+// The trace written so far (Stats() drains and flushes it first).
+iashim::Trace TraceSoFar() {
+  Stats();
+  iashim::Trace trace;
+  std::string error;
+  const char* path = std::getenv("IASHIM_TRACE");
+  EXPECT_TRUE(iashim::ReadTrace(path != nullptr ? path : "", &trace, &error)) << error;
+  return trace;
+}
+
+TEST_F(InterpositionTest, KernelsAreLabelledByNameHoweverTheyWereFound) {
+  constexpr char kLibraryImage[] =
+      "simgpu-module 1\n"
+      "kernel lib_gemm fixed_us=0\n";
+  CUlibrary library;
+  ASSERT_CU(cuLibraryLoadData(&library, kLibraryImage, nullptr, nullptr, 0, nullptr, nullptr, 0));
+  CUkernel kernel;
+  ASSERT_CU(cuLibraryGetKernel(&kernel, library, "lib_gemm"));
+  // A CUkernel launches where a CUfunction is expected (CUDA 12).
+  for (int i = 0; i < 3; ++i) ASSERT_CU(LaunchWith(&cuLaunchKernel, reinterpret_cast<CUfunction>(kernel)));
+  CUfunction from_kernel;
+  ASSERT_CU(cuKernelGetFunction(&from_kernel, kernel));
+  for (int i = 0; i < 2; ++i) ASSERT_CU(LaunchWith(&cuLaunchKernel, from_kernel));
+  const char* name = nullptr;
+  ASSERT_CU(cuFuncGetName(&name, k0_));
+  EXPECT_STREQ(name, "k0");
+  ASSERT_CU(cuCtxSynchronize());
+
+  const iashim::Trace trace = TraceSoFar();
+  std::map<std::string, int> launches;
+  for (const iashim::TraceEvent& e : trace.events) {
+    if (e.launch.event == 0) ++launches[trace.NameOf(e.launch.kernel)];
+  }
+  EXPECT_EQ(launches["lib_gemm"], 5);
+  EXPECT_EQ(launches.count("?"), 0u);
+  EXPECT_CU(cuLibraryUnload(library));
+}
+
 TEST_F(InterpositionTest, FailedLaunchesAreNotCounted) {
   const iashim_stats before = Stats();
   EXPECT_NE(cuLaunchKernel(nullptr, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr), CUDA_SUCCESS);
@@ -312,8 +352,11 @@ int main(int argc, char** argv) {
   unsetenv("CUDA_VISIBLE_DEVICES");
   // Telemetry on (sampling on), sent nowhere: the worst case for the hooks.
   setenv("IASHIM_COORDINATOR", ("ipc:///tmp/" + ns + "-nobody").c_str(), 1);
+  const std::string trace = "/tmp/" + ns + ".trace";
+  setenv("IASHIM_TRACE", trace.c_str(), 1);
   ::testing::InitGoogleTest(&argc, argv);
   const int rc = RUN_ALL_TESTS();
   iashim_test::RemoveSimulatedDevices(ns);
+  unlink(trace.c_str());
   return rc;
 }
