@@ -145,6 +145,27 @@ Config ParseConfig(const EnvLookup& raw_env, std::vector<std::string>* errors) {
       errors->push_back("IASHIM_LOG=" + Quoted(raw) + " is not warn, info or debug; using warn");
     }
   }
+  if (const char* raw = env("IASHIM_SHARE")) {
+    const std::optional<double> share = ParseDouble(raw, 0.001, 1.0);
+    if (!share) {
+      errors->push_back("IASHIM_SHARE=" + Quoted(raw) +
+                        " is not a fraction from 0.001 to 1 (e.g. 0.5); unthrottled");
+    } else {
+      c.share = *share;
+    }
+  }
+  ReadInt(env, "IASHIM_MAX_INFLIGHT", 0, 65536, &c.max_inflight, errors);
+  if (const char* raw = env("IASHIM_PRIORITY")) {
+    const std::string_view v = Trim(raw);
+    if (EqualsIgnoreCase(v, "guaranteed")) {
+      c.priority = Priority::kGuaranteed;
+    } else if (EqualsIgnoreCase(v, "opportunistic")) {
+      c.priority = Priority::kOpportunistic;
+    } else {
+      errors->push_back("IASHIM_PRIORITY=" + Quoted(raw) +
+                        " is not guaranteed or opportunistic; using guaranteed");
+    }
+  }
   if (const char* raw = env("IASHIM_REAL_LIBCUDA"); raw != nullptr && *raw != '\0') {
     if (std::string_view(raw).size() > 4000) {
       errors->push_back("IASHIM_REAL_LIBCUDA=" + Quoted(raw) +

@@ -17,6 +17,8 @@ namespace iashim {
 
 enum class LogLevel { kWarn, kInfo, kDebug };
 
+enum class Priority { kGuaranteed, kOpportunistic };
+
 struct Config {
   bool disabled = false;          // IASHIM_DISABLE: forward everything, record nothing
   uint64_t mem_limit_bytes = 0;   // IASHIM_MEM_LIMIT: per-device quota, 0 = none
@@ -27,6 +29,9 @@ struct Config {
   uint32_t sample_every = 64;     // IASHIM_SAMPLE_EVERY: time 1 in N launches (at least)
   uint32_t queue_batches = 64;    // IASHIM_QUEUE_BATCHES: batches kept while unsent
   LogLevel log_level = LogLevel::kWarn;  // IASHIM_LOG
+  double share = 1.0;             // IASHIM_SHARE: fraction of GPU time, 1 = unthrottled
+  uint32_t max_inflight = 0;      // IASHIM_MAX_INFLIGHT: kernels in flight, 0 = no cap
+  Priority priority = Priority::kGuaranteed;  // IASHIM_PRIORITY
   std::string real_libcuda = "libcuda.so.1";  // IASHIM_REAL_LIBCUDA
 };
 

@@ -6,12 +6,14 @@
 #include <cstring>
 #include <ctime>
 
+#include "budget.h"
 #include "config.h"
 #include "log.h"
 #include "real_driver.h"
 #include "runtime.h"
 #include "sample_rate.h"
 #include "text.h"
+#include "telemetry_generated.h"
 #include "thread_buffer.h"
 
 namespace iashim {
@@ -71,6 +73,7 @@ void Drainer::Start() {
   }
   if (!c.coordinator.empty()) {
     transport_ = std::make_unique<Transport>(c.coordinator, c.queue_batches);
+    transport_->OnBudget([this](const wire::Budget& b) { ApplyBudget(b); });
     if (transport_->Connect()) {
       hello_.pid = pid;
       hello_.host = HostName();
@@ -84,7 +87,11 @@ void Drainer::Start() {
     }
   }
   // Timing launches costs CPU; only do it when someone reads the timings.
-  runtime_->set_sample_every(trace_.is_open() || transport_ != nullptr ? c.sample_every : 0);
+  runtime_->set_sample_every(
+      trace_.is_open() || transport_ != nullptr || runtime_->gate().throttled() ? c.sample_every : 0);
+  if (runtime_->gate().throttled()) {
+    IASHIM_INFO("budget from the environment: %s", Describe(runtime_->gate().budget(), now).c_str());
+  }
   running_ = true;
   thread_ = std::thread([this] { Run(); });
 }
@@ -183,13 +190,19 @@ void Drainer::Pass(bool final_pass) {
         trace_.Launch(e);
       }
       if (r.sample != kNotSampled) {
-        pending_.push_back(PendingSample{b, r.sample, r.kernel, thread, seq, MonotonicNs()});
+        pending_.push_back(PendingSample{b, r.sample, r.kind, r.kernel, thread, seq, MonotonicNs()});
       }
     });
     if (was_retired && !b->HasPairsInFlight()) b->Recycle();
   }
   const uint64_t now = MonotonicNs();
   PollSamples(now, final_pass);
+  LaunchGate& gate = runtime_->gate();
+  gate.ExpireIfDue(now);
+  // A throttled process needs kernel costs: sample even with no one reading.
+  if (gate.throttled() && runtime_->sample_every() == 0) {
+    runtime_->set_sample_every(runtime_->config().sample_every);
+  }
   if (now >= window_end_ns_ && !final_pass) {
     CloseWindow(now);
     window_end_ns_ = now + uint64_t(runtime_->config().window_ms) * 1'000'000;
@@ -248,7 +261,8 @@ void Drainer::PollSamples(uint64_t now_ns, bool final_pass) {
                                                    : CUDA_ERROR_NOT_SUPPORTED;
         if (e == CUDA_SUCCESS && ms >= 0) {
           const uint64_t ns = uint64_t(double(ms) * 1e6);
-          window_->AddSample(s.kernel, ns);
+          runtime_->costs().AddSample(s.kernel, ns);
+          if (s.kind == RecordKind::kLaunch) window_->AddSample(s.kernel, ns);
           ++samples_done_;
           if (trace_.is_open()) trace_.GpuTime(TraceGpuTime{s.thread, 0, s.seq, ns});
         }
@@ -292,6 +306,12 @@ void Drainer::CloseWindow(uint64_t now_ns) {
   extras.seq = seq_++;
   extras.sample_every = runtime_->sample_every();
   extras.batches_dropped = transport_->dropped();
+  const LaunchGate& gate = runtime_->gate();
+  extras.budget_share = gate.budget().share;
+  extras.held_launches = gate.held_launches() - held_seen_;
+  extras.held_ns = gate.held_ns() - held_ns_seen_;
+  held_seen_ = gate.held_launches();
+  held_ns_seen_ = gate.held_ns();
   for (ThreadBuffer* b = ThreadBuffer::Head(); b != nullptr; b = b->next()) extras.records_dropped += b->dropped();
   MemoryLedger& mem = runtime_->memory();
   for (int d = 0; d < mem.device_count() && d < 64; ++d) {
@@ -306,6 +326,20 @@ void Drainer::CloseWindow(uint64_t now_ns) {
     // Unnamed kernels still get a distinct, if process-local, id.
     return hash != 0 ? hash : Fnv1a("unnamed:" + std::to_string(id));
   }));
+}
+
+void Drainer::ApplyBudget(const wire::Budget& message) {
+  const uint64_t now = MonotonicNs();
+  std::string error;
+  const std::optional<Budget> budget = BudgetFromWire(message, now, &error);
+  if (!budget) {
+    ++budgets_rejected_;
+    IASHIM_WARN("ignored a Budget from the coordinator: %s", error.c_str());
+    return;
+  }
+  if (runtime_->gate().SetBudget(*budget, now)) {
+    IASHIM_INFO("budget from the coordinator: %s", Describe(*budget, now).c_str());
+  }
 }
 
 void Drainer::SendHello(uint64_t now_ns) {

@@ -23,6 +23,10 @@
 
 namespace iashim {
 
+namespace wire {
+struct Budget;
+}  // namespace wire
+
 class Runtime;
 class ThreadBuffer;
 
@@ -58,6 +62,7 @@ class Drainer {
   struct PendingSample {
     ThreadBuffer* buffer;
     int slot;
+    RecordKind kind;
     uint32_t kernel;
     uint32_t thread;
     uint64_t seq;
@@ -71,6 +76,7 @@ class Drainer {
   void CloseWindow(uint64_t now_ns);
   void SendHello(uint64_t now_ns);
   void SendNames(bool all);
+  void ApplyBudget(const wire::Budget& message);
 
   Runtime* const runtime_;
   std::thread thread_;
@@ -97,6 +103,9 @@ class Drainer {
   uint64_t cost_seen_ns_ = 0;
   uint64_t samples_seen_ = 0;
   uint64_t refused_seen_[64] = {};
+  uint64_t held_seen_ = 0;
+  uint64_t held_ns_seen_ = 0;
+  uint64_t budgets_rejected_ = 0;
   HelloInfo hello_;
 };
 

@@ -59,7 +59,8 @@ template <typename Fn>
 CUresult GraphLaunch(Fn real, bool per_thread, CUgraphExec exec, CUstream stream) {
   iashim::Runtime* rt = ActiveRuntime();
   if (rt == nullptr || real == nullptr) return Forward(real, exec, stream);
-  return InterceptLaunch(rt, RecordKind::kGraphLaunch, CallApi::kGraphLaunch, nullptr, nullptr,
+  // The graph exec is registered like a kernel: its cost is learned the same way.
+  return InterceptLaunch(rt, RecordKind::kGraphLaunch, CallApi::kGraphLaunch, exec, nullptr,
                          stream, per_thread, [&] { return real(exec, stream); });
 }
 

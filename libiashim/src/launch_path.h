@@ -96,6 +96,9 @@ bool SampledCall(ThreadBuffer* tb, CUstream stream, bool per_thread, Call&& call
   return true;
 }
 
+// Throttled only: blocks until the budget admits this launch (gate_path.cc).
+void HoldForBudget(Runtime* rt, uint32_t kernel, CUstream stream, bool per_thread);
+
 // The whole launch path: `call` is the real entry point with its arguments.
 template <typename Call>
 inline CUresult InterceptLaunch(Runtime* rt, RecordKind kind, CallApi api, const void* function,
@@ -104,17 +107,19 @@ inline CUresult InterceptLaunch(Runtime* rt, RecordKind kind, CallApi api, const
   ThreadBuffer* tb = ThreadBuffer::Current();
   if (__builtin_expect(tb == nullptr, 0)) return call();
   const uint32_t kernel = function != nullptr ? rt->kernels().IdOf(function) : 0;
+  const bool gated = rt->gate().throttled();
+  if (__builtin_expect(gated, 0)) HoldForBudget(rt, kernel, stream, per_thread);
+  CUresult rc;
+  uint8_t slot = kNotSampled;
   const uint32_t every = rt->sample_every();
-  if (every != 0 && kind == RecordKind::kLaunch && tb->TakeSampleTurn(every)) {
-    CUresult rc;
-    uint8_t slot;
-    if (SampledCall(tb, stream, per_thread, call, &rc, &slot)) {
-      if (rc == CUDA_SUCCESS) Record(tb, kind, api, per_thread, kernel, shape, stream, slot);
-      return rc;
-    }
+  if (!(every != 0 && tb->TakeSampleTurn(every) &&
+        SampledCall(tb, stream, per_thread, call, &rc, &slot))) {
+    rc = call();
   }
-  const CUresult rc = call();
-  if (rc == CUDA_SUCCESS) Record(tb, kind, api, per_thread, kernel, shape, stream);
+  if (rc == CUDA_SUCCESS) {
+    Record(tb, kind, api, per_thread, kernel, shape, stream, slot);
+    if (gated) rt->gate().Submitted(stream, per_thread);
+  }
   return rc;
 }
 

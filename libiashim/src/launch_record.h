@@ -24,7 +24,7 @@ inline constexpr uint8_t kNotSampled = 0xff;
 struct LaunchRecord {
   uint64_t ticks;        // CycleNow() after the call returned
   uint64_t stream;       // CUstream handle value (0: default stream)
-  uint32_t kernel;       // KernelRegistry id; 0 for graphs and syncs
+  uint32_t kernel;       // KernelRegistry id of the function, or of the graph exec; 0 for syncs
   uint32_t shared_mem;   // dynamic shared memory bytes
   uint32_t grid[3];
   uint16_t block[3];     // block dimensions are at most 1024

@@ -82,6 +82,7 @@ void ChildAfterFork() {
 
 Runtime::Runtime(Config config)
     : config_(std::move(config)),
+      gate_(BudgetFromConfig(config_), MonotonicNs()),
       memory_(new MemoryLedger(config_.mem_limit_bytes)),
       sample_every_(config_.sample_every) {}
 

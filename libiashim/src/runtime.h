@@ -12,7 +12,9 @@
 #include <memory>
 
 #include "config.h"
+#include "kernel_cost_model.h"
 #include "kernel_registry.h"
+#include "launch_gate.h"
 #include "memory_ledger.h"
 
 namespace iashim {
@@ -38,6 +40,9 @@ class Runtime {
 
   const Config& config() const { return config_; }
   KernelRegistry& kernels() { return kernels_; }
+  // What each kernel costs, learned from samples; the gate charges it.
+  KernelCostModel& costs() { return costs_; }
+  LaunchGate& gate() { return gate_; }
   MemoryLedger& memory() { return *memory_; }
 
   // 1 in N launches is timed; 0 = none (no one would read the timings).
@@ -54,6 +59,8 @@ class Runtime {
  private:
   const Config config_;
   KernelRegistry kernels_;
+  KernelCostModel costs_;
+  LaunchGate gate_;
   // Replaced (the old one leaked) in a fork() child, which owns no memory yet.
   MemoryLedger* memory_;
   std::atomic<uint32_t> sample_every_;

@@ -18,11 +18,19 @@ extern "C" __attribute__((visibility("default"))) int iashim_get_stats(iashim_st
   out->lookups_per_thread = c.lookups_per_thread.load();
   out->mem_refused = c.mem_refused.load();
   iashim::Runtime* rt = iashim::ActiveRuntime();
+  out->budget_share = 1.0;
   if (rt == nullptr) return 0;
   out->active = 1;
   out->sample_every = rt->sample_every();
   out->mem_limit = rt->memory().limit();
   for (int d = 0; d < 8; ++d) out->mem_used[d] = rt->memory().used(d);
+  const iashim::Budget budget = rt->gate().budget();
+  out->budget_share = budget.share;
+  out->budget_max_inflight = budget.max_inflight;
+  out->budget_priority = budget.priority == iashim::Priority::kOpportunistic ? 1 : 0;
+  out->budget_seq = budget.seq;
+  out->held_launches = rt->gate().held_launches();
+  out->held_ns = rt->gate().held_ns();
   try {
     if (iashim::Drainer* d = rt->drainer()) {
       const iashim::DrainerTotals t = d->totals(/*drain_first=*/true);

@@ -39,6 +39,9 @@ struct BatchExtras {
   uint64_t batches_dropped = 0;
   uint64_t records_dropped = 0;
   std::vector<DeviceMemoryInfo> memory;
+  double budget_share = 1.0;   // share in force at the window's end
+  uint64_t held_launches = 0;  // launches the gate held back in the window
+  uint64_t held_ns = 0;        // and for how long in all
 };
 
 Message EncodeHello(const HelloInfo& hello);

@@ -66,6 +66,17 @@ std::optional<int64_t> ParseInt(std::string_view text, int64_t min, int64_t max)
   return value;
 }
 
+std::optional<double> ParseDouble(std::string_view text, double min, double max) {
+  text = Trim(text);
+  if (text.empty()) return std::nullopt;
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value,
+                                   std::chars_format::general);
+  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  if (!(value >= min && value <= max)) return std::nullopt;  // also rejects NaN
+  return value;
+}
+
 std::string FormatBytes(uint64_t bytes) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double value = static_cast<double>(bytes);

@@ -21,6 +21,10 @@ std::optional<uint64_t> ParseByteSize(std::string_view text);
 // A whole decimal integer within [min, max]; nothing else on the line.
 std::optional<int64_t> ParseInt(std::string_view text, int64_t min, int64_t max);
 
+// A decimal number ("0.3", "1", "2.5e-1") within [min, max]; nothing else on
+// the line, no NaN or infinity.
+std::optional<double> ParseDouble(std::string_view text, double min, double max);
+
 // "1.5 GiB", "512.0 MiB", "12 B": for messages people read.
 std::string FormatBytes(uint64_t bytes);
 

@@ -53,7 +53,7 @@ struct TraceLaunch {
   uint64_t seq;      // per-thread sequence number
   uint64_t stream;
   uint32_t thread;   // per-process thread index
-  uint32_t kernel;   // 0 for graph launches, syncs and unknown kernels
+  uint32_t kernel;   // the function's id; a graph launch: the graph's; 0: syncs, unknown
   uint32_t grid[3];
   uint16_t block[3];
   uint8_t event;

@@ -79,8 +79,14 @@ void Transport::Receive() {
       ++received_invalid_;
       continue;
     }
-    // No coordinator-to-shim message is defined yet: counted, never fatal.
-    ++received_ignored_;
+    const wire::Envelope* e = wire::GetEnvelope(msg.data());
+    if (e->version() != wire::Version::Current ||
+        e->payload_type() != wire::Payload::Budget || e->payload_as_Budget() == nullptr) {
+      ++received_ignored_;  // not for a shim, or a version we do not speak
+      continue;
+    }
+    ++received_budgets_;
+    if (on_budget_) on_budget_(*e->payload_as_Budget());
   }
 }
 

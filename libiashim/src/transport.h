@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -23,12 +24,19 @@ class socket_t;
 
 namespace iashim {
 
+namespace wire {
+struct Budget;
+}  // namespace wire
+
 class Transport {
  public:
   Transport(std::string endpoint, size_t max_queued);
   ~Transport();
   Transport(const Transport&) = delete;
   Transport& operator=(const Transport&) = delete;
+
+  // Called from Pump() for each verified Budget message.
+  void OnBudget(std::function<void(const wire::Budget&)> handler) { on_budget_ = std::move(handler); }
 
   // False (with the reason logged once) if the socket could not be set up;
   // then every message is counted as dropped.
@@ -48,6 +56,7 @@ class Transport {
   uint64_t sent() const { return sent_; }
   uint64_t received_invalid() const { return received_invalid_; }
   uint64_t received_ignored() const { return received_ignored_; }
+  uint64_t received_budgets() const { return received_budgets_; }
   size_t queued() const { return queue_.size(); }
 
  private:
@@ -58,10 +67,12 @@ class Transport {
   std::unique_ptr<zmq::context_t> context_;
   std::unique_ptr<zmq::socket_t> socket_;
   std::deque<Message> queue_;
+  std::function<void(const wire::Budget&)> on_budget_;
   uint64_t dropped_ = 0;
   uint64_t sent_ = 0;
   uint64_t received_invalid_ = 0;
   uint64_t received_ignored_ = 0;
+  uint64_t received_budgets_ = 0;
 };
 
 }  // namespace iashim

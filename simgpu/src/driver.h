@@ -46,6 +46,7 @@ struct Stream {
   int slot = -1;
   uint32_t generation = 0;
   unsigned flags = 0;
+  int priority = 0;  // as cuStreamCreateWithPriority set it; lower runs first (not modelled)
   // The graph this stream is capturing into, or null. Changed only under the
   // capture mutex (stream_capture.cc); atomic so launches can check it cheaply.
   std::atomic<Graph*> capture{nullptr};

@@ -82,6 +82,8 @@ const Variant kVariants[] = {
     {"cuStreamDestroy", 4000, FN(cuStreamDestroy_v2), nullptr},
     {"cuStreamSynchronize", 2000, FN(cuStreamSynchronize), FN(cuStreamSynchronize_ptsz)},
     {"cuStreamQuery", 2000, FN(cuStreamQuery), FN(cuStreamQuery_ptsz)},
+    {"cuStreamGetPriority", 5050, FN(cuStreamGetPriority), FN(cuStreamGetPriority_ptsz)},
+    {"cuCtxGetStreamPriorityRange", 5050, FN(cuCtxGetStreamPriorityRange), nullptr},
     {"cuStreamBeginCapture", 10000, FN(cuStreamBeginCapture), FN(cuStreamBeginCapture_ptsz)},
     {"cuStreamBeginCapture", 10010, FN(cuStreamBeginCapture_v2), FN(cuStreamBeginCapture_v2_ptsz)},
     {"cuStreamEndCapture", 10000, FN(cuStreamEndCapture), FN(cuStreamEndCapture_ptsz)},

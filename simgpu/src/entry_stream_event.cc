@@ -1,4 +1,6 @@
 // Entry points: streams and events.
+#include <algorithm>
+
 #include "device_slots.h"
 #include "driver.h"
 
@@ -116,8 +118,43 @@ SIMGPU_EXPORT CUresult cuStreamCreate(CUstream* ph, unsigned int flags) {
   return CUDA_SUCCESS;
 }
 
-SIMGPU_EXPORT CUresult cuStreamCreateWithPriority(CUstream* ph, unsigned int flags, int) {
-  return cuStreamCreate(ph, flags);
+// Priorities run from 0 (lowest) to -5 (highest), as on current GPUs. They are
+// kept and reported but do not change how the simulated device schedules.
+constexpr int kLeastStreamPriority = 0;
+constexpr int kGreatestStreamPriority = -5;
+
+SIMGPU_EXPORT CUresult cuStreamCreateWithPriority(CUstream* ph, unsigned int flags, int priority) {
+  const CUresult rc = cuStreamCreate(ph, flags);
+  if (rc != CUDA_SUCCESS) return rc;
+  // Out-of-range priorities are clamped, as the driver does.
+  simgpu::AsStream(*ph)->priority =
+      std::clamp(priority, kGreatestStreamPriority, kLeastStreamPriority);
+  return CUDA_SUCCESS;
+}
+
+SIMGPU_EXPORT CUresult cuCtxGetStreamPriorityRange(int* least, int* greatest) {
+  if (least != nullptr) *least = kLeastStreamPriority;
+  if (greatest != nullptr) *greatest = kGreatestStreamPriority;
+  return CUDA_SUCCESS;
+}
+
+namespace {
+CUresult StreamGetPriority(CUstream h, int* priority, bool per_thread) {
+  if (priority == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  CUresult rc;
+  Stream* s = simgpu::ResolveStream(h, per_thread, &rc);
+  if (s == nullptr) return rc;
+  *priority = s->priority;
+  return CUDA_SUCCESS;
+}
+}  // namespace
+
+SIMGPU_EXPORT CUresult cuStreamGetPriority(CUstream h, int* priority) {
+  return StreamGetPriority(h, priority, false);
+}
+
+SIMGPU_EXPORT CUresult cuStreamGetPriority_ptsz(CUstream h, int* priority) {
+  return StreamGetPriority(h, priority, true);
 }
 
 SIMGPU_EXPORT CUresult cuStreamDestroy_v2(CUstream h) {

@@ -21,6 +21,7 @@ TEST(OptionsTest, Defaults) {
   EXPECT_EQ(o->device, 0);
   EXPECT_FALSE(o->per_thread_stream);
   EXPECT_EQ(o->sync, SyncMode::kContext);
+  EXPECT_FALSE(o->host_gap_us.has_value());
   EXPECT_FALSE(o->quiet);
   EXPECT_EQ(o->library, "libcuda.so.1");
 }
@@ -41,6 +42,20 @@ TEST(OptionsTest, AllOptionsBothSpellings) {
   o = Parse({"--model", "x", "--iterations", "7"});
   ASSERT_TRUE(o.ok());
   EXPECT_EQ(*o->iterations, 7);
+
+  o = Parse({"--model", "x", "--sync=kernel", "--host-gap-us", "0"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->sync, SyncMode::kKernel);
+  EXPECT_DOUBLE_EQ(*o->host_gap_us, 0.0);
+  o = Parse({"--model", "x", "--host-gap-us=1500.5"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_DOUBLE_EQ(*o->host_gap_us, 1500.5);
+}
+
+TEST(OptionsTest, UsageDocumentsSyncKernelAndHostGap) {
+  const std::string usage = UsageText();
+  EXPECT_NE(usage.find("--sync ctx|stream|kernel"), std::string::npos);
+  EXPECT_NE(usage.find("--host-gap-us X"), std::string::npos);
 }
 
 TEST(OptionsTest, ListAndHelpNeedNoModel) {
@@ -79,6 +94,11 @@ INSTANTIATE_TEST_SUITE_P(
                     BadArgs{{"--model", "m", "--device", "-1"}, "'-1' for --device"},
                     BadArgs{{"--model", "m", "--device", "x"}, "'x' for --device"},
                     BadArgs{{"--model", "m", "--sync", "event"}, "'event' for --sync"},
+                    BadArgs{{"--model", "m", "--host-gap-us", "-1"}, "'-1' for --host-gap-us"},
+                    BadArgs{{"--model", "m", "--host-gap-us", "1e8"}, "'1e8' for --host-gap-us"},
+                    BadArgs{{"--model", "m", "--host-gap-us", "nan"}, "'nan' for --host-gap-us"},
+                    BadArgs{{"--model", "m", "--host-gap-us="}, "'' for --host-gap-us"},
+                    BadArgs{{"--model", "m", "--host-gap-us"}, "--host-gap-us needs a value"},
                     BadArgs{{"--model", "m", "--models-dir", "/nonexistent/dir"},
                             "'/nonexistent/dir' for --models-dir"},
                     BadArgs{{"--model", ""}, "'' for --model"},

@@ -31,6 +31,13 @@ struct iashim_stats {
   uint64_t telemetry_dropped;  /* messages dropped (coordinator absent or slow) */
   uint32_t sample_every;       /* current 1-in-N sampling (0 = not sampling) */
   int32_t active;              /* 1 if the shim observes, 0 if pass-through */
+  /* The budget in force and what the launch gate did. */
+  double budget_share;         /* fraction of GPU time, 1 = unthrottled */
+  uint32_t budget_max_inflight;/* 0 = no cap */
+  int32_t budget_priority;     /* 0 guaranteed, 1 opportunistic */
+  uint64_t budget_seq;         /* the coordinator's sequence number, 0 = from the environment */
+  uint64_t held_launches;      /* launches the gate held back */
+  uint64_t held_ns;            /* their total time held */
 };
 
 /* Drains every thread's buffered launch records, then fills `out` (`size` is

@@ -42,6 +42,9 @@ void ExpectSameConfig(const Config& a, const Config& b) {
   EXPECT_EQ(a.queue_batches, b.queue_batches);
   EXPECT_EQ(a.log_level, b.log_level);
   EXPECT_EQ(a.real_libcuda, b.real_libcuda);
+  EXPECT_EQ(a.share, b.share);
+  EXPECT_EQ(a.max_inflight, b.max_inflight);
+  EXPECT_EQ(a.priority, b.priority);
 }
 
 TEST(ParseConfig, EmptyEnvironmentGivesDefaults) {
@@ -73,6 +76,9 @@ TEST(ParseConfig, EveryVariableValid) {
                              {"IASHIM_QUEUE_BATCHES", "1000"},
                              {"IASHIM_LOG", "debug"},
                              {"IASHIM_REAL_LIBCUDA", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"},
+                             {"IASHIM_SHARE", "0.25"},
+                             {"IASHIM_MAX_INFLIGHT", "8"},
+                             {"IASHIM_PRIORITY", "Opportunistic"},
                          }),
                          &errors);
   EXPECT_TRUE(errors.empty()) << errors.front();
@@ -86,6 +92,9 @@ TEST(ParseConfig, EveryVariableValid) {
   EXPECT_EQ(c.queue_batches, 1000u);
   EXPECT_EQ(c.log_level, LogLevel::kDebug);
   EXPECT_EQ(c.real_libcuda, "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+  EXPECT_EQ(c.share, 0.25);
+  EXPECT_EQ(c.max_inflight, 8u);
+  EXPECT_EQ(c.priority, Priority::kOpportunistic);
 }
 
 TEST(ParseConfig, DisableAcceptsBooleanSpellings) {
@@ -240,6 +249,14 @@ std::vector<BadValue> BadValues() {
       {"IASHIM_LOG", "verbose"},
       {"IASHIM_LOG", "2"},
       {"IASHIM_REAL_LIBCUDA", std::string(4001, 'l')},
+      {"IASHIM_SHARE", "0"},
+      {"IASHIM_SHARE", "1.5"},
+      {"IASHIM_SHARE", "50%"},
+      {"IASHIM_SHARE", "nan"},
+      {"IASHIM_SHARE", "0.0001"},
+      {"IASHIM_MAX_INFLIGHT", "-1"},
+      {"IASHIM_MAX_INFLIGHT", "65537"},
+      {"IASHIM_PRIORITY", "high"},
   };
 }
 
