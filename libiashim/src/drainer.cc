@@ -165,6 +165,15 @@ DrainerTotals Drainer::totals(bool drain_first) {
   return t;
 }
 
+void Drainer::ForgetCudaObjects() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (window_ == nullptr) return;
+  if (running_) Pass(false);
+  PollSamples(MonotonicNs(), /*final_pass=*/true);  // the context is still alive here
+  for (ThreadBuffer* b = ThreadBuffer::Head(); b != nullptr; b = b->next()) b->ForgetIdleEventPairs();
+  current_ctx_ = nullptr;
+}
+
 void Drainer::Pass(bool final_pass) {
   clock_->Refresh();
   for (ThreadBuffer* b = ThreadBuffer::Head(); b != nullptr; b = b->next()) {

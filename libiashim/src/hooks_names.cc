@@ -48,6 +48,17 @@ IASHIM_EXPORT CUresult cuKernelGetFunction(CUfunction* f, CUkernel kernel) {
   return rc;
 }
 
+// Kernels launched but not yet named must be named while their module lives.
+IASHIM_EXPORT CUresult cuModuleUnload(CUmodule module) {
+  if (iashim::Runtime* rt = ActiveRuntime()) rt->DrainNow();
+  return Forward(IASHIM_REAL(cuModuleUnload), module);
+}
+
+IASHIM_EXPORT CUresult cuLibraryUnload(CUlibrary library) {
+  if (iashim::Runtime* rt = ActiveRuntime()) rt->DrainNow();
+  return Forward(IASHIM_REAL(cuLibraryUnload), library);
+}
+
 IASHIM_EXPORT CUresult cuFuncGetName(const char** name, CUfunction f) {
   const CUresult rc = Forward(IASHIM_REAL(cuFuncGetName), name, f);
   if (rc == CUDA_SUCCESS && name != nullptr) Name(f, *name);

@@ -130,6 +130,12 @@ void LaunchGate::ApplyLocked(const Budget& budget, uint64_t now_ns) {
   throttled_.store(!budget.unthrottled(), std::memory_order_relaxed);
 }
 
+void LaunchGate::ForgetCudaObjects() {
+  std::lock_guard<std::mutex> lock(mu_);
+  inflight_.clear();
+  free_events_.clear();
+}
+
 Budget LaunchGate::budget() const {
   std::lock_guard<std::mutex> lock(mu_);
   return budget_;

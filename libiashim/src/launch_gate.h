@@ -52,6 +52,8 @@ class LaunchGate {
   // An expired budget means unthrottled.
   void ExpireIfDue(uint64_t now_ns);
   Budget budget() const;
+  // Forgets the in-flight markers' events (their context may be going).
+  void ForgetCudaObjects();
 
   uint64_t held_launches() const { return held_.load(std::memory_order_relaxed); }
   uint64_t held_ns() const { return held_ns_.load(std::memory_order_relaxed); }

@@ -91,6 +91,15 @@ void Runtime::StartDrainer() {
   drainer_->Start();
 }
 
+void Runtime::ForgetCudaObjects() {
+  if (drainer_ != nullptr) drainer_->ForgetCudaObjects();
+  gate_.ForgetCudaObjects();
+}
+
+void Runtime::DrainNow() {
+  if (drainer_ != nullptr) drainer_->totals(/*drain_first=*/true);
+}
+
 void Runtime::Shutdown() {
   if (drainer_ != nullptr) drainer_->Stop();
   if (LogEnabled(LogLevel::kInfo)) LogSummary();

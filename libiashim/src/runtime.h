@@ -51,6 +51,12 @@ class Runtime {
 
   Drainer* drainer() { return drainer_; }
 
+  // Before a context may be destroyed: finish or drop every sample and
+  // in-flight marker (CUDA events) the shim holds (runtime.cc).
+  void ForgetCudaObjects();
+  // Drains every thread's records now (before a module goes: names first).
+  void DrainNow();
+
   // Life cycle (runtime.cc).
   void StartDrainer();
   void Shutdown();

@@ -97,6 +97,14 @@ bool ThreadBuffer::HasPairsInFlight() const {
   return false;
 }
 
+void ThreadBuffer::ForgetIdleEventPairs() {
+  for (EventPair& p : pairs_) {
+    if (p.in_flight.load(std::memory_order_acquire)) continue;
+    p.ctx = nullptr;
+    p.start = p.end = nullptr;
+  }
+}
+
 void ThreadBuffer::ResetAfterFork() {
   for (ThreadBuffer* b = Head(); b != nullptr; b = b->next_) {
     b->tail_.store(b->head_.load(std::memory_order_relaxed), std::memory_order_relaxed);

@@ -61,25 +61,43 @@ class ShimProcessTest : public ::testing::Test {
     std::system(("rm -rf " + dir_).c_str());
   }
 
-  // Runs iashim-fakejob with `env` (KEY=VALUE ...) and the shim preloaded
+  // A running iashim-fakejob; Finish() waits for it.
+  struct Job {
+    FILE* pipe = nullptr;
+    std::string err_path;
+  };
+
+  // Starts iashim-fakejob with `env` (KEY=VALUE ...) and the shim preloaded
   // unless `preload` is false.
-  JobResult Run(const std::string& env, const std::string& args, bool preload = true) {
-    const std::string err_path = dir_ + "/stderr";
+  Job Start(const std::string& env, const std::string& args, bool preload = true) {
+    static int job_index = 0;
+    Job job;
+    job.err_path = dir_ + "/stderr-" + std::to_string(job_index++);
     std::string cmd = "env SIMGPU_NAMESPACE=" + ns_ + " LD_LIBRARY_PATH=" + SIMGPU_DIR + " ";
     if (preload) cmd += std::string("LD_PRELOAD=") + SHIM_PATH + " ";
-    cmd += env + " " + FAKEJOB_PATH + " --quiet " + args + " 2>" + err_path;
+    cmd += env + " " + FAKEJOB_PATH + " --quiet " + args + " 2>" + job.err_path;
+    job.pipe = popen(cmd.c_str(), "r");
+    return job;
+  }
+
+  JobResult Finish(Job& job) {
     JobResult r;
-    FILE* pipe = popen(cmd.c_str(), "r");
-    if (pipe == nullptr) return r;
+    if (job.pipe == nullptr) return r;
     char buf[4096];
-    while (fgets(buf, sizeof buf, pipe) != nullptr) r.out += buf;
-    const int status = pclose(pipe);
+    while (fgets(buf, sizeof buf, job.pipe) != nullptr) r.out += buf;
+    const int status = pclose(job.pipe);
+    job.pipe = nullptr;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream in(err_path);
+    std::ifstream in(job.err_path);
     std::stringstream ss;
     ss << in.rdbuf();
     r.err = ss.str();
     return r;
+  }
+
+  JobResult Run(const std::string& env, const std::string& args, bool preload = true) {
+    Job job = Start(env, args, preload);
+    return Finish(job);
   }
 
   std::string ns_;
@@ -271,6 +289,22 @@ TEST_F(ShimProcessTest, QuotaStopsAnOversizedJobWithOutOfMemory) {
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;  // fakejob's exit code for OOM
   EXPECT_NE(r.err.find("refused"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("IASHIM_MEM_LIMIT"), std::string::npos) << r.err;
+}
+
+// Two GPU-bound copies of one model with shares 0.2 and 0.6 share the GPU in
+// that order and roughly that ratio (their GPU time is proportional to their
+// throughput, being the same model).
+TEST_F(ShimProcessTest, SharesSplitTheGpuBetweenTwoJobs) {
+  const std::string args = "--model resnet18 --seconds 4 --host-gap-us 0";
+  Job small = Start("IASHIM_SHARE=0.2", args);
+  Job large = Start("IASHIM_SHARE=0.6", args);
+  const JobResult a = Finish(small);
+  const JobResult b = Finish(large);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const double ratio = a.Field("iters_per_s") / b.Field("iters_per_s");
+  EXPECT_GT(ratio, 0.2) << a.out << b.out;
+  EXPECT_LT(ratio, 0.5) << a.out << b.out;
 }
 
 TEST_F(ShimProcessTest, DisabledShimWritesNothing) {
