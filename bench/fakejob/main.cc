@@ -83,6 +83,7 @@ int Run(int argc, char** argv) {
   if (!path.ok()) return Fail(absl::InvalidArgumentError(path.status().message()));
   absl::StatusOr<ModelProfile> profile = LoadModelProfile(*path);
   if (!profile.ok()) return Fail(absl::InternalError(profile.status().message()));
+  if (opt->host_gap_us) profile->host_gap_us = *opt->host_gap_us;
   const ModuleImage image = BuildModuleImage(*profile);
 
   absl::StatusOr<DriverApi> api = LoadDriverApi(opt->library, opt->per_thread_stream);

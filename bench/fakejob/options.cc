@@ -42,8 +42,12 @@ std::string UsageText() {
       "  --per-thread-stream   resolve entry points with\n"
       "                        CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM and\n"
       "                        launch stream 0 work on the per-thread null stream\n"
-      "  --sync ctx|stream     iteration end: cuCtxSynchronize (default) or\n"
-      "                        cuStreamSynchronize on each stream\n"
+      "  --sync ctx|stream|kernel\n"
+      "                        iteration end: cuCtxSynchronize (default) or\n"
+      "                        cuStreamSynchronize on each stream; 'kernel' also\n"
+      "                        synchronises the kernel's stream after every launch\n"
+      "  --host-gap-us X       host time per iteration in us, replacing the\n"
+      "                        profile's (0: the job keeps the GPU busy)\n"
       "  --quiet               print only the summary line\n"
       "  --models-dir DIR      where <name>.model files live (else\n"
       "                        $IASHIM_MODELS_DIR, else bench/data/models)\n"
@@ -83,7 +87,7 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
     }
     const bool takes_value = arg == "--model" || arg == "--seconds" || arg == "--iterations" ||
                              arg == "--device" || arg == "--sync" || arg == "--models-dir" ||
-                             arg == "--driver";
+                             arg == "--driver" || arg == "--host-gap-us";
     if (!takes_value) {
       if (absl::StartsWith(arg, "-")) {
         return absl::InvalidArgumentError(
@@ -127,9 +131,17 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
         opt.sync = SyncMode::kContext;
       } else if (value == "stream") {
         opt.sync = SyncMode::kStreams;
+      } else if (value == "kernel") {
+        opt.sync = SyncMode::kKernel;
       } else {
-        return BadValue(arg, value, "must be 'ctx' or 'stream'");
+        return BadValue(arg, value, "must be 'ctx', 'stream' or 'kernel'");
       }
+    } else if (arg == "--host-gap-us") {
+      std::optional<double> us = ParseFiniteDouble(value);
+      if (!us || *us < 0 || *us > kMaxHostGapUs) {
+        return BadValue(arg, value, "must be microseconds in [0, 1e7]");
+      }
+      opt.host_gap_us = *us;
     } else if (arg == "--models-dir") {
       if (!IsDir(value)) return BadValue(arg, value, "not a directory");
       opt.models_dir = value;

@@ -13,6 +13,7 @@
 namespace iashim::fakejob {
 
 inline constexpr double kDefaultSeconds = 10.0;
+inline constexpr double kMaxHostGapUs = 1e7;  // 10 s: longer is a typo
 
 struct Options {
   std::string model;              // name, or a path to a .model file
@@ -21,6 +22,7 @@ struct Options {
   int device = 0;
   bool per_thread_stream = false;
   SyncMode sync = SyncMode::kContext;
+  std::optional<double> host_gap_us;  // replaces the profile's host gap
   bool quiet = false;
   bool list_models = false;
   bool help = false;

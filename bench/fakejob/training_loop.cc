@@ -117,6 +117,11 @@ absl::StatusOr<double> TrainingLoop::RunIteration() {
     CUresult r = api_.cuLaunchKernel(functions_[image_.launch_function[i]], k.grid_blocks, 1, 1,
                                      kBlockThreads, 1, 1, 0, streams_[k.stream], nullptr, nullptr);
     if (r != CUDA_SUCCESS) return Check(r, "cuLaunchKernel");
+    if (config_.sync == SyncMode::kKernel) {
+      if (s = Check(api_.cuStreamSynchronize(streams_[k.stream]), "cuStreamSynchronize"); !s.ok()) {
+        return s;
+      }
+    }
   }
   if (s = Check(api_.cuEventRecord(stop_, streams_[0]), "cuEventRecord"); !s.ok()) {
     return s;

@@ -19,6 +19,10 @@ namespace iashim::fakejob {
 enum class SyncMode {
   kContext,  // one cuCtxSynchronize per iteration (cudaDeviceSynchronize)
   kStreams,  // cuStreamSynchronize on each stream (loss.item() style)
+  // cuStreamSynchronize on the kernel's stream after every launch, then as
+  // kStreams: the job never has more than one kernel queued, the pathological
+  // case for a throttle that only paces the launch rate.
+  kKernel,
 };
 
 struct LoopConfig {

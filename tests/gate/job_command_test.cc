@@ -43,9 +43,12 @@ TEST(JobCommandTest, ArgvRunsTheProfileQuietlyUntilStopped) {
 }
 
 TEST(JobCommandTest, EnvReplacesWhatWouldChangeTheMeasurement) {
-  const std::vector<std::string> inherited = {
-      "PATH=/usr/bin",          "LD_PRELOAD=/evil.so",   "LD_LIBRARY_PATH=/x",
-      "SIMGPU_DEVICES=2xA:1GiB:1", "IASHIM_COORDINATOR=tcp://h:1", "CUDA_VISIBLE_DEVICES=1"};
+  const std::vector<std::string> inherited = {"PATH=/usr/bin",
+                                              "LD_PRELOAD=/evil.so",
+                                              "LD_LIBRARY_PATH=/x",
+                                              "SIMGPU_DEVICES=2xA:1GiB:1",
+                                              "IASHIM_COORDINATOR=tcp://h:1",
+                                              "CUDA_VISIBLE_DEVICES=1"};
   JobSpec spec = Spec();
   spec.share = 0.3;
   spec.priority = "opportunistic";

@@ -1,0 +1,38 @@
+// What every mode of iashim-gate-bench needs: the build's paths, the timing,
+// the resolved model profiles and the environment the jobs inherit, plus one
+// helper that runs a step and reports progress on stderr.
+#ifndef IASHIM_BENCH_GATE_BENCH_CONTEXT_H_
+#define IASHIM_BENCH_GATE_BENCH_CONTEXT_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "job_command.h"
+#include "job_runner.h"
+
+namespace iashim::gatebench {
+
+struct ModelInfo {
+  std::string profile;          // path of its .model file
+  double kernels_per_iter = 1;  // launches in one iteration
+};
+
+struct BenchContext {
+  Paths paths;
+  Timing timing;
+  std::map<std::string, ModelInfo> models;  // every model the options name
+  std::vector<std::string> inherited_env;
+
+  // A job of `model` (which must be in `models`), with the shim and no budget.
+  JobSpec Job(const std::string& model) const;
+};
+
+// Runs `specs` (RunJobs) after one progress line on stderr ("label ... 6.8 s").
+absl::StatusOr<RunResult> RunStep(const BenchContext& ctx, const std::string& label,
+                                  const std::vector<JobSpec>& specs);
+
+}  // namespace iashim::gatebench
+
+#endif  // IASHIM_BENCH_GATE_BENCH_CONTEXT_H_
