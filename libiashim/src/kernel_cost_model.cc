@@ -25,9 +25,9 @@ void KernelCostModel::AddSample(uint32_t kernel, uint64_t gpu_ns) {
     next = gpu_ns;  // the first sample is the best guess there is
   } else {
     const uint64_t sample = std::min(gpu_ns, old * kMaxStepUp);
-    // old + (sample - old) / 8, in unsigned arithmetic either way round.
-    next =
-        sample >= old ? old + ((sample - old) >> kEwmaShift) : old - ((old - sample) >> kEwmaShift);
+    // Down fast, up slowly: the estimate tracks the kernel's uncontended
+    // time, in unsigned arithmetic either way round.
+    next = sample >= old ? old + ((sample - old) >> kUpShift) : old - ((old - sample) >> kDownShift);
   }
   slot.store(std::max<uint64_t>(1, next), std::memory_order_relaxed);
 }

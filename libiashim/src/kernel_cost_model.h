@@ -3,12 +3,13 @@
 // a launch before it runs.
 //
 // Per kernel id (KernelRegistry's dense ids) an exponentially weighted moving
-// average with weight kEwmaWeight = 1/8 on the new sample (as TCP's smoothed
-// RTT): it follows a real change within a few tens of samples and keeps one
-// sample's noise to an eighth. A sample above kMaxStepUp times the estimate
-// counts as kMaxStepUp times it: event timings are inflated when our kernel
-// queues behind another process's, so a lone spike moves the estimate by at
-// most 3/8, while a lasting increase is still reached (x1.375 per sample).
+// average that falls fast (weight 1/2 on a shorter sample) and rises slowly
+// (1/32 on a longer one), so it tracks the kernel's uncontended GPU time: a
+// kernel sharing the GPU with another process's runs longer by a factor both
+// suffer alike, so charging uncontended time keeps every process's take in
+// proportion to its share. A sample above kMaxStepUp times the estimate counts
+// as kMaxStepUp times it. A lasting change upwards is still followed (it
+// takes tens of samples).
 //
 // A kernel not yet sampled costs the prior: the mean of every sample seen so
 // far (all kernels), or kDefaultEstimateNs before the first sample.
@@ -32,7 +33,8 @@ class KernelCostModel {
   // are folded into 0.
   static constexpr uint32_t kMaxKernels = KernelRegistry::kMaxKernels;
   static constexpr uint64_t kDefaultEstimateNs = 20'000;  // 20 us: a typical small kernel
-  static constexpr uint32_t kEwmaShift = 3;               // weight 1/2^3 = 1/8
+  static constexpr uint32_t kDownShift = 1;  // weight 1/2 on a shorter sample
+  static constexpr uint32_t kUpShift = 5;    // weight 1/32 on a longer one
   static constexpr uint64_t kMaxStepUp = 4;
   // Longer samples are taken as this long (a kernel that long is a hang or a
   // debugger, not a cost), which also keeps the arithmetic far from overflow.

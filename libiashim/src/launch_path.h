@@ -111,11 +111,12 @@ inline CUresult InterceptLaunch(Runtime* rt, RecordKind kind, CallApi api, const
   if (__builtin_expect(gated, 0)) HoldForBudget(rt, kernel, stream, per_thread);
   CUresult rc;
   uint8_t slot = kNotSampled;
+  // 1 launch in N is timed; a throttled process also times every launch of a
+  // kernel it has no cost for yet, so the gate stops guessing quickly.
   const uint32_t every = rt->sample_every();
-  if (!(every != 0 && tb->TakeSampleTurn(every) &&
-        SampledCall(tb, stream, per_thread, call, &rc, &slot))) {
-    rc = call();
-  }
+  const bool sample = every != 0 && (tb->TakeSampleTurn(every) ||
+                                     (gated && !rt->costs().Sampled(kernel)));
+  if (!(sample && SampledCall(tb, stream, per_thread, call, &rc, &slot))) rc = call();
   if (rc == CUDA_SUCCESS) {
     Record(tb, kind, api, per_thread, kernel, shape, stream, slot);
     if (gated) rt->gate().Submitted(stream, per_thread);

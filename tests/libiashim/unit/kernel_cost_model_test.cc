@@ -45,45 +45,47 @@ TEST(KernelCostModel, PriorIsTheMeanOfAllSamples) {
   EXPECT_EQ(m.EstimateNs(3), 300 * kUs);
 }
 
-// Weight 1/8 on the new sample.
-TEST(KernelCostModel, EwmaStep) {
+// Weight 1/32 on a longer sample, 1/2 on a shorter one.
+TEST(KernelCostModel, EwmaSteps) {
   KernelCostModel m;
   m.AddSample(5, 800 * kUs);
   m.AddSample(5, 1'600 * kUs);  // within the 4x step limit
-  EXPECT_EQ(m.EstimateNs(5), 900 * kUs);
-  m.AddSample(5, 100 * kUs);
-  EXPECT_EQ(m.EstimateNs(5), 800 * kUs);  // 900 - 800/8
+  EXPECT_EQ(m.EstimateNs(5), 825 * kUs);  // 800 + 800/32
+  m.AddSample(5, 25 * kUs);
+  EXPECT_EQ(m.EstimateNs(5), 425 * kUs);  // 825 - 800/2
 }
 
-TEST(KernelCostModel, ConvergesToANewDuration) {
+TEST(KernelCostModel, FollowsAFasterKernelQuicklyAndASlowerOneEventually) {
   KernelCostModel m;
   m.AddSample(9, 50 * kUs);
-  // Faster: within 1% after 60 samples (40 us * (7/8)^60 ~ 12 ns).
-  for (int i = 0; i < 60; ++i) m.AddSample(9, 10 * kUs);
+  // Faster: within 1% after 20 samples.
+  for (int i = 0; i < 20; ++i) m.AddSample(9, 10 * kUs);
   EXPECT_NEAR(double(m.EstimateNs(9)), 10.0 * kUs, 0.01 * 10 * kUs);
-  // Slower by 10x: the step limit slows the climb but does not stop it.
-  for (int i = 0; i < 60; ++i) m.AddSample(9, 100 * kUs);
+  // Slower by 10x for good: reached, more slowly (within 1% after 300).
+  for (int i = 0; i < 300; ++i) m.AddSample(9, 100 * kUs);
   EXPECT_NEAR(double(m.EstimateNs(9)), 100.0 * kUs, 0.01 * 100 * kUs);
 }
 
-TEST(KernelCostModel, ConvergesUnderNoise) {
+// Under contention a kernel's samples spread upwards from its uncontended
+// time; the estimate stays near the low end, not the mean.
+TEST(KernelCostModel, TracksTheUncontendedTimeUnderNoise) {
   KernelCostModel m;
-  // +-20% around 400 us, repeating; the average is 400 us.
+  // 320..480 us, repeating: the shortest is 320, the mean 400.
   const uint64_t pattern[] = {320 * kUs, 480 * kUs, 400 * kUs, 360 * kUs, 440 * kUs};
   for (int i = 0; i < 500; ++i) m.AddSample(11, pattern[i % 5]);
-  EXPECT_NEAR(double(m.EstimateNs(11)), 400.0 * kUs, 0.1 * 400 * kUs);
+  EXPECT_GE(m.EstimateNs(11), 320 * kUs);
+  EXPECT_LT(m.EstimateNs(11), 380 * kUs);
 }
 
-// A lone spike (a kernel queued behind another process's) moves the estimate
-// by at most 3/8, and it decays back.
+// A lone spike (a kernel queued behind another process's) barely moves the
+// estimate, and it decays back.
 TEST(KernelCostModel, OutlierIsDamped) {
   KernelCostModel m;
   for (int i = 0; i < 10; ++i) m.AddSample(4, 100 * kUs);
-  m.AddSample(4, 100'000 * kUs);         // 1000x
-  EXPECT_EQ(m.EstimateNs(4), 137'500u);  // 100 + (400 - 100) / 8 us
-  for (int i = 0; i < 40; ++i) m.AddSample(4, 100 * kUs);
+  m.AddSample(4, 100'000 * kUs);         // 1000x, counted as 4x
+  EXPECT_EQ(m.EstimateNs(4), 109'375u);  // 100 + (400 - 100) / 32 us
+  for (int i = 0; i < 10; ++i) m.AddSample(4, 100 * kUs);
   EXPECT_NEAR(double(m.EstimateNs(4)), 100.0 * kUs, 0.01 * 100 * kUs);
-  // An undamped mean would have moved by 1000x / 11.
 }
 
 TEST(KernelCostModel, KernelsAreIndependent) {
