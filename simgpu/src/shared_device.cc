@@ -206,7 +206,7 @@ int64_t SharedDevice::Lock::AdvanceToNow() {
 }
 
 void SharedDevice::WaitForCompletion(int stream, uint32_t generation, uint64_t seq) {
-  thread_local PendingWork work;
+  PendingWork work;  // not thread_local: waits may happen in exit handlers
   for (;;) {
     int64_t now;
     {

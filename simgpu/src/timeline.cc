@@ -35,9 +35,11 @@ struct QueueCursor {
 template <typename Sink>
 double RunQueues(std::vector<QueueCursor>& queues, double t0, double t_end,
                  const InterferenceParams& params, Sink& sink) {
-  thread_local std::vector<RunningItem> items;
-  thread_local std::vector<double> rates;
-  thread_local std::vector<size_t> owner;
+  // Plain locals, not thread_local: this also runs from an exit handler
+  // (SharedDevice::ReleaseSelf), after thread-local objects are destroyed.
+  std::vector<RunningItem> items;
+  std::vector<double> rates;
+  std::vector<size_t> owner;
   auto complete_finished = [&](double now) {
     for (size_t q = 0; q < queues.size(); ++q) {
       QueueCursor& c = queues[q];
