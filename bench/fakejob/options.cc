@@ -5,9 +5,9 @@
 #include <system_error>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cli_args.h"
 #include "number_parse.h"
 
 namespace iashim::fakejob {
@@ -63,49 +63,24 @@ std::string UsageText() {
 
 absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   Options opt;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    std::optional<std::string> inline_value;
-    if (absl::StartsWith(arg, "--")) {
-      if (size_t eq = arg.find('='); eq != std::string::npos) {
-        inline_value = arg.substr(eq + 1);
-        arg = arg.substr(0, eq);
-      }
-    }
-    // Flags without a value.
-    if (arg == "--per-thread-stream" || arg == "--quiet" || arg == "--list-models" ||
-        arg == "--help" || arg == "-h") {
-      if (inline_value) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(arg, " takes no value (got '", *inline_value, "')"));
-      }
-      if (arg == "--per-thread-stream") opt.per_thread_stream = true;
-      if (arg == "--quiet") opt.quiet = true;
-      if (arg == "--list-models") opt.list_models = true;
-      if (arg == "--help" || arg == "-h") opt.help = true;
-      continue;
-    }
-    const bool takes_value = arg == "--model" || arg == "--seconds" || arg == "--iterations" ||
-                             arg == "--device" || arg == "--sync" || arg == "--models-dir" ||
-                             arg == "--driver" || arg == "--host-gap-us";
-    if (!takes_value) {
-      if (absl::StartsWith(arg, "-")) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("unknown option '", args[i], "' (see --help)"));
-      }
-      return absl::InvalidArgumentError(
-          absl::StrCat("unexpected argument '", arg, "' (see --help)"));
-    }
-    std::string value;
-    if (inline_value) {
-      value = *inline_value;
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(arg, " needs a value"));
-    }
-
-    if (arg == "--model") {
+  CliArgs cli(args, {"--per-thread-stream", "--quiet", "--list-models", "--help", "-h"},
+              {"--model", "--seconds", "--iterations", "--device", "--sync", "--models-dir",
+               "--driver", "--host-gap-us"});
+  for (;;) {
+    absl::StatusOr<std::optional<CliArg>> next = cli.Next();
+    if (!next.ok()) return next.status();
+    if (!next->has_value()) break;
+    const std::string& arg = (*next)->name;
+    const std::string& value = (*next)->value;
+    if (arg == "--per-thread-stream") {
+      opt.per_thread_stream = true;
+    } else if (arg == "--quiet") {
+      opt.quiet = true;
+    } else if (arg == "--list-models") {
+      opt.list_models = true;
+    } else if (arg == "--help" || arg == "-h") {
+      opt.help = true;
+    } else if (arg == "--model") {
       if (value.empty()) return BadValue(arg, value, "empty");
       opt.model = value;
     } else if (arg == "--seconds") {

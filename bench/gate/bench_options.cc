@@ -3,9 +3,9 @@
 #include <optional>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "cli_args.h"
 #include "number_parse.h"
 
 namespace iashim::gatebench {
@@ -87,42 +87,19 @@ absl::StatusOr<std::vector<ModelPair>> ParseModelPairs(const std::string& value)
 absl::StatusOr<BenchOptions> ParseBenchOptions(const std::vector<std::string>& args) {
   BenchOptions opt;
   std::optional<double> warmup_s, window_s;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    std::optional<std::string> inline_value;
-    if (absl::StartsWith(arg, "--")) {
-      if (size_t eq = arg.find('='); eq != std::string::npos) {
-        inline_value = arg.substr(eq + 1);
-        arg = arg.substr(0, eq);
-      }
-    }
-    if (arg == "--quick" || arg == "--help" || arg == "-h") {
-      if (inline_value) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(arg, " takes no value (got '", *inline_value, "')"));
-      }
-      if (arg == "--quick") opt.quick = true;
-      if (arg == "--help" || arg == "-h") opt.help = true;
-      continue;
-    }
-    if (arg != "--mode" && arg != "--warmup-s" && arg != "--window-s" && arg != "--models") {
-      if (absl::StartsWith(arg, "-")) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("unknown option '", args[i], "' (see --help)"));
-      }
-      return absl::InvalidArgumentError(
-          absl::StrCat("unexpected argument '", arg, "' (see --help)"));
-    }
-    std::string value;
-    if (inline_value) {
-      value = *inline_value;
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(arg, " needs a value"));
-    }
-
-    if (arg == "--mode") {
+  fakejob::CliArgs cli(args, {"--quick", "--help", "-h"},
+                       {"--mode", "--warmup-s", "--window-s", "--models"});
+  for (;;) {
+    absl::StatusOr<std::optional<fakejob::CliArg>> next = cli.Next();
+    if (!next.ok()) return next.status();
+    if (!next->has_value()) break;
+    const std::string& arg = (*next)->name;
+    const std::string& value = (*next)->value;
+    if (arg == "--quick") {
+      opt.quick = true;
+    } else if (arg == "--help" || arg == "-h") {
+      opt.help = true;
+    } else if (arg == "--mode") {
       if (value == "split") {
         opt.mode = Mode::kSplit;
       } else if (value == "protect") {
