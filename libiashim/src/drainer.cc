@@ -170,7 +170,7 @@ void Drainer::ForgetCudaObjects() {
   if (window_ == nullptr) return;
   if (running_) Pass(false);
   PollSamples(MonotonicNs(), /*final_pass=*/true);  // the context is still alive here
-  for (ThreadBuffer* b = ThreadBuffer::Head(); b != nullptr; b = b->next()) b->ForgetIdleEventPairs();
+  for (ThreadBuffer* b = ThreadBuffer::Head(); b != nullptr; b = b->next()) b->DestroyIdleEventPairs();
   current_ctx_ = nullptr;
 }
 

@@ -57,8 +57,8 @@ class Drainer {
 
   // Totals so far; with `drain_first`, after draining every buffer now.
   DrainerTotals totals(bool drain_first = false);
-  // Collects what samples it can now, drops the rest, and forgets every idle
-  // event pair: their context may be about to go.
+  // Collects what samples it can now, drops the rest, and destroys every
+  // idle event pair while their context still exists: it may be about to go.
   void ForgetCudaObjects();
 
  private:

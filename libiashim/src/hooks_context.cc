@@ -1,7 +1,7 @@
 // Hooks: calls that may destroy a context. A context takes its events with
 // it, so before one goes the shim finishes or drops every pending GPU-time
-// sample and in-flight marker it holds in any context (it cannot tell which
-// release is the last), and makes new events afterwards as needed.
+// sample and destroys every event it holds, in any context (it cannot tell
+// which release is the last), and makes new events afterwards as needed.
 #include "cuda_api.h"
 #include "forward.h"
 #include "real_driver.h"

@@ -132,6 +132,10 @@ void LaunchGate::ApplyLocked(const Budget& budget, uint64_t now_ns) {
 
 void LaunchGate::ForgetCudaObjects() {
   std::lock_guard<std::mutex> lock(mu_);
+  if (auto destroy = IASHIM_REAL(cuEventDestroy_v2)) {
+    for (const Inflight& i : inflight_) destroy(i.event);
+    for (const Inflight& i : free_events_) destroy(i.event);
+  }
   inflight_.clear();
   free_events_.clear();
 }

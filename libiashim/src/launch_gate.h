@@ -52,7 +52,8 @@ class LaunchGate {
   // An expired budget means unthrottled.
   void ExpireIfDue(uint64_t now_ns);
   Budget budget() const;
-  // Forgets the in-flight markers' events (their context may be going).
+  // Destroys the in-flight markers' events while their context still exists
+  // (it may be about to go); the window starts empty again.
   void ForgetCudaObjects();
 
   uint64_t held_launches() const { return held_.load(std::memory_order_relaxed); }

@@ -97,9 +97,14 @@ bool ThreadBuffer::HasPairsInFlight() const {
   return false;
 }
 
-void ThreadBuffer::ForgetIdleEventPairs() {
+void ThreadBuffer::DestroyIdleEventPairs() {
+  auto destroy = IASHIM_REAL(cuEventDestroy_v2);
   for (EventPair& p : pairs_) {
     if (p.in_flight.load(std::memory_order_acquire)) continue;
+    if (destroy != nullptr) {
+      if (p.start != nullptr) destroy(p.start);
+      if (p.end != nullptr) destroy(p.end);
+    }
     p.ctx = nullptr;
     p.start = p.end = nullptr;
   }

@@ -106,9 +106,9 @@ class ThreadBuffer {
   // Hands a retired, drained buffer back for reuse by a new thread.
   void Recycle() { state_.store(kFree, std::memory_order_release); }
   bool HasPairsInFlight() const;
-  // Forgets (without destroying: their context may be going) the events of
-  // every pair not in flight, so the next sample creates new ones.
-  void ForgetIdleEventPairs();
+  // Destroys the events of every pair not in flight (their context may be
+  // about to go, taking them with it); the next sample creates new ones.
+  void DestroyIdleEventPairs();
 
   ThreadBuffer* next() const { return next_; }
   static ThreadBuffer* Head() { return head_of_list_.load(std::memory_order_acquire); }

@@ -74,12 +74,16 @@ void Transport::Receive() {
   zmq::message_t msg;
   for (int i = 0; i < 256; ++i) {
     if (!socket_->recv(msg, zmq::recv_flags::dontwait)) return;
-    flatbuffers::Verifier verifier(static_cast<const uint8_t*>(msg.data()), msg.size());
+    // FlatBuffers reads aligned words; ZeroMQ keeps small messages inside the
+    // message object at any alignment. Copy into our own (aligned) buffer.
+    const uint8_t* data = static_cast<const uint8_t*>(msg.data());
+    receive_buffer_.assign(data, data + msg.size());
+    flatbuffers::Verifier verifier(receive_buffer_.data(), receive_buffer_.size());
     if (!wire::VerifyEnvelopeBuffer(verifier)) {
       ++received_invalid_;
       continue;
     }
-    const wire::Envelope* e = wire::GetEnvelope(msg.data());
+    const wire::Envelope* e = wire::GetEnvelope(receive_buffer_.data());
     if (e->version() != wire::Version::Current ||
         e->payload_type() != wire::Payload::Budget || e->payload_as_Budget() == nullptr) {
       ++received_ignored_;  // not for a shim, or a version we do not speak

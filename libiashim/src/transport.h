@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "telemetry_encoder.h"
 
@@ -68,6 +69,7 @@ class Transport {
   std::unique_ptr<zmq::socket_t> socket_;
   std::deque<Message> queue_;
   std::function<void(const wire::Budget&)> on_budget_;
+  std::vector<uint8_t> receive_buffer_;
   uint64_t dropped_ = 0;
   uint64_t sent_ = 0;
   uint64_t received_invalid_ = 0;

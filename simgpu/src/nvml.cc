@@ -71,8 +71,9 @@ struct Nvml {
 };
 
 Nvml& State() {
-  static Nvml* nvml = new Nvml();
-  return *nvml;
+  // An object, not a leaked pointer: programs dlopen and dlclose NVML.
+  static Nvml nvml;
+  return nvml;
 }
 
 nvmlReturn_t Init() {
