@@ -96,6 +96,13 @@ Config ParseConfig(const EnvLookup& raw_env, std::vector<std::string>* errors) {
                         " is not 1/0/true/false; the shim stays enabled");
     }
   }
+  if (const char* raw = env("IASHIM_SHARE_FEEDBACK")) {
+    if (!ParseBool(raw, &c.share_feedback)) {
+      c.share_feedback = true;
+      errors->push_back("IASHIM_SHARE_FEEDBACK=" + Quoted(raw) +
+                        " is not 1/0/true/false/on/off; share feedback stays on");
+    }
+  }
   if (const char* raw = env("IASHIM_MEM_LIMIT")) {
     const std::optional<uint64_t> bytes = ParseByteSize(raw);
     if (!bytes) {

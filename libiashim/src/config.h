@@ -32,6 +32,7 @@ struct Config {
   double share = 1.0;             // IASHIM_SHARE: fraction of GPU time, 1 = unthrottled
   uint32_t max_inflight = 0;      // IASHIM_MAX_INFLIGHT: kernels in flight, 0 = no cap
   Priority priority = Priority::kGuaranteed;  // IASHIM_PRIORITY
+  bool share_feedback = true;     // IASHIM_SHARE_FEEDBACK: correct charges from NVML readings
   std::string real_libcuda = "libcuda.so.1";  // IASHIM_REAL_LIBCUDA
 };
 

@@ -12,6 +12,7 @@
 #include "real_driver.h"
 #include "runtime.h"
 #include "sample_rate.h"
+#include "share_feedback_loop.h"
 #include "text.h"
 #include "telemetry_generated.h"
 #include "thread_buffer.h"
@@ -86,6 +87,7 @@ void Drainer::Start() {
       SendHello(now);
     }
   }
+  if (c.share_feedback) feedback_ = std::make_unique<ShareFeedbackLoop>(pid);
   // Timing launches costs CPU; only do it when someone reads the timings.
   runtime_->set_sample_every(
       trace_.is_open() || transport_ != nullptr || runtime_->gate().throttled() ? c.sample_every : 0);
@@ -208,6 +210,7 @@ void Drainer::Pass(bool final_pass) {
   PollSamples(now, final_pass);
   LaunchGate& gate = runtime_->gate();
   gate.ExpireIfDue(now);
+  if (feedback_ != nullptr) feedback_->Tick(now, gate);
   // A throttled process needs kernel costs: sample even with no one reading.
   if (gate.throttled() && runtime_->sample_every() == 0) {
     runtime_->set_sample_every(runtime_->config().sample_every);
@@ -321,6 +324,8 @@ void Drainer::CloseWindow(uint64_t now_ns) {
   extras.held_ns = gate.held_ns() - held_ns_seen_;
   held_seen_ = gate.held_launches();
   held_ns_seen_ = gate.held_ns();
+  extras.charge_scale = gate.charge_scale();
+  if (feedback_ != nullptr) extras.gpu_share = feedback_->last_reading();
   for (ThreadBuffer* b = ThreadBuffer::Head(); b != nullptr; b = b->next()) extras.records_dropped += b->dropped();
   MemoryLedger& mem = runtime_->memory();
   for (int d = 0; d < mem.device_count() && d < 64; ++d) {

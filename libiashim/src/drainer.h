@@ -28,6 +28,7 @@ struct Budget;
 }  // namespace wire
 
 class Runtime;
+class ShareFeedbackLoop;
 class ThreadBuffer;
 
 struct DrainerTotals {
@@ -92,6 +93,7 @@ class Drainer {
   std::unique_ptr<WindowAggregator> window_;
   TraceWriter trace_;
   std::unique_ptr<Transport> transport_;
+  std::unique_ptr<ShareFeedbackLoop> feedback_;  // null with IASHIM_SHARE_FEEDBACK=off
   std::vector<PendingSample> pending_;
   std::vector<uint8_t> named_;      // kernel id -> name resolved (or tried)
   std::vector<uint8_t> traced_;     // kernel id -> name written to the trace

@@ -1,5 +1,6 @@
 #include "launch_gate.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "cycle_clock.h"
@@ -44,7 +45,7 @@ uint64_t LaunchGate::Admit(uint64_t cost_ns, uint64_t stream, int stream_priorit
     const uint64_t now_ns = MonotonicNs();
     const uint64_t wait_ns = bucket_.WaitNs(now_ns);
     if (wait_ns == 0) {
-      bucket_.Charge(cost_ns, now_ns);
+      bucket_.Charge(static_cast<uint64_t>(double(cost_ns) * charge_scale_), now_ns);
       break;
     }
     waited = true;
@@ -138,6 +139,17 @@ void LaunchGate::ForgetCudaObjects() {
   }
   inflight_.clear();
   free_events_.clear();
+}
+
+void LaunchGate::SetChargeScale(double scale) {
+  if (!(scale == scale)) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  charge_scale_ = std::clamp(scale, 0.01, 100.0);
+}
+
+double LaunchGate::charge_scale() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return charge_scale_;
 }
 
 Budget LaunchGate::budget() const {

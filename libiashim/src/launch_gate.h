@@ -56,6 +56,11 @@ class LaunchGate {
   // (it may be about to go); the window starts empty again.
   void ForgetCudaObjects();
 
+  // Multiplies every charge from now on (share feedback, share_feedback.h);
+  // clamped to [0.01, 100], NaN ignored.
+  void SetChargeScale(double scale);
+  double charge_scale() const;
+
   uint64_t held_launches() const { return held_.load(std::memory_order_relaxed); }
   uint64_t held_ns() const { return held_ns_.load(std::memory_order_relaxed); }
 
@@ -73,6 +78,7 @@ class LaunchGate {
   mutable std::mutex mu_;
   std::condition_variable changed_;
   Budget budget_;
+  double charge_scale_ = 1.0;  // guarded by mu_
   TokenBucket bucket_;
   GateQueue queue_;
   uint64_t next_ticket_ = 1;

@@ -42,6 +42,8 @@ struct BatchExtras {
   double budget_share = 1.0;   // share in force at the window's end
   uint64_t held_launches = 0;  // launches the gate held back in the window
   uint64_t held_ns = 0;        // and for how long in all
+  double charge_scale = 1.0;   // share feedback's multiplier on costs
+  double gpu_share = -1.0;     // last NVML reading of this process's GPU time, -1 = none
 };
 
 Message EncodeHello(const HelloInfo& hello);

@@ -4,6 +4,8 @@
 // Like the real NVML, it lists every device regardless of CUDA_VISIBLE_DEVICES.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -57,10 +59,22 @@ constexpr unsigned int kInvalidInstance = 0xFFFFFFFFu;
 // Utilisation is reported over about this much past time, as NVML does.
 constexpr int64_t kUtilWindowNs = 1'000'000'000;
 
+// What this NVML client saw of one process at its last utilisation query, so
+// the next query can report the interval since then (as NVML reports samples
+// newer than lastSeenTimeStamp).
+struct ProcessReading {
+  int32_t pid;
+  uint64_t start_ticks;  // pid reuse guard
+  int64_t registered_ns;
+  int64_t t_ns;
+  double gpu_time_ns;
+};
+
 struct NvmlDevice {
   int index;
   simgpu::DeviceSpec spec;
   std::unique_ptr<simgpu::SharedDevice> shared;
+  std::vector<ProcessReading> last_readings;  // guarded by Nvml::mu
 };
 
 struct Nvml {
@@ -295,32 +309,57 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t de
 
 
 
-// Per process: the share of device time its kernels used since it started.
-// Per-interval history is not kept, so lastSeenTimeStamp is not used.
+// Per process: the share of device time its kernels used (simgpu's gpu_time_ns,
+// busy time split evenly among running kernels) over one aggregate sample:
+// with lastSeenTimeStamp 0, or for a process this client has not queried
+// before, since the process started; otherwise since this client's previous
+// query (callers pass the newest timeStamp they saw, so that is the interval
+// they asked about). Rounded to the nearest percent, as NVML reports integers.
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
                                                          nvmlProcessUtilizationSample_t* samples,
                                                          unsigned int* count,
                                                          unsigned long long last_seen_us) {
-  (void)last_seen_us;
   if (count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
   NvmlDevice* d;
   simgpu::SharedDevice* shared;
   if (nvmlReturn_t rc = CheckDevice(device, &d, &shared); rc != NVML_SUCCESS) return rc;
   std::vector<nvmlProcessUtilizationSample_t> found;
+  std::vector<ProcessReading> readings;
   {
     simgpu::SharedDevice::Lock lock(*shared);
     const int64_t now = lock.AdvanceToNow();
     for (const simgpu::ProcessSlot& p : lock.state().procs) {
       if (!p.in_use) continue;
-      const double lifetime = double(std::max<int64_t>(1, now - p.registered_ns));
+      readings.push_back({p.pid, p.start_ticks, p.registered_ns, now, p.gpu_time_ns});
+    }
+  }
+  Nvml& n = State();
+  {
+    std::lock_guard<std::mutex> lock(n.mu);
+    for (const ProcessReading& r : readings) {
+      int64_t since_ns = 0;
+      double gpu_before = 0;
+      bool have_previous = false;
+      for (const ProcessReading& old : d->last_readings) {
+        if (old.pid == r.pid && old.start_ticks == r.start_ticks && last_seen_us != 0 &&
+            old.t_ns < r.t_ns) {
+          since_ns = old.t_ns;
+          gpu_before = old.gpu_time_ns;
+          have_previous = true;
+        }
+      }
+      if (!have_previous) since_ns = r.registered_ns;
+      const double interval = double(std::max<int64_t>(1, r.t_ns - since_ns));
       nvmlProcessUtilizationSample_t sample{};
-      sample.pid = static_cast<unsigned int>(p.pid);
-      sample.timeStamp = static_cast<unsigned long long>(now / 1000);
-      sample.smUtil = static_cast<unsigned int>(std::min(100.0, 100.0 * p.gpu_time_ns / lifetime));
+      sample.pid = static_cast<unsigned int>(r.pid);
+      sample.timeStamp = static_cast<unsigned long long>(r.t_ns / 1000);
+      sample.smUtil = static_cast<unsigned int>(
+          std::lround(std::clamp(100.0 * (r.gpu_time_ns - gpu_before) / interval, 0.0, 100.0)));
       sample.memUtil = NVML_VALUE_NOT_AVAILABLE_UINT;
       sample.encUtil = sample.decUtil = 0;
       found.push_back(sample);
     }
+    d->last_readings = readings;
   }
   const unsigned int capacity = *count;
   *count = static_cast<unsigned int>(found.size());

@@ -5,6 +5,7 @@
 #include <cuda.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -77,7 +78,10 @@ class SharedDeviceProcessesTest : public ::testing::Test {
     close(fds_[1]);
     iashim_test::RemoveSimulatedDevices(ns_);
   }
+  // A child that fails before saying "ready" must fail the test, not hang it.
   void WaitReady() {
+    pollfd p{fds_[0], POLLIN, 0};
+    ASSERT_EQ(poll(&p, 1, 30'000), 1) << "the child never became ready";
     char c;
     ASSERT_EQ(read(fds_[0], &c, 1), 1);
   }
@@ -195,6 +199,50 @@ TEST_F(SharedDeviceProcessesTest, NvmlSeesProcessesMemoryAndUtilisation) {
   } util;
   ASSERT_EQ(nvml.Get<int (*)(void*, Util*)>("nvmlDeviceGetUtilizationRates")(dev, &util), 0);
   EXPECT_GT(util.gpu, 80u);  // a kernel has been running all along
+  kill(worker, SIGKILL);
+  ExitStatus(worker);
+  EXPECT_EQ(nvml.Get<int (*)()>("nvmlShutdown")(), 0);
+  dlclose(nvml.lib);
+}
+
+}  // namespace
+
+namespace {
+
+struct UtilSample {
+  unsigned pid;
+  unsigned long long time_us;
+  unsigned sm, mem, enc, dec;
+};
+
+// Process utilisation is one aggregate sample per process: since it started
+// for a first query (lastSeenTimeStamp 0), since the caller's previous query
+// after that, as the shim's share feedback reads it.
+TEST_F(SharedDeviceProcessesTest, NvmlProcessUtilSince) {
+  const pid_t worker = Spawn([&] { return HoldAndWait(kGiB, 1, fds_[1]); });  // 1 s of kernel
+  WaitReady();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));  // the kernel is done by now
+  Nvml nvml{dlopen(SIMGPU_NVML_PATH, RTLD_NOW | RTLD_LOCAL)};
+  ASSERT_NE(nvml.lib, nullptr) << dlerror();
+  ASSERT_EQ(nvml.Get<int (*)()>("nvmlInit_v2")(), 0);
+  void* dev = nullptr;
+  ASSERT_EQ(nvml.Get<int (*)(unsigned, void**)>("nvmlDeviceGetHandleByIndex_v2")(0, &dev), 0);
+  auto utilization = nvml.Get<int (*)(void*, UtilSample*, unsigned*, unsigned long long)>(
+      "nvmlDeviceGetProcessUtilization");
+  ASSERT_NE(utilization, nullptr);
+  UtilSample s[4];
+  unsigned n = 4;
+  ASSERT_EQ(utilization(dev, s, &n, 0), 0);
+  ASSERT_EQ(n, 1u);
+  EXPECT_EQ(s[0].pid, static_cast<unsigned>(worker));
+  EXPECT_GT(s[0].sm, 10u);  // busy for 1 s of its life so far
+  const unsigned long long seen = s[0].time_us;
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  n = 4;
+  ASSERT_EQ(utilization(dev, s, &n, seen), 0);
+  ASSERT_EQ(n, 1u);
+  EXPECT_GT(s[0].time_us, seen);
+  EXPECT_EQ(s[0].sm, 0u);  // idle since the previous query
   kill(worker, SIGKILL);
   ExitStatus(worker);
   EXPECT_EQ(nvml.Get<int (*)()>("nvmlShutdown")(), 0);

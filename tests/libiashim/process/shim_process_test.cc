@@ -307,6 +307,22 @@ TEST_F(ShimProcessTest, SharesSplitTheGpuBetweenTwoJobs) {
   EXPECT_LT(ratio, 0.5) << a.out << b.out;
 }
 
+// A job that synchronises after every kernel never has a kernel queued, so a
+// throttle that only paces queued work would leave it alone; the gate still
+// holds it to its share (unthrottled, the two would split about evenly).
+TEST_F(ShimProcessTest, SyncAfterEveryKernelIsHeldToItsShareToo) {
+  const std::string args = "--model resnet18 --seconds 4 --host-gap-us 0";
+  Job small = Start("IASHIM_SHARE=0.25", args + " --sync kernel");
+  Job large = Start("IASHIM_SHARE=0.75", args);
+  const JobResult a = Finish(small);
+  const JobResult b = Finish(large);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const double ratio = a.Field("iters_per_s") / b.Field("iters_per_s");
+  EXPECT_GT(ratio, 0.15) << a.out << b.out;
+  EXPECT_LT(ratio, 0.55) << a.out << b.out;
+}
+
 TEST_F(ShimProcessTest, DisabledShimWritesNothing) {
   const JobResult r = Run("IASHIM_DISABLE=1 IASHIM_TRACE=" + dir_ + "/none.trace",
                           "--model resnet18 --iterations 3");

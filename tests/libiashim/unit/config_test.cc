@@ -111,6 +111,18 @@ TEST(ParseConfig, DisableAcceptsBooleanSpellings) {
   }
 }
 
+TEST(ParseConfig, ShareFeedbackIsOnUnlessTurnedOff) {
+  std::vector<std::string> errors;
+  EXPECT_TRUE(Parse(FakeEnv({}), &errors).share_feedback);
+  EXPECT_TRUE(Parse(FakeEnv({{"IASHIM_SHARE_FEEDBACK", ""}}), &errors).share_feedback);
+  EXPECT_FALSE(Parse(FakeEnv({{"IASHIM_SHARE_FEEDBACK", "off"}}), &errors).share_feedback);
+  EXPECT_TRUE(errors.empty());
+  const Config c = Parse(FakeEnv({{"IASHIM_SHARE_FEEDBACK", "sometimes"}}), &errors);
+  EXPECT_TRUE(c.share_feedback);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("IASHIM_SHARE_FEEDBACK='sometimes'"), std::string::npos) << errors[0];
+}
+
 TEST(ParseConfig, MemLimitSizes) {
   struct Case {
     const char* text;

@@ -1,0 +1,45 @@
+// How much GPU time the device accounted to this process: NVML's per-process
+// utilisation (the figure `nvidia-smi pmon` shows), read from the drainer
+// thread for the launch gate's share feedback (share_feedback.h).
+//
+// NVML is dlopen'ed on first use, never linked: a machine without it, or a
+// container whose PIDs NVML does not know, simply gets no readings and the
+// gate runs on its cost model alone (fail-open).
+#ifndef IASHIM_NVML_USAGE_H_
+#define IASHIM_NVML_USAGE_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace iashim {
+
+class NvmlUsage {
+ public:
+  // nullptr, with the reason in `error`, when NVML cannot be loaded or
+  // initialised.
+  static std::unique_ptr<NvmlUsage> Open(std::string* error);
+  ~NvmlUsage();
+  NvmlUsage(const NvmlUsage&) = delete;
+  NvmlUsage& operator=(const NvmlUsage&) = delete;
+
+  // The fraction of wall time, in [0, 1], the device accounted to process
+  // `pid` since the previous call (on the device where it used the most), or
+  // nullopt when no device reports the process (idle, or a PID NVML does not
+  // know). The first call only sets the starting point and returns nullopt.
+  std::optional<double> ShareSinceLastCall(int pid);
+
+ private:
+  struct Api;
+  NvmlUsage(void* library, std::unique_ptr<Api> api, unsigned devices);
+
+  void* library_;
+  std::unique_ptr<Api> api_;
+  std::vector<unsigned long long> last_seen_us_;  // per device
+  bool started_ = false;
+};
+
+}  // namespace iashim
+
+#endif  // IASHIM_NVML_USAGE_H_
