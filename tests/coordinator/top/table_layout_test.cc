@@ -1,0 +1,327 @@
+#include "table_layout.h"
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "snapshot_encoder.h"
+
+namespace iashim::top {
+namespace {
+
+using test_support::SampleCluster;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+LayoutInput Input(const ClusterView* view, int width = 80, int height = 24) {
+  LayoutInput in;
+  in.view = view;
+  in.endpoint = "tcp://127.0.0.1:5556";
+  in.age_s = 0.5;
+  in.width = width;
+  in.height = height;
+  return in;
+}
+
+// The job rows of a layout, by style.
+std::vector<std::string> JobRows(const Layout& layout) {
+  std::vector<std::string> rows;
+  for (const Line& l : layout.lines) {
+    if (l.style == LineStyle::kJob || l.style == LineStyle::kJobOverTarget ||
+        l.style == LineStyle::kJobDisconnected) {
+      rows.push_back(l.text);
+    }
+  }
+  return rows;
+}
+
+// The first word of each job row: the job names in display order.
+std::vector<std::string> JobOrder(const Layout& layout) {
+  std::vector<std::string> names;
+  for (const std::string& row : JobRows(layout)) names.push_back(row.substr(0, row.find(' ')));
+  return names;
+}
+
+void ExpectFits(const Layout& layout, int width, int height) {
+  EXPECT_LE(static_cast<int>(layout.lines.size()), height) << width << "x" << height;
+  for (const Line& l : layout.lines) {
+    EXPECT_LE(static_cast<int>(l.text.size()), width) << width << "x" << height << ": " << l.text;
+    for (char c : l.text) {
+      ASSERT_TRUE(c >= 0x20 && c < 0x7f) << "unprintable in: " << l.text;
+    }
+  }
+}
+
+TEST(LayOut, FullPictureAt80x24) {
+  const ClusterView view = SampleCluster();
+  const Layout layout = LayOut(Input(&view));
+  ExpectFits(layout, 80, 24);
+  ASSERT_EQ(layout.lines.size(), 24u);  // the footer sits on the last row
+  EXPECT_EQ(layout.lines[0].style, LineStyle::kTitle);
+  EXPECT_EQ(layout.lines[0].text,
+            "iashim-top  coordinator 0.1.0  up 1h02m  age 0.5s  tcp://127.0.0.1:5556");
+  EXPECT_EQ(layout.lines[1].style, LineStyle::kColumns);
+  EXPECT_EQ(layout.lines[1].text,
+            "JOB^           PID PRIO  SHARE  KERN/S BUSY%  SLOWDN        MEM BUDGET");
+  EXPECT_EQ(layout.lines[2].style, LineStyle::kGpu);
+  EXPECT_EQ(layout.lines[2].text, "node-a:0 NVIDIA H200  busy 87%  mem 33.0/80.0 GiB  3 jobs");
+  EXPECT_THAT(
+      JobRows(layout),
+      ElementsAre("bert-large    1202 guar   0.30     800  25.0   +25%! 12.0/16.0G   1.2s",
+                  "gpt2-opp      1203 opp    0.10   40.0k   7.0       -    13.0G/-      -",
+                  "resnet50      1201 guar   0.60   12.3k  55.0     +8%  8.0/16.0G   1.2s"));
+  EXPECT_EQ(layout.lines.back().style, LineStyle::kFooter);
+  EXPECT_THAT(layout.lines.back().text, HasSubstr("q quit"));
+  EXPECT_THAT(layout.lines.back().text, HasSubstr("s sort [job asc]"));
+  EXPECT_THAT(layout.lines.back().text, HasSubstr("seq 17  bad 0"));
+  EXPECT_EQ(layout.max_scroll, 0);
+}
+
+TEST(LayOut, RowStylesFlagTroubledJobs) {
+  ClusterView view = SampleCluster();
+  view.gpus[0].jobs[2].connected = false;
+  const Layout layout = LayOut(Input(&view));
+  std::vector<LineStyle> styles;
+  for (const Line& l : layout.lines) {
+    if (l.text.starts_with("bert") || l.text.starts_with("gpt2") || l.text.starts_with("resnet")) {
+      styles.push_back(l.style);
+    }
+  }
+  EXPECT_THAT(styles,
+              ElementsAre(LineStyle::kJobOverTarget, LineStyle::kJobDisconnected, LineStyle::kJob));
+}
+
+TEST(LayOut, SortsByEachKeyBothWays) {
+  const ClusterView view = SampleCluster();
+  struct Case {
+    SortKey key;
+    std::vector<std::string> natural;
+  };
+  const Case cases[] = {
+      {SortKey::kJob, {"bert-large", "gpt2-opp", "resnet50"}},
+      {SortKey::kShare, {"resnet50", "bert-large", "gpt2-opp"}},
+      {SortKey::kKernels, {"gpt2-opp", "resnet50", "bert-large"}},
+      {SortKey::kSlowdown, {"bert-large", "resnet50", "gpt2-opp"}},  // unknown last
+      {SortKey::kMemory, {"gpt2-opp", "bert-large", "resnet50"}},
+  };
+  for (const Case& c : cases) {
+    LayoutInput in = Input(&view);
+    in.sort.key = c.key;
+    EXPECT_EQ(JobOrder(LayOut(in)), c.natural) << SortKeyName(c.key);
+    in.sort.reversed = true;
+    const std::vector<std::string> reversed(c.natural.rbegin(), c.natural.rend());
+    EXPECT_EQ(JobOrder(LayOut(in)), reversed) << SortKeyName(c.key) << " reversed";
+  }
+}
+
+TEST(LayOut, SortMarkFollowsTheKey) {
+  const ClusterView view = SampleCluster();
+  LayoutInput in = Input(&view);
+  EXPECT_THAT(LayOut(in).lines[1].text, HasSubstr("JOB^"));
+  in.sort.key = SortKey::kShare;
+  Layout layout = LayOut(in);
+  EXPECT_THAT(layout.lines[1].text, HasSubstr("SHAREv"));
+  EXPECT_THAT(layout.lines[1].text, Not(HasSubstr("JOB^")));
+  EXPECT_THAT(layout.lines.back().text, HasSubstr("s sort [share desc]"));
+  in.sort.reversed = true;
+  EXPECT_THAT(LayOut(in).lines[1].text, HasSubstr("SHARE^"));
+  in.sort.key = SortKey::kKernels;
+  EXPECT_THAT(LayOut(in).lines[1].text, HasSubstr("KERN/S^"));
+  in.sort.key = SortKey::kSlowdown;
+  EXPECT_THAT(LayOut(in).lines[1].text, HasSubstr("SLOWDN^"));
+  in.sort.key = SortKey::kMemory;
+  in.sort.reversed = false;
+  EXPECT_THAT(LayOut(in).lines[1].text, HasSubstr("MEMv"));
+}
+
+TEST(SortedJobs, TiesKeepAStableOrderByNameThenPid) {
+  std::vector<JobView> jobs(3);
+  jobs[0].job = "b";
+  jobs[0].pid = 2;
+  jobs[1].job = "a";
+  jobs[1].pid = 9;
+  jobs[2].job = "b";
+  jobs[2].pid = 1;
+  for (bool reversed : {false, true}) {
+    const auto sorted = SortedJobs(jobs, SortState{SortKey::kShare, reversed});  // all 1.0
+    ASSERT_EQ(sorted.size(), 3u);
+    EXPECT_EQ(sorted[0], &jobs[1]);
+    EXPECT_EQ(sorted[1], &jobs[2]);
+    EXPECT_EQ(sorted[2], &jobs[0]);
+  }
+}
+
+TEST(SortedJobs, NanSortsAsUnknown) {
+  std::vector<JobView> jobs(3);
+  jobs[0].job = "nan";
+  jobs[0].kernels_per_s = std::numeric_limits<double>::quiet_NaN();
+  jobs[1].job = "fast";
+  jobs[1].kernels_per_s = 100;
+  jobs[2].job = "slow";
+  jobs[2].kernels_per_s = 1;
+  const auto sorted = SortedJobs(jobs, SortState{SortKey::kKernels, false});
+  EXPECT_EQ(sorted[0]->job, "fast");
+  EXPECT_EQ(sorted[1]->job, "slow");
+  EXPECT_EQ(sorted[2]->job, "nan");
+}
+
+TEST(LayOut, LongJobNamesAreCutWithAMark) {
+  ClusterView view = SampleCluster();
+  view.gpus[0].jobs[0].job = "an-extremely-long-job-name-that-never-ends-at-all";
+  const Layout layout = LayOut(Input(&view));
+  ExpectFits(layout, 80, 24);
+  const std::vector<std::string> rows = JobRows(layout);
+  ASSERT_EQ(rows.size(), 3u);
+  // JOB takes what the other columns leave of 80: 20.
+  EXPECT_TRUE(rows[0].starts_with("an-extremely-long-j~ ")) << rows[0];
+  EXPECT_EQ(rows[0].size(), 80u);
+  EXPECT_THAT(rows[0], HasSubstr("+8%"));
+  EXPECT_THAT(rows[1], HasSubstr("bert-large "));
+}
+
+TEST(LayOut, WideTerminalAddsTheCommand) {
+  const ClusterView view = SampleCluster();
+  const Layout layout = LayOut(Input(&view, 160, 24));
+  ExpectFits(layout, 160, 24);
+  EXPECT_THAT(layout.lines[1].text, HasSubstr("COMMAND"));
+  EXPECT_THAT(JobRows(layout)[2], HasSubstr("python train.py --model resnet50"));
+}
+
+TEST(LayOut, NarrowTerminalDropsTheLeastUsefulColumnsFirst) {
+  const ClusterView view = SampleCluster();
+  Layout layout = LayOut(Input(&view, 60, 24));
+  ExpectFits(layout, 60, 24);
+  EXPECT_THAT(layout.lines[1].text, Not(HasSubstr("BUDGET")));
+  EXPECT_THAT(layout.lines[1].text, Not(HasSubstr("PID")));
+  EXPECT_THAT(layout.lines[1].text, HasSubstr("SLOWDN"));
+  EXPECT_THAT(layout.lines[1].text, HasSubstr("PRIO"));
+  EXPECT_THAT(JobRows(layout)[0], HasSubstr("bert-large"));
+
+  layout = LayOut(Input(&view, 40, 24));
+  ExpectFits(layout, 40, 24);
+  EXPECT_TRUE(layout.lines[1].text.starts_with("JOB^"));
+  EXPECT_THAT(layout.lines[1].text, HasSubstr("SLOWDN"));
+  EXPECT_THAT(layout.lines[1].text, HasSubstr("MEM"));
+  EXPECT_THAT(JobRows(layout)[0], HasSubstr("bert-large"));
+}
+
+TEST(FitColumns, NeverWiderThanAsked) {
+  for (int width = 1; width <= 200; ++width) {
+    for (size_t longest : {size_t{0}, size_t{8}, size_t{100}}) {
+      const std::vector<PlacedColumn> columns = FitColumns(width, longest);
+      ASSERT_FALSE(columns.empty());
+      EXPECT_EQ(columns[0].column, Column::kJob);
+      int total = -1;
+      for (const PlacedColumn& c : columns) total += c.width + 1;
+      EXPECT_LE(total, width) << width << " " << longest;
+    }
+  }
+}
+
+TEST(LayOut, EveryLineFitsAnySize) {
+  ClusterView view = SampleCluster();
+  view.gpus.push_back(view.gpus[0]);
+  view.gpus[1].id = 1;
+  view.gpus[1].name = "NVIDIA A100-SXM4-80GB with a name longer than any screen is wide";
+  view.gpus[0].jobs[0].job = std::string(300, 'x');
+  for (int width = 1; width <= 130; width += 3) {
+    for (int height = 1; height <= 30; ++height) {
+      ExpectFits(LayOut(Input(&view, width, height)), width, height);
+      ExpectFits(LayOut(Input(nullptr, width, height)), width, height);
+    }
+  }
+  EXPECT_TRUE(LayOut(Input(&view, 0, 24)).lines.empty());
+  EXPECT_TRUE(LayOut(Input(&view, 80, 0)).lines.empty());
+}
+
+TEST(LayOut, WaitingBeforeTheFirstSnapshot) {
+  const Layout layout = LayOut(Input(nullptr));
+  ExpectFits(layout, 80, 24);
+  EXPECT_EQ(layout.lines[0].text, "iashim-top  waiting for coordinator at tcp://127.0.0.1:5556");
+  EXPECT_THAT(layout.lines[2].text, HasSubstr("no snapshot yet"));
+  EXPECT_TRUE(JobRows(layout).empty());
+}
+
+TEST(LayOut, StaleAfterThreeSeconds) {
+  const ClusterView view = SampleCluster();
+  LayoutInput in = Input(&view);
+  in.age_s = 2.9;
+  EXPECT_THAT(LayOut(in).lines[0].text, HasSubstr("age 2.9s"));
+  in.age_s = 5.7;
+  EXPECT_THAT(LayOut(in).lines[0].text, HasSubstr("stale (5s)"));
+  in.age_s = 600;
+  EXPECT_THAT(LayOut(in).lines[0].text, HasSubstr("stale (10m)"));
+}
+
+TEST(LayOut, PausedShowsInTitleAndFooter) {
+  const ClusterView view = SampleCluster();
+  LayoutInput in = Input(&view);
+  in.paused = true;
+  const Layout layout = LayOut(in);
+  EXPECT_THAT(layout.lines[0].text, HasSubstr("PAUSED"));
+  EXPECT_THAT(layout.lines.back().text, HasSubstr("p resume"));
+}
+
+TEST(LayOut, ClusterWithoutGpusOrJobs) {
+  ClusterView view = SampleCluster();
+  view.gpus[0].jobs.clear();
+  Layout layout = LayOut(Input(&view));
+  EXPECT_EQ(layout.lines[2].text, "node-a:0 NVIDIA H200  busy 87%  mem 0.0/80.0 GiB  0 jobs");
+  EXPECT_EQ(layout.lines[3].text, "  (no jobs)");
+  view.gpus.clear();
+  layout = LayOut(Input(&view));
+  EXPECT_EQ(layout.lines[2].text, "the coordinator knows no GPUs");
+}
+
+TEST(LayOut, ShortTerminalScrollsTheBody) {
+  ClusterView view = SampleCluster();
+  view.gpus[0].jobs.clear();
+  for (int i = 0; i < 30; ++i) {
+    JobView j;
+    j.job = absl::StrCat("job", i < 10 ? "0" : "", i);
+    j.connected = true;
+    view.gpus[0].jobs.push_back(j);
+  }
+  LayoutInput in = Input(&view, 80, 12);  // 9 body rows: 8 lines and the position
+  Layout layout = LayOut(in);
+  ExpectFits(layout, 80, 12);
+  EXPECT_EQ(layout.page, 8);
+  EXPECT_EQ(layout.max_scroll, 31 - 8);  // the GPU line and 30 jobs
+  EXPECT_EQ(layout.lines[10].text, "-- lines 1-8 of 31, up/down to scroll --");
+  EXPECT_THAT(layout.lines.back().text, HasSubstr("up/down scroll"));
+  EXPECT_EQ(JobOrder(layout).front(), "job00");
+
+  in.scroll = 1000;  // clamped to the end
+  layout = LayOut(in);
+  EXPECT_EQ(JobOrder(layout).back(), "job29");
+  EXPECT_EQ(layout.lines[10].text, "-- lines 24-31 of 31, up/down to scroll --");
+}
+
+TEST(LayOut, HostileNamesCannotReachTheTerminal) {
+  ClusterView view = SampleCluster();
+  view.gpus[0].jobs[0].job = "evil\x1b]0;owned\x07";
+  view.gpus[0].host = "node\r\n";
+  view.coordinator_version = "\x1b[31m";
+  LayoutInput in = Input(&view);
+  in.endpoint = "ipc:///tmp/\x1b";
+  ExpectFits(LayOut(in), 80, 24);
+  ExpectFits(LayOut(Input(nullptr)), 80, 24);
+}
+
+TEST(LayOut, FooterCountsWhatWasDropped) {
+  const ClusterView view = SampleCluster();
+  LayoutInput in = Input(&view);
+  in.dropped = 12;
+  EXPECT_THAT(LayOut(in).lines.back().text, HasSubstr("bad 12"));
+  in.width = 30;
+  const Layout narrow = LayOut(in);
+  EXPECT_LE(narrow.lines.back().text.size(), 30u);
+  EXPECT_THAT(narrow.lines.back().text, HasSubstr("q quit"));
+}
+
+}  // namespace
+}  // namespace iashim::top
