@@ -48,6 +48,15 @@ uint64_t UnixNs() {
   return uint64_t(ts.tv_sec) * 1000000000ULL + uint64_t(ts.tv_nsec);
 }
 
+// Coordinator text for our log: bounded, control characters replaced.
+std::string Printable(std::string_view text) {
+  std::string out(text.substr(0, 256));
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return out;
+}
+
 void Grow(std::vector<uint8_t>& v, uint32_t id) {
   if (id >= v.size()) v.resize(id + 1, 0);
 }
@@ -75,6 +84,7 @@ void Drainer::Start() {
   if (!c.coordinator.empty()) {
     transport_ = std::make_unique<Transport>(c.coordinator, c.queue_batches);
     transport_->OnBudget([this](const wire::Budget& b) { ApplyBudget(b); });
+    transport_->OnAdvice([this](const wire::Advice& a) { ApplyAdvice(a); });
     if (transport_->Connect()) {
       hello_.pid = pid;
       hello_.host = HostName();
@@ -353,6 +363,22 @@ void Drainer::ApplyBudget(const wire::Budget& message) {
   }
   if (runtime_->gate().SetBudget(*budget, now)) {
     IASHIM_INFO("budget from the coordinator: %s", Describe(*budget, now).c_str());
+  }
+}
+
+void Drainer::ApplyAdvice(const wire::Advice& advice) {
+  const std::string text = advice.text() != nullptr ? Printable(advice.text()->str()) : "";
+  switch (advice.kind()) {
+    case wire::AdviceKind::SendHello:
+      SendHello(MonotonicNs());
+      break;
+    case wire::AdviceKind::Refused:
+      IASHIM_WARN("the coordinator refused to manage this process: %s; running unmanaged",
+                  text.c_str());
+      break;
+    default:
+      IASHIM_INFO("coordinator: %s", text.c_str());
+      break;
   }
 }
 

@@ -25,6 +25,7 @@ namespace iashim {
 
 namespace wire {
 struct Budget;
+struct Advice;
 }  // namespace wire
 
 class Runtime;
@@ -81,6 +82,7 @@ class Drainer {
   void SendHello(uint64_t now_ns);
   void SendNames(bool all);
   void ApplyBudget(const wire::Budget& message);
+  void ApplyAdvice(const wire::Advice& advice);
 
   Runtime* const runtime_;
   std::thread thread_;

@@ -30,7 +30,9 @@ bool Transport::Connect() {
     socket_->set(zmq::sockopt::rcvhwm, 64);
     socket_->set(zmq::sockopt::linger, 0);
     socket_->set(zmq::sockopt::reconnect_ivl, 100);
-    socket_->set(zmq::sockopt::reconnect_ivl_max, 5000);
+    // Retry every 100-250 ms, no further back-off: a restarted coordinator
+    // hears from every shim within a second.
+    socket_->set(zmq::sockopt::reconnect_ivl_max, 250);
     socket_->set(zmq::sockopt::maxmsgsize, int64_t(1) << 20);
     socket_->connect(endpoint_);
     return true;
@@ -84,13 +86,18 @@ void Transport::Receive() {
       continue;
     }
     const wire::Envelope* e = wire::GetEnvelope(receive_buffer_.data());
-    if (e->version() != wire::Version::Current ||
-        e->payload_type() != wire::Payload::Budget || e->payload_as_Budget() == nullptr) {
-      ++received_ignored_;  // not for a shim, or a version we do not speak
+    if (e->version() != wire::Version::Current) {
+      ++received_ignored_;  // a version we do not speak
       continue;
     }
-    ++received_budgets_;
-    if (on_budget_) on_budget_(*e->payload_as_Budget());
+    if (const wire::Budget* budget = e->payload_as_Budget()) {
+      ++received_budgets_;
+      if (on_budget_) on_budget_(*budget);
+    } else if (const wire::Advice* advice = e->payload_as_Advice()) {
+      if (on_advice_) on_advice_(*advice);
+    } else {
+      ++received_ignored_;  // not for a shim
+    }
   }
 }
 

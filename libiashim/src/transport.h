@@ -27,6 +27,7 @@ namespace iashim {
 
 namespace wire {
 struct Budget;
+struct Advice;
 }  // namespace wire
 
 class Transport {
@@ -38,6 +39,8 @@ class Transport {
 
   // Called from Pump() for each verified Budget message.
   void OnBudget(std::function<void(const wire::Budget&)> handler) { on_budget_ = std::move(handler); }
+  // Called from Pump() for each verified Advice message.
+  void OnAdvice(std::function<void(const wire::Advice&)> handler) { on_advice_ = std::move(handler); }
 
   // False (with the reason logged once) if the socket could not be set up;
   // then every message is counted as dropped.
@@ -69,6 +72,7 @@ class Transport {
   std::unique_ptr<zmq::socket_t> socket_;
   std::deque<Message> queue_;
   std::function<void(const wire::Budget&)> on_budget_;
+  std::function<void(const wire::Advice&)> on_advice_;
   std::vector<uint8_t> receive_buffer_;
   uint64_t dropped_ = 0;
   uint64_t sent_ = 0;
