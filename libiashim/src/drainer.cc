@@ -94,6 +94,8 @@ void Drainer::Start() {
       hello_.mem_limit_bytes = c.mem_limit_bytes;
       hello_.start_unix_ns = UnixNs();
       hello_.start_monotonic_ns = now;
+      hello_.opportunistic = c.priority == Priority::kOpportunistic;
+      hello_.share = c.share;
       SendHello(now);
     }
   }

@@ -23,7 +23,10 @@ Message EncodeHello(const HelloInfo& h) {
   flatbuffers::FlatBufferBuilder fbb(512);
   const auto hello = w::CreateHelloDirect(fbb, h.pid, h.host.c_str(), h.job.c_str(),
                                           h.command.c_str(), ShimVersion(), h.window_ms,
-                                          h.mem_limit_bytes, h.start_unix_ns, h.start_monotonic_ns);
+                                          h.mem_limit_bytes, h.start_unix_ns, h.start_monotonic_ns,
+                                          h.opportunistic ? w::Priority::Opportunistic
+                                                          : w::Priority::Guaranteed,
+                                          h.share);
   return Finish(fbb, h.pid, w::Payload::Hello, hello);
 }
 

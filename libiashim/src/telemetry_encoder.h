@@ -23,6 +23,8 @@ struct HelloInfo {
   uint64_t mem_limit_bytes = 0;
   uint64_t start_unix_ns = 0;
   uint64_t start_monotonic_ns = 0;
+  bool opportunistic = false;  // IASHIM_PRIORITY
+  double share = 1.0;          // IASHIM_SHARE
 };
 
 struct DeviceMemoryInfo {
