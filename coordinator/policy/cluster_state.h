@@ -1,0 +1,64 @@
+// The cluster as a placement policy sees it at one moment: every GPU
+// (Cluster) and the jobs already placed on each.
+#ifndef IASHIM_POLICY_CLUSTER_STATE_H_
+#define IASHIM_POLICY_CLUSTER_STATE_H_
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "policy/cluster.h"
+#include "policy/priority.h"
+
+namespace iashim::policy {
+
+struct PlacedJob {
+  std::string job;
+  Priority priority = Priority::kGuaranteed;
+  uint64_t mem_bytes = 0;  // memory reserved for it; 0 = the whole GPU
+  double busy = 0;         // its GPU busy fraction (JobProfile::busy()), 0 when unknown
+};
+
+struct ClusterState {
+  Cluster cluster;
+  // Jobs on each GPU; a GPU that is not a key has none. An ordered map, so
+  // that every policy walks GPUs in the same order and decides the same way
+  // in the daemon and in iashim-clustersim.
+  std::map<GpuId, std::vector<PlacedJob>> jobs;
+
+  // nullptr when the cluster has no such GPU.
+  const GpuInfo* FindGpu(const GpuId& id) const;
+  // Jobs on `id` (empty when none or no such GPU).
+  std::span<const PlacedJob> JobsOn(const GpuId& id) const;
+  // Where `job` is placed, or nullptr.
+  const GpuId* FindJob(const std::string& job) const;
+};
+
+// "host:index", for reasons and logs.
+std::string GpuName(const GpuId& id);
+
+// Memory the jobs on `gpu` have reserved; a job that reserved the whole GPU
+// counts as all of it. Saturates instead of overflowing.
+uint64_t ReservedBytes(const GpuInfo& gpu, std::span<const PlacedJob> jobs);
+
+// Memory still free for reservation on `gpu` (0 when over-reserved).
+uint64_t FreeBytes(const GpuInfo& gpu, std::span<const PlacedJob> jobs);
+
+// Whether a reservation of `mem_bytes` (0 = the whole GPU) fits on `gpu` now,
+// next to `jobs`. A whole-GPU reservation needs a GPU without jobs and leaves
+// room for none. A GPU whose memory_bytes is 0 (not known) fits any sized
+// reservation: the shim's quota still enforces what was asked for.
+bool FitsNow(const GpuInfo& gpu, std::span<const PlacedJob> jobs, uint64_t mem_bytes);
+
+// Whether the reservation could fit on `gpu` if it were empty.
+bool CanEverFit(const GpuInfo& gpu, uint64_t mem_bytes);
+
+// Sum of the jobs' busy fractions (may exceed 1: they contend); non-finite
+// or negative values count as 0.
+double TotalBusy(std::span<const PlacedJob> jobs);
+
+}  // namespace iashim::policy
+
+#endif  // IASHIM_POLICY_CLUSTER_STATE_H_

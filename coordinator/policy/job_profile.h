@@ -1,0 +1,168 @@
+// What the coordinator knows about one training process, folded from its
+// telemetry windows: how busy it keeps the GPU, how fast it launches and
+// iterates, how much memory it holds, what kind of kernels it runs, which
+// model it is, and how much slower it runs now than when it was alone.
+//
+// Everything is estimated from the shim's telemetry alone:
+//  - GPU busy fraction: each kernel's mean sampled duration times its
+//    launches in the window, summed over kernels, over the window's length,
+//    capped at 1 (overlapping streams can exceed it); a time-based EWMA
+//    (TimeEwma, tau_s) across windows. Kernels not yet sampled count with the
+//    job's mean sampled duration, so sampling 1 in N launches does not make
+//    rarely-launched kernels invisible.
+//  - Launch rate (kernels/s) and iteration time: time-based EWMAs of the
+//    windows' values; the iteration EWMA only moves on windows that
+//    completed an iteration.
+//  - Memory: the latest window's use and limit, and the peak seen.
+//  - Kernel mix: the fraction of estimated GPU time (cumulative over the
+//    job's life: it describes the model, not the moment) spent in compute-,
+//    memory-bound and other kernels (ClassifyKernel). Names arrive separately
+//    (AddKernelName), possibly after the kernels' windows, so classes are
+//    applied when the mix is read.
+//  - Model fingerprint: KernelSetFingerprint of the kernels launched.
+//  - Solo baseline and slowdown: see slowdown().
+//
+// Bad input never crashes the profile or produces NaN: a window that fails
+// CheckWindow, or starts before the previous accepted window ended (out of
+// order, duplicated), is ignored and counted in counts().
+#ifndef IASHIM_POLICY_JOB_PROFILE_H_
+#define IASHIM_POLICY_JOB_PROFILE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "policy/ewma.h"
+#include "policy/kernel_class.h"
+#include "policy/kernel_set_fingerprint.h"
+#include "policy/solo_baseline.h"
+#include "policy/telemetry_window.h"
+
+namespace iashim::policy {
+
+struct JobProfileOptions {
+  double tau_s = 3.0;         // EWMA time constant (busy, launch rate, iteration)
+  size_t warmup_windows = 1;  // first accepted windows never count for the baseline
+  SoloBaselineOptions baseline;
+  WindowLimits limits;
+  size_t max_kernels = size_t{1} << 16;  // distinct kernels remembered
+  double kernel_half_life_samples = 32;  // per-kernel duration average forgets this fast
+  double fingerprint_stable_s = 30;      // no new kernel for this long = stable
+  double max_slowdown = 100;             // slowdown() is clamped to [-1, max_slowdown]
+};
+
+// Fractions of the job's estimated GPU time; they sum to 1 once any kernel
+// time has been estimated, and are all 0 before.
+struct KernelMix {
+  double compute = 0;
+  double memory = 0;
+  double other = 0;    // named, but no rule matched
+  double unnamed = 0;  // no name received (yet)
+};
+
+struct WindowCounts {
+  uint64_t accepted = 0;
+  uint64_t out_of_order = 0;  // started before the previous accepted window ended
+  uint64_t defective = 0;     // failed CheckWindow
+  WindowDefect last_defect = WindowDefect::kNone;
+};
+
+enum class SlowdownSource {
+  kUnknown,     // no baseline, or nothing measured yet
+  kIterations,  // iteration time against the solo iteration time
+  kKernelRate,  // solo kernels/s against kernels/s now (iterations not detected)
+};
+
+class JobProfile {
+ public:
+  explicit JobProfile(JobProfileOptions options = {});
+
+  // Folds in the next window of this process. `alone_on_gpu`: no other
+  // process ran on the job's GPU during the window (the caller knows the
+  // placement; the profile cannot). Returns false when the window was ignored.
+  bool AddWindow(const TelemetryWindow& window, bool alone_on_gpu);
+
+  // The name behind a kernel id, from the shim's KernelNames messages.
+  void AddKernelName(uint64_t kernel, std::string_view name);
+
+  // Seeds the solo baseline, e.g. from the persisted profile of an earlier
+  // job with the same fingerprint. 0 = not known. The job's own solo windows
+  // replace the seed once there are enough of them (SoloBaseline).
+  void SeedBaseline(uint64_t iteration_ns, double kernels_per_s = 0);
+
+  // nullopt until a window has been accepted.
+  std::optional<double> busy() const { return busy_.value(); }
+  std::optional<double> kernels_per_s() const { return rate_.value(); }
+  // nullopt until a window completed an iteration.
+  std::optional<double> iteration_ns() const { return iteration_.value(); }
+
+  uint64_t mem_used_bytes() const { return mem_used_bytes_; }
+  uint64_t mem_peak_bytes() const { return mem_peak_bytes_; }
+  uint64_t mem_limit_bytes() const { return mem_limit_bytes_; }
+
+  KernelMix kernel_mix() const;
+
+  uint64_t fingerprint() const { return fingerprint_.value(); }
+  size_t kernel_count() const { return fingerprint_.size(); }
+  // True once kernels have been seen and no new one for fingerprint_stable_s
+  // of window time: only then should the fingerprint be stored or looked up.
+  bool fingerprint_stable() const;
+
+  std::optional<double> baseline_iteration_ns() const { return baseline_.iteration_ns(); }
+  std::optional<double> baseline_kernels_per_s() const { return baseline_.kernels_per_s(); }
+
+  // How much slower the job runs now than alone: 0.25 = 25% slower; negative
+  // when faster; nullopt when unknown. Preferably iteration time / solo
+  // iteration time - 1. When that cannot be computed (the shim does not
+  // detect this job's iterations, or no solo iteration time is known), solo
+  // kernels/s / kernels/s now - 1: launches are issued in step with the
+  // job's progress, so their rate falls as the job is slowed. It is the
+  // weaker signal (a job that also waits on input or the host loses launches
+  // for reasons other than the GPU), hence only the fallback.
+  //
+  // The iteration time used here is at least the time since the last window
+  // that completed an iteration: a job slowed so much that no iteration
+  // completes would otherwise keep reporting its last, healthy, value.
+  std::optional<double> slowdown() const;
+  SlowdownSource slowdown_source() const;
+
+  const WindowCounts& counts() const { return counts_; }
+
+ private:
+  struct KernelRecord {
+    double ns_sum = 0;      // decayed sum of sampled GPU time
+    double samples = 0;     // decayed count of samples
+    double est_gpu_ns = 0;  // estimated GPU time over the job's life
+    std::optional<KernelClass> kernel_class;
+  };
+
+  KernelRecord* Record(uint64_t kernel);  // nullptr when the table is full
+  void LearnDurations(const TelemetryWindow& w);
+  double EstimateGpuNs(const TelemetryWindow& w);
+  std::optional<double> CurrentIterationNs() const;
+  std::pair<std::optional<double>, SlowdownSource> ComputeSlowdown() const;
+
+  JobProfileOptions options_;
+  TimeEwma busy_;
+  TimeEwma rate_;
+  TimeEwma iteration_;
+  SoloBaseline baseline_;
+  KernelSetFingerprint fingerprint_;
+  absl::flat_hash_map<uint64_t, KernelRecord> kernels_;
+  double all_ns_sum_ = 0;  // decayed, over all kernels: the fallback duration
+  double all_samples_ = 0;
+  std::optional<uint64_t> last_end_ns_;
+  std::optional<uint64_t> last_iteration_end_ns_;
+  std::optional<uint64_t> fingerprint_changed_ns_;
+  uint64_t mem_used_bytes_ = 0;
+  uint64_t mem_peak_bytes_ = 0;
+  uint64_t mem_limit_bytes_ = 0;
+  WindowCounts counts_;
+};
+
+}  // namespace iashim::policy
+
+#endif  // IASHIM_POLICY_JOB_PROFILE_H_

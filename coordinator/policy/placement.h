@@ -1,0 +1,70 @@
+// Where should an arriving job run? The interface every placement policy
+// implements, and what goes in and out of it.
+//
+// A policy is a pure function of the request and the cluster's state at that
+// moment: it keeps no hidden mutable state, reads no clock, does no I/O, so
+// the daemon and iashim-clustersim can ask the same policy the same question
+// and get the same answer, and a policy can be tested from plain values.
+// Whatever a smarter policy needs beyond ClusterState (job profiles by
+// fingerprint, a learned interference model) it receives at construction and
+// reads during Place(); `Place` is const so one policy object can serve
+// concurrent callers.
+//
+// Outcomes:
+//  - kPlaced: run the job on `gpu` now.
+//  - kQueued: it could run somewhere in this cluster, but not now (memory is
+//    reserved, or the only candidates would break a rule); ask again later.
+//  - kRejected: it can never run as asked (no such GPU or host, more memory
+//    than any candidate GPU has); asking again will not help.
+// `reason` is a sentence for people (`iashim run`, logs), never parsed.
+#ifndef IASHIM_POLICY_PLACEMENT_H_
+#define IASHIM_POLICY_PLACEMENT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "policy/cluster.h"
+#include "policy/cluster_state.h"
+#include "policy/priority.h"
+
+namespace iashim::policy {
+
+struct PlacementRequest {
+  std::string job;  // job id; the same id already placed yields its GPU again
+  Priority priority = Priority::kGuaranteed;
+  uint64_t mem_bytes = 0;               // memory quota asked for; 0 = the whole GPU
+  std::optional<GpuId> gpu;             // exactly this GPU
+  std::string host;                     // without `gpu`: any GPU on this node; empty = anywhere
+  std::optional<uint64_t> fingerprint;  // the model (JobProfile::fingerprint()) if known
+  double slowdown_target = 0.10;        // guaranteed jobs: allowed slowdown
+};
+
+struct PlacementDecision {
+  enum class Outcome { kPlaced, kQueued, kRejected };
+
+  Outcome outcome = Outcome::kRejected;
+  GpuId gpu;  // meaningful when kPlaced
+  std::string reason;
+
+  static PlacementDecision Placed(GpuId gpu, std::string reason);
+  static PlacementDecision Queued(std::string reason);
+  static PlacementDecision Rejected(std::string reason);
+};
+
+std::string_view OutcomeName(PlacementDecision::Outcome outcome);
+
+class PlacementPolicy {
+ public:
+  virtual ~PlacementPolicy() = default;
+
+  // Decides for one request against the state at this moment. Does not
+  // modify anything: the caller records the placement in its state.
+  virtual PlacementDecision Place(const PlacementRequest& request,
+                                  const ClusterState& state) const = 0;
+};
+
+}  // namespace iashim::policy
+
+#endif  // IASHIM_POLICY_PLACEMENT_H_

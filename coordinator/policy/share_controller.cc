@@ -1,0 +1,277 @@
+#include "policy/share_controller.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "policy/hash.h"
+
+namespace iashim::policy {
+namespace {
+
+constexpr double kNsPerS = 1e9;
+constexpr double kEpsilon = 1e-9;
+
+double SecondsSince(int64_t now_ns, std::optional<int64_t> then_ns) {
+  if (!then_ns.has_value()) return INFINITY;
+  // In double: a corrupt persisted time must not overflow the subtraction.
+  return (static_cast<double>(now_ns) - static_cast<double>(*then_ns)) / kNsPerS;
+}
+
+double Total(const std::vector<JobShare>& shares) {
+  double total = 0;
+  for (const JobShare& s : shares) total += s.share;
+  return total;
+}
+
+// Order-independent hash of who is on the GPU: a ceiling learned for one set
+// of jobs says nothing about another.
+uint64_t Membership(std::span<const GuaranteedJob> guaranteed,
+                    std::span<const OpportunisticJob> opportunistic) {
+  std::vector<std::string_view> g;
+  std::vector<std::string_view> o;
+  for (const GuaranteedJob& j : guaranteed) g.push_back(j.job);
+  for (const OpportunisticJob& j : opportunistic) o.push_back(j.job);
+  std::sort(g.begin(), g.end());
+  std::sort(o.begin(), o.end());
+  uint64_t h = kFnvOffset;
+  for (std::string_view id : g) h = Fnv1a(std::string_view("\0", 1), Fnv1a(id, Fnv1a("g", h)));
+  for (std::string_view id : o) h = Fnv1a(std::string_view("\0", 1), Fnv1a(id, Fnv1a("o", h)));
+  return h;
+}
+
+// Adds `delta` to the total in equal parts, capping each share at `max` and
+// handing what a capped job cannot take to the others.
+void Distribute(double delta, double max, std::vector<JobShare>& shares) {
+  for (size_t round = 0; round <= shares.size() && delta > kEpsilon; ++round) {
+    size_t open = 0;
+    for (const JobShare& s : shares) open += s.share < max - kEpsilon ? 1 : 0;
+    if (open == 0) return;
+    const double each = delta / static_cast<double>(open);
+    for (JobShare& s : shares) {
+      if (s.share >= max - kEpsilon) continue;
+      const double add = std::min(each, max - s.share);
+      s.share += add;
+      delta -= add;
+    }
+  }
+}
+
+}  // namespace
+
+std::string_view ShareActionName(ShareAction action) {
+  switch (action) {
+    case ShareAction::kIdle:
+      return "idle";
+    case ShareAction::kUnthrottle:
+      return "unthrottle";
+    case ShareAction::kCut:
+      return "cut";
+    case ShareAction::kConfirm:
+      return "confirm";
+    case ShareAction::kSettle:
+      return "settle";
+    case ShareAction::kFloor:
+      return "floor";
+    case ShareAction::kRaise:
+      return "raise";
+    case ShareAction::kHoldUnknown:
+      return "hold: slowdown unknown";
+    case ShareAction::kHoldBand:
+      return "hold: within band";
+    case ShareAction::kHoldCooldown:
+      return "hold: cooldown";
+    case ShareAction::kHoldCalming:
+      return "hold: calming";
+    case ShareAction::kHoldCeiling:
+      return "hold: at ceiling";
+  }
+  return "unknown";
+}
+
+ShareController::ShareController(ShareControllerOptions options, ShareControllerState state)
+    : options_(options), state_(std::move(state)) {}
+
+ShareStep ShareController::Step(int64_t now_ns, std::span<const GuaranteedJob> guaranteed,
+                                std::span<const OpportunisticJob> opportunistic) {
+  ShareStep out;
+  const double min_share = options_.min_share;
+  const double max_share = std::max(options_.max_share, min_share);
+  for (const OpportunisticJob& j : opportunistic) {
+    // Written so that NaN takes the floor.
+    const double share = j.share >= min_share ? std::min(j.share, max_share) : min_share;
+    out.shares.push_back({j.job, share});
+  }
+
+  // A clock behind the state's (state restored under a new CLOCK_MONOTONIC):
+  // the timers mean nothing any more; the ceiling still does.
+  if (state_.last_step_ns.has_value() && now_ns < *state_.last_step_ns) {
+    state_.last_cut_ns.reset();
+    state_.calm_since_ns.reset();
+    state_.last_step_ns.reset();
+  }
+  const double dt_s =
+      state_.last_step_ns.has_value() ? SecondsSince(now_ns, state_.last_step_ns) : 0.0;
+  state_.last_step_ns = now_ns;
+
+  if (out.shares.empty()) {
+    out.action = ShareAction::kIdle;
+    return out;
+  }
+  if (guaranteed.empty()) {
+    // Nothing to protect: the GPU is the opportunistic jobs'. Whatever was
+    // learned about a guaranteed job no longer applies.
+    state_ = ShareControllerState{};
+    state_.last_step_ns = now_ns;
+    for (JobShare& s : out.shares) s.share = max_share;
+    out.action = ShareAction::kUnthrottle;
+    return out;
+  }
+
+  const uint64_t membership = Membership(guaranteed, opportunistic);
+  if (membership != state_.membership) {
+    state_.membership = membership;
+    state_.ceiling.reset();
+    state_.calm_since_ns.reset();
+    state_.violating = false;
+  }
+  if (state_.ceiling.has_value()) {
+    *state_.ceiling *= std::exp(options_.ceiling_rise_per_s * std::max(0.0, dt_s));
+    if (!std::isfinite(*state_.ceiling) ||
+        *state_.ceiling > max_share * static_cast<double>(out.shares.size())) {
+      state_.ceiling.reset();
+    }
+  }
+
+  bool any_unknown = false;
+  for (const GuaranteedJob& g : guaranteed) {
+    if (!g.slowdown.has_value() || !std::isfinite(*g.slowdown)) {
+      any_unknown = true;
+      continue;
+    }
+    double target = g.slowdown_target;
+    if (!(std::isfinite(target) && target > 0)) target = options_.default_target;
+    target = std::max(target, options_.min_target);
+    const double ratio = *g.slowdown / target;
+    out.worst_ratio = std::max(out.worst_ratio.value_or(ratio), ratio);
+  }
+
+  out.action = Control(now_ns, out.worst_ratio, any_unknown, out.shares);
+  if (out.worst_ratio.has_value() && *out.worst_ratio > 1) {
+    out.saturated = std::all_of(out.shares.begin(), out.shares.end(),
+                                [&](const JobShare& s) { return s.share <= min_share + kEpsilon; });
+  }
+  return out;
+}
+
+ShareAction ShareController::Control(int64_t now_ns, std::optional<double> worst_ratio,
+                                     bool any_unknown, std::vector<JobShare>& shares) {
+  // A known violation is acted on even when another job's slowdown is
+  // unknown: protecting the job we can see beats waiting for one we cannot.
+  if (worst_ratio.has_value() && *worst_ratio > 1) {
+    state_.calm_since_ns.reset();
+    ++state_.over_steps;
+    state_.over_ratio_sum += *worst_ratio;
+    return Cut(now_ns, *worst_ratio, shares);
+  }
+  state_.violating = false;
+  state_.over_steps = 0;
+  state_.over_ratio_sum = 0;
+  if (any_unknown || !worst_ratio.has_value()) {
+    state_.calm_since_ns.reset();
+    return ShareAction::kHoldUnknown;
+  }
+  if (*worst_ratio >= options_.calm_ratio) {
+    state_.calm_since_ns.reset();
+    return ShareAction::kHoldBand;
+  }
+  if (!state_.calm_since_ns.has_value()) {
+    state_.calm_since_ns = now_ns;
+    state_.calm_ratio_sum = 0;
+    state_.calm_steps = 0;
+  }
+  state_.calm_ratio_sum += *worst_ratio;
+  ++state_.calm_steps;
+  if (SecondsSince(now_ns, state_.last_cut_ns) < options_.cooldown_s) {
+    return ShareAction::kHoldCooldown;
+  }
+  if (SecondsSince(now_ns, state_.calm_since_ns) < options_.calm_s) {
+    return ShareAction::kHoldCalming;
+  }
+  // The run's mean, not the last sample: a raise is sized by (and the
+  // ceiling judged on) a measurement with less noise.
+  return Raise(state_.calm_ratio_sum / static_cast<double>(state_.calm_steps),
+               SecondsSince(now_ns, state_.calm_since_ns), shares);
+}
+
+ShareAction ShareController::Cut(int64_t now_ns, double ratio, std::vector<JobShare>& shares) {
+  const double min_share = options_.min_share;
+  if (std::all_of(shares.begin(), shares.end(),
+                  [&](const JobShare& s) { return s.share <= min_share + kEpsilon; })) {
+    state_.violating = true;
+    return ShareAction::kFloor;
+  }
+  // One sample over target may be noise; a large excess is acted on at once.
+  if (state_.over_steps < options_.confirm_steps && ratio < options_.severe_ratio) {
+    return ShareAction::kConfirm;
+  }
+  if (SecondsSince(now_ns, state_.last_cut_ns) < options_.decrease_hold_s) {
+    state_.violating = true;
+    return ShareAction::kSettle;
+  }
+  // The mean over the samples since the run began (or since the last cut):
+  // less noisy than the last one, and not older than the last cut.
+  const double mean_ratio = state_.over_ratio_sum / static_cast<double>(state_.over_steps);
+  const double total = Total(shares);
+  if (!state_.violating) {
+    // The first cut of an episode: `total` is where the target was crossed.
+    // Later cuts in the same episode react to a measurement that may still
+    // lag the earlier cut, so they do not lower the ceiling.
+    if (!state_.ceiling.has_value() || total < *state_.ceiling) {
+      state_.ceiling = total;
+      state_.ceiling_gain = mean_ratio / total;
+    }
+  }
+  state_.violating = true;
+  const double factor = std::clamp(1.0 - options_.decrease_gain * (mean_ratio - 1.0),
+                                   options_.max_cut, 1.0 - options_.min_cut);
+  for (JobShare& s : shares) s.share = std::max(min_share, s.share * factor);
+  state_.last_cut_ns = now_ns;
+  state_.over_steps = 0;
+  state_.over_ratio_sum = 0;
+  return ShareAction::kCut;
+}
+
+ShareAction ShareController::Raise(double ratio, double calm_for_s, std::vector<JobShare>& shares) {
+  const double total = Total(shares);
+  const double n = static_cast<double>(shares.size());
+  // Much less harm per unit of share than when the ceiling was set, over a
+  // long calm run: the guaranteed job (or what it runs next to) has changed;
+  // start afresh. A short run is not trusted for this: the runs that pass
+  // for calm under noise are those whose samples happened to be low.
+  if (state_.ceiling.has_value() && calm_for_s >= options_.ceiling_drop_calm_s &&
+      ratio / total < options_.ceiling_gain_drop * state_.ceiling_gain) {
+    state_.ceiling.reset();
+  }
+  const double step = options_.increase_step * n;
+  double limit = std::max(options_.max_share, options_.min_share) * n;
+  // If harm grows (at most) in proportion to the total share, this total
+  // brings the worst ratio to `headroom`.
+  if (ratio > 0) limit = std::min(limit, total * options_.headroom / ratio);
+  if (state_.ceiling.has_value()) {
+    const double below_ceiling = *state_.ceiling * (1.0 - options_.ceiling_margin);
+    // Creeping up behind the slowly rising ceiling in slivers would end each
+    // calm run (so the plant-change test above never gets a long one) and
+    // buys little: wait until a quarter step fits.
+    if (below_ceiling < limit) {
+      limit = below_ceiling < total + 0.25 * step ? total : below_ceiling;
+    }
+  }
+  const double target_total = std::min(limit, total + step);
+  if (target_total <= total + 1e-6) return ShareAction::kHoldCeiling;
+  Distribute(target_total - total, std::max(options_.max_share, options_.min_share), shares);
+  state_.calm_since_ns.reset();  // the next raise waits for a new calm run
+  return ShareAction::kRaise;
+}
+
+}  // namespace iashim::policy

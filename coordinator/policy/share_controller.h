@@ -1,0 +1,162 @@
+// The control loop for one shared GPU: sets the opportunistic jobs' shares of
+// GPU time so that every guaranteed job's slowdown stays within its target,
+// and hands the rest of the GPU to the opportunistic jobs.
+//
+// The daemon calls Step() about once a second per GPU with the guaranteed
+// jobs' measured slowdowns (JobProfile::slowdown()) and the opportunistic
+// jobs' shares in force, and sends the returned shares as Budgets.
+//
+// Design (README.md has the reasoning): AIMD on the opportunistic jobs'
+// total share T, shaped so that it settles instead of oscillating. r is the
+// worst slowdown/target ratio over the guaranteed jobs.
+//  - Violation (r > 1): confirmed by confirm_steps samples in a row unless
+//    r >= severe_ratio, then every share is cut by the factor
+//    clamp(1 - k * (mean r - 1), max_cut, 1 - min_cut), at most once per
+//    decrease_hold_s (the measurement must first show a cut's effect). The
+//    first cut of an episode remembers T as the *ceiling*, and r/T there as
+//    the *gain*.
+//  - Calm (every ratio known and < calm_ratio for calm_s, and cooldown_s
+//    since the last cut): T is raised by increase_step per job, but to no
+//    more than T * headroom / mean r (where a linear plant would reach
+//    headroom * target: a raise cannot jump over the band) and no more than
+//    ceiling * (1 - ceiling_margin). Shares are raised equally
+//    (water-filling).
+//  - Between (calm_ratio <= r <= 1): hold. The band is wide (by default the
+//    slowdown may sit anywhere between half the target and the target), so
+//    neither noise nor a raise's landing point flips the controller between
+//    raising and cutting.
+// The ceiling rises slowly (ceiling_rise_per_s, relative), so a GPU whose
+// guaranteed job later suffers less is given more in time; it is dropped at
+// once when the evidence says the plant changed: the set of jobs changed, or
+// over a calm run of ceiling_drop_calm_s the gain fell below
+// ceiling_gain_drop times the gain at the ceiling. Unknown slowdowns hold
+// (no raise) but never block a cut for a known violation. No guaranteed
+// job: every share is max_share.
+//
+// The controller is pure: time is an argument and all state is in
+// ShareControllerState, a plain value that can be persisted and restored.
+#ifndef IASHIM_POLICY_SHARE_CONTROLLER_H_
+#define IASHIM_POLICY_SHARE_CONTROLLER_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace iashim::policy {
+
+struct GuaranteedJob {
+  std::string job;
+  std::optional<double> slowdown;  // nullopt (or non-finite) = not known yet
+  double slowdown_target = 0.10;   // 0.1 = may run 10% slower than alone; 0 = default
+};
+
+struct OpportunisticJob {
+  std::string job;
+  double share = 1.0;  // share in force
+};
+
+struct JobShare {
+  std::string job;
+  double share = 1.0;
+
+  friend bool operator==(const JobShare&, const JobShare&) = default;
+};
+
+struct ShareControllerOptions {
+  double min_share = 0.05;  // an opportunistic job always progresses
+  double max_share = 1.0;
+  double default_target = 0.10;  // for targets that are 0 (as on the wire: "default"),
+                                 // negative or not finite
+  double min_target = 0.01;      // smaller positive targets are raised to this
+
+  int64_t confirm_steps = 2;     // over target this many steps in a row before a cut...
+  double severe_ratio = 1.5;     // ...unless slowdown/target is at least this
+  double decrease_gain = 1.0;    // k
+  double max_cut = 0.5;          // a cut keeps at least this fraction
+  double min_cut = 0.05;         // a cut removes at least this fraction
+  double decrease_hold_s = 3.0;  // between cuts: the measurement's lag
+  double cooldown_s = 10.0;      // after a cut, before any raise
+
+  double calm_ratio = 0.5;      // calm: every slowdown < calm_ratio * target
+  double calm_s = 3.0;          // calm this long before (each) raise
+  double increase_step = 0.05;  // per job, per raise
+  double headroom = 0.9;        // a raise aims no higher than headroom * target
+
+  double ceiling_margin = 0.1;             // raises stop at (1 - margin) * ceiling
+  double ceiling_rise_per_s = 1.0 / 1800;  // +3.4% a minute (relative)
+  double ceiling_gain_drop = 0.5;          // gain below this * gain at the ceiling...
+  double ceiling_drop_calm_s = 10;         // ...over a calm run this long: the plant changed
+};
+
+// Everything the controller remembers about one GPU. Plain fields so the
+// daemon can persist it; times are in the caller's now_ns clock. After a
+// restore on a clock that is behind (a new CLOCK_MONOTONIC), the first
+// Step() forgets the timers but keeps the ceiling.
+struct ShareControllerState {
+  std::optional<int64_t> last_step_ns;
+  std::optional<int64_t> last_cut_ns;
+  std::optional<int64_t> calm_since_ns;  // first calm step of the current calm run
+  double calm_ratio_sum = 0;             // sum and count of the worst ratios in that run
+  int64_t calm_steps = 0;
+  bool violating = false;         // a cut (or the floor) in the current violation
+  int64_t over_steps = 0;         // steps over target since the run began or the last cut
+  double over_ratio_sum = 0;      // sum of their worst ratios
+  std::optional<double> ceiling;  // total share at which a violation began
+  double ceiling_gain = 0;        // worst ratio / total share at that moment
+  uint64_t membership = 0;        // hash of the job ids the ceiling is for
+
+  friend bool operator==(const ShareControllerState&, const ShareControllerState&) = default;
+};
+
+enum class ShareAction {
+  kIdle,          // no opportunistic jobs: nothing to control
+  kUnthrottle,    // no guaranteed jobs: every share max_share
+  kConfirm,       // over target for the first time: one more sample before cutting
+  kCut,           // a guaranteed job is over target: shares cut
+  kSettle,        // over target, but the last cut is too recent to judge
+  kFloor,         // over target with every share at min_share: shares cannot help
+  kRaise,         // calm: shares raised
+  kHoldUnknown,   // a guaranteed job's slowdown is not known
+  kHoldBand,      // within the target band
+  kHoldCooldown,  // calm, but a cut was recent
+  kHoldCalming,   // calm, not yet for calm_s
+  kHoldCeiling,   // calm, but raising would pass the ceiling or the model's limit
+};
+
+std::string_view ShareActionName(ShareAction action);
+
+struct ShareStep {
+  ShareAction action = ShareAction::kIdle;
+  std::vector<JobShare> shares;       // one per opportunistic job, in input order
+  std::optional<double> worst_ratio;  // max slowdown/target over known guaranteed jobs
+  // Over target with every share at min_share: only moving a job can help
+  // (the daemon's or placement's business).
+  bool saturated = false;
+};
+
+class ShareController {
+ public:
+  explicit ShareController(ShareControllerOptions options = {}, ShareControllerState state = {});
+
+  ShareStep Step(int64_t now_ns, std::span<const GuaranteedJob> guaranteed,
+                 std::span<const OpportunisticJob> opportunistic);
+
+  const ShareControllerState& state() const { return state_; }
+  const ShareControllerOptions& options() const { return options_; }
+
+ private:
+  ShareAction Control(int64_t now_ns, std::optional<double> worst_ratio, bool any_unknown,
+                      std::vector<JobShare>& shares);
+  ShareAction Cut(int64_t now_ns, double ratio, std::vector<JobShare>& shares);
+  ShareAction Raise(double ratio, double calm_for_s, std::vector<JobShare>& shares);
+
+  ShareControllerOptions options_;
+  ShareControllerState state_;
+};
+
+}  // namespace iashim::policy
+
+#endif  // IASHIM_POLICY_SHARE_CONTROLLER_H_

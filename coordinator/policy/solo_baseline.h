@@ -1,0 +1,59 @@
+// A job's speed when it has the GPU to itself: the reference its slowdown is
+// measured against.
+//
+// Only windows in which the job was alone on its GPU and not throttled count
+// (the caller decides; see JobProfile::AddWindow). The baseline is the median
+// of the most recent such windows, not a mean: one window that caught a
+// checkpoint, an evaluation pass or the end of warm-up would drag a mean and
+// make every later slowdown look smaller or larger than it is.
+//
+// A seed (from the persisted profile of an earlier job with the same model
+// fingerprint) stands in until the job has min_windows solo windows of its
+// own; then the job's own measurements win, because the seed may come from a
+// run with another batch size or input pipeline.
+#ifndef IASHIM_POLICY_SOLO_BASELINE_H_
+#define IASHIM_POLICY_SOLO_BASELINE_H_
+
+#include <cstddef>
+#include <deque>
+#include <optional>
+
+namespace iashim::policy {
+
+struct SoloBaselineOptions {
+  size_t min_windows = 3;  // own solo windows needed before they replace a seed
+  size_t history = 15;     // solo windows the median is taken over
+};
+
+class SoloBaseline {
+ public:
+  explicit SoloBaseline(SoloBaselineOptions options = {});
+
+  // One solo window: its mean iteration time (0 = no iteration completed, or
+  // iterations are not detected) and kernel launches per second (0 = none).
+  void AddSoloWindow(double iteration_ns, double kernels_per_s);
+
+  // Either value may be 0 = not seeded.
+  void Seed(double iteration_ns, double kernels_per_s);
+
+  // nullopt until there are min_windows own samples or a seed.
+  std::optional<double> iteration_ns() const;
+  std::optional<double> kernels_per_s() const;
+
+  size_t iteration_samples() const { return iteration_.size(); }
+  size_t rate_samples() const { return rate_.size(); }
+
+ private:
+  std::optional<double> Estimate(const std::deque<double>& samples,
+                                 std::optional<double> seed) const;
+
+  SoloBaselineOptions options_;
+  std::deque<double> iteration_;
+  std::deque<double> rate_;
+  std::optional<double> seed_iteration_ns_;
+  std::optional<double> seed_kernels_per_s_;
+};
+
+}  // namespace iashim::policy
+
+#endif  // IASHIM_POLICY_SOLO_BASELINE_H_

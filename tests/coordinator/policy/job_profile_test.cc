@@ -1,0 +1,327 @@
+#include "policy/job_profile.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "policy/hash.h"
+
+namespace iashim::policy {
+namespace {
+
+constexpr uint64_t kMs = 1'000'000;
+constexpr uint64_t kS = 1'000'000'000;
+
+// Builds consecutive windows of one process.
+class Windows {
+ public:
+  explicit Windows(uint64_t length_ns = kS) : length_ns_(length_ns) {}
+
+  TelemetryWindow Next(uint64_t launches, uint32_t iterations, uint64_t iteration_ns,
+                       std::vector<KernelWindow> kernels = {}, double share = 1.0) {
+    TelemetryWindow w;
+    w.window_start_ns = t_;
+    w.window_end_ns = t_ + length_ns_;
+    t_ = w.window_end_ns;
+    w.launches = launches;
+    w.iterations = iterations;
+    w.iteration_ns = iteration_ns;
+    w.sample_every = 10;
+    w.kernels = std::move(kernels);
+    w.budget_share = share;
+    return w;
+  }
+
+ private:
+  uint64_t length_ns_;
+  uint64_t t_ = 5 * kS;
+};
+
+JobProfileOptions NoWarmup() {
+  JobProfileOptions o;
+  o.warmup_windows = 0;
+  o.baseline.min_windows = 3;
+  return o;
+}
+
+TEST(JobProfileTest, NothingKnownBeforeAnyWindow) {
+  JobProfile p;
+  EXPECT_FALSE(p.busy().has_value());
+  EXPECT_FALSE(p.kernels_per_s().has_value());
+  EXPECT_FALSE(p.iteration_ns().has_value());
+  EXPECT_FALSE(p.slowdown().has_value());
+  EXPECT_EQ(p.slowdown_source(), SlowdownSource::kUnknown);
+  EXPECT_EQ(p.fingerprint(), 0u);
+  EXPECT_FALSE(p.fingerprint_stable());
+  const KernelMix mix = p.kernel_mix();
+  EXPECT_EQ(mix.compute + mix.memory + mix.other + mix.unnamed, 0);
+}
+
+TEST(JobProfileTest, BusyIsSampledMeanTimesLaunchesOverWindow) {
+  JobProfile p;
+  Windows w;
+  // 100 launches of a 2 ms kernel and 300 of a 1 ms one in 1 s: 0.5 busy.
+  p.AddWindow(w.Next(400, 0, 0,
+                     {{.kernel = 1, .launches = 100, .sampled = 10, .gpu_ns_sum = 20 * kMs},
+                      {.kernel = 2, .launches = 300, .sampled = 30, .gpu_ns_sum = 30 * kMs}}),
+              false);
+  ASSERT_TRUE(p.busy().has_value());
+  EXPECT_NEAR(*p.busy(), 0.5, 1e-9);
+  EXPECT_NEAR(*p.kernels_per_s(), 400, 1e-9);
+}
+
+TEST(JobProfileTest, BusyIsCappedAtOne) {
+  JobProfile p;
+  Windows w;
+  p.AddWindow(
+      w.Next(1000, 0, 0, {{.kernel = 1, .launches = 1000, .sampled = 1, .gpu_ns_sum = 5 * kMs}}),
+      false);
+  EXPECT_DOUBLE_EQ(*p.busy(), 1.0);
+}
+
+TEST(JobProfileTest, UnsampledKernelsCountWithTheirLearnedOrTheJobsMeanDuration) {
+  JobProfileOptions o;
+  o.tau_s = 0;  // keep only the latest window, to read it directly
+  JobProfile p(o);
+  Windows w;
+  p.AddWindow(
+      w.Next(10, 0, 0, {{.kernel = 1, .launches = 10, .sampled = 10, .gpu_ns_sum = 10 * kMs}}),
+      false);
+  // Kernel 1 is not sampled this time (1 ms learned); kernel 2 never was (the
+  // job's mean, 1 ms): 100 + 100 launches of 1 ms in 1 s.
+  p.AddWindow(w.Next(200, 0, 0,
+                     {{.kernel = 1, .launches = 100, .sampled = 0, .gpu_ns_sum = 0},
+                      {.kernel = 2, .launches = 100, .sampled = 0, .gpu_ns_sum = 0}}),
+              false);
+  EXPECT_NEAR(*p.busy(), 0.2, 1e-9);
+}
+
+TEST(JobProfileTest, EwmaFollowsAChangeOverTime) {
+  JobProfileOptions o;
+  o.tau_s = 3;
+  JobProfile p(o);
+  Windows w;
+  for (int i = 0; i < 10; ++i) p.AddWindow(w.Next(1000, 10, 100 * kMs), false);
+  EXPECT_NEAR(*p.iteration_ns(), 100.0 * kMs, 1);
+  p.AddWindow(w.Next(1000, 10, 200 * kMs), false);
+  // One second of a new value moves a 3 s EWMA by 1 - e^(-1/3) = 28%.
+  EXPECT_NEAR(*p.iteration_ns(), (100 + 100 * (1 - std::exp(-1.0 / 3))) * kMs, 1e3);
+  for (int i = 0; i < 60; ++i) p.AddWindow(w.Next(1000, 10, 200 * kMs), false);
+  EXPECT_NEAR(*p.iteration_ns(), 200.0 * kMs, 1e-3 * kMs);
+}
+
+TEST(JobProfileTest, WindowsWithoutIterationsLeaveIterationTimeAlone) {
+  JobProfile p;
+  Windows w;
+  p.AddWindow(w.Next(1000, 1, 800 * kMs), false);
+  p.AddWindow(w.Next(1000, 0, 0), false);
+  EXPECT_DOUBLE_EQ(*p.iteration_ns(), 800.0 * kMs);
+}
+
+TEST(JobProfileTest, TracksMemoryCurrentAndPeak) {
+  JobProfile p;
+  Windows w;
+  for (uint64_t used : {100u, 700u, 300u}) {
+    TelemetryWindow x = w.Next(10, 0, 0);
+    x.mem_used_bytes = used;
+    x.mem_limit_bytes = 1000;
+    p.AddWindow(x, false);
+  }
+  EXPECT_EQ(p.mem_used_bytes(), 300u);
+  EXPECT_EQ(p.mem_peak_bytes(), 700u);
+  EXPECT_EQ(p.mem_limit_bytes(), 1000u);
+}
+
+TEST(JobProfileTest, KernelMixByEstimatedTimeWithNamesArrivingLate) {
+  JobProfile p;
+  Windows w;
+  const uint64_t gemm = Fnv1a("ampere_sgemm_128x64_tn");
+  const uint64_t relu = Fnv1a("vectorized_elementwise_kernel_relu");
+  const uint64_t mine = Fnv1a("my_kernel");
+  p.AddWindow(w.Next(300, 0, 0,
+                     {{.kernel = gemm, .launches = 100, .sampled = 10, .gpu_ns_sum = 60 * kMs},
+                      {.kernel = relu, .launches = 100, .sampled = 10, .gpu_ns_sum = 30 * kMs},
+                      {.kernel = mine, .launches = 100, .sampled = 10, .gpu_ns_sum = 10 * kMs}}),
+              false);
+  KernelMix mix = p.kernel_mix();
+  EXPECT_DOUBLE_EQ(mix.unnamed, 1.0);
+
+  p.AddKernelName(gemm, "ampere_sgemm_128x64_tn");
+  p.AddKernelName(relu, "vectorized_elementwise_kernel_relu");
+  mix = p.kernel_mix();
+  EXPECT_NEAR(mix.compute, 0.6, 1e-9);
+  EXPECT_NEAR(mix.memory, 0.3, 1e-9);
+  EXPECT_NEAR(mix.unnamed, 0.1, 1e-9);
+  p.AddKernelName(mine, "my_kernel");
+  EXPECT_NEAR(p.kernel_mix().other, 0.1, 1e-9);
+}
+
+TEST(JobProfileTest, FingerprintIsTheKernelSetAndBecomesStable) {
+  JobProfileOptions o;
+  o.fingerprint_stable_s = 5;
+  JobProfile a(o);
+  JobProfile b(o);
+  Windows wa;
+  Windows wb;
+  a.AddWindow(wa.Next(2, 0, 0, {{.kernel = 1, .launches = 1}, {.kernel = 2, .launches = 1}}),
+              false);
+  a.AddWindow(wa.Next(1, 0, 0, {{.kernel = 3, .launches = 1}}), false);
+  b.AddWindow(wb.Next(1, 0, 0, {{.kernel = 3, .launches = 1}}), false);
+  b.AddWindow(wb.Next(3, 0, 0, {{.kernel = 2, .launches = 2}, {.kernel = 1, .launches = 1}}),
+              false);
+  EXPECT_EQ(a.fingerprint(), b.fingerprint());
+  EXPECT_EQ(a.kernel_count(), 3u);
+  EXPECT_FALSE(a.fingerprint_stable());
+  for (int i = 0; i < 4; ++i) a.AddWindow(wa.Next(1, 0, 0, {{.kernel = 1, .launches = 1}}), false);
+  EXPECT_FALSE(a.fingerprint_stable());
+  a.AddWindow(wa.Next(1, 0, 0, {{.kernel = 2, .launches = 1}}), false);
+  EXPECT_TRUE(a.fingerprint_stable());
+  a.AddWindow(wa.Next(1, 0, 0, {{.kernel = 4, .launches = 1}}), false);
+  EXPECT_FALSE(a.fingerprint_stable());
+  EXPECT_NE(a.fingerprint(), b.fingerprint());
+}
+
+TEST(JobProfileTest, BaselineOnlyFromAloneAndUnthrottledWindows) {
+  JobProfile p(NoWarmup());
+  Windows w;
+  for (int i = 0; i < 5; ++i) p.AddWindow(w.Next(1000, 10, 150 * kMs), /*alone_on_gpu=*/false);
+  for (int i = 0; i < 5; ++i) p.AddWindow(w.Next(1000, 10, 300 * kMs, {}, 0.5), true);
+  EXPECT_FALSE(p.baseline_iteration_ns().has_value());
+  EXPECT_FALSE(p.slowdown().has_value());
+  for (int i = 0; i < 3; ++i) p.AddWindow(w.Next(1000, 10, 100 * kMs), true);
+  EXPECT_DOUBLE_EQ(*p.baseline_iteration_ns(), 100.0 * kMs);
+  for (int i = 0; i < 30; ++i) p.AddWindow(w.Next(1000, 10, 125 * kMs), false);
+  ASSERT_TRUE(p.slowdown().has_value());
+  EXPECT_NEAR(*p.slowdown(), 0.25, 1e-3);
+  EXPECT_EQ(p.slowdown_source(), SlowdownSource::kIterations);
+}
+
+TEST(JobProfileTest, WarmupWindowsDoNotCountForTheBaseline) {
+  JobProfileOptions o;
+  o.warmup_windows = 2;
+  o.baseline.min_windows = 1;
+  JobProfile p(o);
+  Windows w;
+  p.AddWindow(w.Next(1000, 1, 900 * kMs), true);
+  p.AddWindow(w.Next(1000, 1, 900 * kMs), true);
+  EXPECT_FALSE(p.baseline_iteration_ns().has_value());
+  p.AddWindow(w.Next(1000, 10, 100 * kMs), true);
+  EXPECT_DOUBLE_EQ(*p.baseline_iteration_ns(), 100.0 * kMs);
+}
+
+TEST(JobProfileTest, SeededBaselineGivesASlowdownWithoutEverBeingAlone) {
+  JobProfile p(NoWarmup());
+  p.SeedBaseline(100 * kMs);
+  Windows w;
+  for (int i = 0; i < 30; ++i) p.AddWindow(w.Next(1000, 10, 110 * kMs), false);
+  EXPECT_NEAR(*p.slowdown(), 0.10, 1e-3);
+}
+
+TEST(JobProfileTest, FallsBackToKernelRateWhenIterationsAreNotDetected) {
+  JobProfile p(NoWarmup());
+  Windows w;
+  for (int i = 0; i < 3; ++i) p.AddWindow(w.Next(2000, 0, 0), true);
+  for (int i = 0; i < 30; ++i) p.AddWindow(w.Next(1600, 0, 0), false);
+  ASSERT_TRUE(p.slowdown().has_value());
+  EXPECT_NEAR(*p.slowdown(), 0.25, 1e-3);
+  EXPECT_EQ(p.slowdown_source(), SlowdownSource::kKernelRate);
+}
+
+TEST(JobProfileTest, KernelRateFallbackOfAStalledJobIsClamped) {
+  JobProfileOptions o = NoWarmup();
+  o.tau_s = 0;
+  JobProfile p(o);
+  Windows w;
+  for (int i = 0; i < 3; ++i) p.AddWindow(w.Next(2000, 0, 0), true);
+  p.AddWindow(w.Next(0, 0, 0), false);
+  EXPECT_DOUBLE_EQ(*p.slowdown(), o.max_slowdown);
+}
+
+TEST(JobProfileTest, AnIterationThatDoesNotEndCountsAsSlow) {
+  JobProfile p(NoWarmup());
+  Windows w;
+  for (int i = 0; i < 3; ++i) p.AddWindow(w.Next(1000, 10, 100 * kMs), true);
+  EXPECT_NEAR(*p.slowdown(), 0.0, 1e-9);
+  // Slowed so much that no iteration completes for 2 s.
+  p.AddWindow(w.Next(10, 0, 0), false);
+  p.AddWindow(w.Next(10, 0, 0), false);
+  EXPECT_NEAR(*p.slowdown(), 2 * kS / (100.0 * kMs) - 1, 1e-9);
+}
+
+TEST(JobProfileTest, BadWindowsAreIgnoredAndCounted) {
+  JobProfile p(NoWarmup());
+  Windows w;
+  const TelemetryWindow first = w.Next(1000, 10, 100 * kMs);
+  EXPECT_TRUE(p.AddWindow(first, true));
+  EXPECT_FALSE(p.AddWindow(first, true));  // duplicate
+  TelemetryWindow earlier = first;
+  earlier.window_start_ns -= kS;
+  earlier.window_end_ns -= kS;
+  EXPECT_FALSE(p.AddWindow(earlier, true));  // out of order
+  TelemetryWindow empty = w.Next(1000, 10, 100 * kMs);
+  empty.window_end_ns = empty.window_start_ns;
+  EXPECT_FALSE(p.AddWindow(empty, true));
+  TelemetryWindow nan_share = w.Next(1000, 10, 100 * kMs);
+  nan_share.budget_share = NAN;
+  EXPECT_FALSE(p.AddWindow(nan_share, true));
+  TelemetryWindow absurd = w.Next(1000, 10, UINT64_MAX);
+  EXPECT_FALSE(p.AddWindow(absurd, true));
+
+  EXPECT_EQ(p.counts().accepted, 1u);
+  EXPECT_EQ(p.counts().out_of_order, 2u);
+  EXPECT_EQ(p.counts().defective, 3u);
+  EXPECT_EQ(p.counts().last_defect, WindowDefect::kAbsurdIteration);
+  EXPECT_DOUBLE_EQ(*p.iteration_ns(), 100.0 * kMs);
+  // Windows after the skipped ones are accepted.
+  EXPECT_TRUE(p.AddWindow(w.Next(1000, 10, 100 * kMs), true));
+}
+
+// Random and extreme input: the profile must never crash or report a
+// non-finite number.
+TEST(JobProfileTest, RandomInputNeverYieldsNaN) {
+  std::mt19937_64 rng(12345);
+  auto pick = [&](std::initializer_list<uint64_t> values) {
+    std::uniform_int_distribution<size_t> d(0, values.size() - 1);
+    return *(values.begin() + d(rng));
+  };
+  JobProfile p;
+  uint64_t t = 10 * kS;
+  for (int i = 0; i < 5000; ++i) {
+    TelemetryWindow w;
+    w.window_start_ns = t + pick({0, 1, kS}) - pick({0, 0, 2 * kS});
+    w.window_end_ns = w.window_start_ns + pick({0, 1, kMs, kS, 3600 * kS});
+    t = std::max(t, w.window_end_ns);
+    w.launches = pick({0, 1, 1000, UINT64_MAX});
+    w.iterations = static_cast<uint32_t>(pick({0, 1, 10}));
+    w.iteration_ns = pick({0, 1, 100 * kMs, UINT64_MAX});
+    w.budget_share = static_cast<double>(pick({0, 1, 2})) / 2.0;
+    w.mem_used_bytes = pick({0, 1, UINT64_MAX});
+    const int kernels = static_cast<int>(pick({0, 1, 3}));
+    for (int k = 0; k < kernels; ++k) {
+      w.kernels.push_back({.kernel = pick({1, 2, 3}),
+                           .launches = static_cast<uint32_t>(pick({0, 1, UINT32_MAX})),
+                           .sampled = static_cast<uint32_t>(pick({0, 1, UINT32_MAX})),
+                           .gpu_ns_sum = pick({0, 1, kMs, UINT64_MAX})});
+    }
+    p.AddWindow(w, pick({0, 1}) == 1);
+    if (i % 100 == 0) p.SeedBaseline(pick({0, 1, 100 * kMs}), static_cast<double>(pick({0, 1})));
+    for (std::optional<double> v : {p.busy(), p.kernels_per_s(), p.iteration_ns(), p.slowdown(),
+                                    p.baseline_iteration_ns(), p.baseline_kernels_per_s()}) {
+      if (v.has_value()) {
+        ASSERT_TRUE(std::isfinite(*v)) << "window " << i;
+      }
+    }
+    const KernelMix mix = p.kernel_mix();
+    for (double f : {mix.compute, mix.memory, mix.other, mix.unnamed}) {
+      ASSERT_TRUE(std::isfinite(f) && f >= 0 && f <= 1) << "window " << i;
+    }
+  }
+  EXPECT_GT(p.counts().accepted, 0u);
+  EXPECT_GT(p.counts().defective + p.counts().out_of_order, 0u);
+}
+
+}  // namespace
+}  // namespace iashim::policy

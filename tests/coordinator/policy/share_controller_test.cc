@@ -1,0 +1,256 @@
+#include "policy/share_controller.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace iashim::policy {
+namespace {
+
+constexpr int64_t kS = 1'000'000'000;
+
+std::vector<GuaranteedJob> G(std::optional<double> slowdown, double target = 0.10) {
+  return {{.job = "g", .slowdown = slowdown, .slowdown_target = target}};
+}
+
+std::vector<OpportunisticJob> O(double share) { return {{.job = "o", .share = share}}; }
+
+std::vector<OpportunisticJob> Apply(const ShareStep& step) {
+  std::vector<OpportunisticJob> jobs;
+  for (const JobShare& s : step.shares) jobs.push_back({s.job, s.share});
+  return jobs;
+}
+
+TEST(ShareControllerTest, NoOpportunisticJobsIsIdle) {
+  ShareController c;
+  const ShareStep step = c.Step(0, G(0.5), {});
+  EXPECT_EQ(step.action, ShareAction::kIdle);
+  EXPECT_TRUE(step.shares.empty());
+}
+
+TEST(ShareControllerTest, NoGuaranteedJobsMeansFullShares) {
+  ShareController c;
+  const std::vector<OpportunisticJob> opp = {{"a", 0.05}, {"b", 0.3}};
+  const ShareStep step = c.Step(0, {}, opp);
+  EXPECT_EQ(step.action, ShareAction::kUnthrottle);
+  ASSERT_EQ(step.shares.size(), 2u);
+  EXPECT_EQ(step.shares[0], (JobShare{"a", 1.0}));
+  EXPECT_EQ(step.shares[1], (JobShare{"b", 1.0}));
+}
+
+TEST(ShareControllerTest, CutIsProportionalToTheExcessWithinBounds) {
+  struct Case {
+    double slowdown;
+    double want;
+  };
+  // ratio 1.2 -> 0.8; ratio 3 -> capped at 0.5; ratio 1.01 -> at least 5%.
+  for (const Case& k : {Case{0.12, 0.8}, Case{0.30, 0.5}, Case{0.101, 0.95}}) {
+    ShareController c;
+    ShareStep step = c.Step(0, G(k.slowdown), O(1.0));
+    if (step.action == ShareAction::kConfirm) step = c.Step(1 * kS, G(k.slowdown), O(1.0));
+    EXPECT_EQ(step.action, ShareAction::kCut);
+    EXPECT_NEAR(step.shares[0].share, k.want, 1e-9) << k.slowdown;
+  }
+}
+
+TEST(ShareControllerTest, OneSampleOverTargetIsConfirmedFirstUnlessSevere) {
+  ShareController c;
+  ShareStep step = c.Step(0, G(0.12), O(0.6));
+  EXPECT_EQ(step.action, ShareAction::kConfirm);
+  EXPECT_DOUBLE_EQ(step.shares[0].share, 0.6);
+  step = c.Step(1 * kS, G(0.08), Apply(step));  // it was noise
+  EXPECT_EQ(step.action, ShareAction::kHoldBand);
+  step = c.Step(2 * kS, G(0.11), Apply(step));
+  EXPECT_EQ(step.action, ShareAction::kConfirm);
+  step = c.Step(3 * kS, G(0.13), Apply(step));
+  EXPECT_EQ(step.action, ShareAction::kCut);
+  EXPECT_NEAR(step.shares[0].share, 0.6 * 0.8, 1e-9);  // by the mean ratio, 1.2
+
+  ShareController severe;
+  EXPECT_EQ(severe.Step(0, G(0.16), O(0.6)).action, ShareAction::kCut);
+}
+
+TEST(ShareControllerTest, WaitsForACutToShowBeforeCuttingAgain) {
+  ShareController c;
+  ShareStep step = c.Step(0, G(0.2), O(1.0));
+  EXPECT_EQ(step.action, ShareAction::kCut);
+  step = c.Step(1 * kS, G(0.2), Apply(step));
+  EXPECT_EQ(step.action, ShareAction::kSettle);
+  EXPECT_DOUBLE_EQ(step.shares[0].share, 0.5);
+  step = c.Step(3 * kS, G(0.2), Apply(step));
+  EXPECT_EQ(step.action, ShareAction::kCut);
+  EXPECT_DOUBLE_EQ(step.shares[0].share, 0.25);
+}
+
+TEST(ShareControllerTest, AtTheFloorItSaysSo) {
+  ShareController c;
+  const ShareStep step = c.Step(0, G(0.5), O(0.05));
+  EXPECT_EQ(step.action, ShareAction::kFloor);
+  EXPECT_TRUE(step.saturated);
+  EXPECT_DOUBLE_EQ(step.shares[0].share, 0.05);
+}
+
+TEST(ShareControllerTest, UnknownSlowdownHoldsButDoesNotBlockACut) {
+  ShareController c;
+  ShareStep step = c.Step(0, G(std::nullopt), O(0.3));
+  EXPECT_EQ(step.action, ShareAction::kHoldUnknown);
+  EXPECT_DOUBLE_EQ(step.shares[0].share, 0.3);
+  for (int i = 1; i < 60; ++i) step = c.Step(i * kS, G(NAN), Apply(step));
+  EXPECT_EQ(step.action, ShareAction::kHoldUnknown);
+  EXPECT_DOUBLE_EQ(step.shares[0].share, 0.3);
+
+  std::vector<GuaranteedJob> two = {{.job = "g1", .slowdown = std::nullopt},
+                                    {.job = "g2", .slowdown = 0.2}};
+  step = c.Step(61 * kS, two, Apply(step));
+  EXPECT_EQ(step.action, ShareAction::kCut);
+  two[1].slowdown = 0.01;
+  for (int i = 62; i < 120; ++i) step = c.Step(i * kS, two, Apply(step));
+  EXPECT_EQ(step.action, ShareAction::kHoldUnknown);  // calm, but one is unknown
+}
+
+TEST(ShareControllerTest, RaisesOnlyAfterCalmAndCooldown) {
+  ShareController c;
+  ShareStep step = c.Step(0, G(0.2), O(1.0));  // cut to 0.5 at t=0
+  ASSERT_EQ(step.action, ShareAction::kCut);
+  int64_t t = 1;
+  for (; t < 10; ++t) {
+    step = c.Step(t * kS, G(0.01), Apply(step));
+    EXPECT_EQ(step.action, ShareAction::kHoldCooldown) << t;
+  }
+  step = c.Step(10 * kS, G(0.01), Apply(step));
+  EXPECT_EQ(step.action, ShareAction::kRaise);  // calm since t=1, cooled down
+  EXPECT_GT(step.shares[0].share, 0.5);
+  step = c.Step(11 * kS, G(0.01), Apply(step));
+  EXPECT_EQ(step.action, ShareAction::kHoldCalming);
+  step = c.Step(12 * kS, G(0.07), Apply(step));
+  EXPECT_EQ(step.action, ShareAction::kHoldBand);
+}
+
+TEST(ShareControllerTest, RaisesNoHigherThanJustBelowTheCeiling) {
+  ShareControllerOptions o;
+  o.increase_step = 0.5;  // large, to reach the limits in one raise
+  ShareController c(o);
+  c.Step(0, G(0.12), O(0.6));
+  ShareStep step = c.Step(0, G(0.12), O(0.6));  // violation at 0.6: ceiling 0.6
+  ASSERT_EQ(step.action, ShareAction::kCut);
+  ASSERT_TRUE(c.state().ceiling.has_value());
+  EXPECT_DOUBLE_EQ(*c.state().ceiling, 0.6);
+  // Calm, and harm per unit of share (0.45 / 0.3) close to what it was at the
+  // ceiling (1.2 / 0.6): the plant has not changed, the ceiling stands.
+  step.shares[0].share = 0.3;
+  for (int64_t t = 1; t <= 20; ++t) {
+    step = c.Step(t * kS, G(0.045), Apply(step));
+    if (step.action == ShareAction::kRaise) break;
+  }
+  ASSERT_EQ(step.action, ShareAction::kRaise);
+  // The ceiling has risen a little since t=0: 0.6 * e^(rise * t) * 0.9.
+  EXPECT_LT(step.shares[0].share, 0.6 * 0.9 * 1.02);
+  EXPECT_GT(step.shares[0].share, 0.3);
+}
+
+TEST(ShareControllerTest, ModelLimitsARaiseToTheHeadroom) {
+  ShareControllerOptions o;
+  o.increase_step = 0.5;
+  ShareController c(o);
+  ShareStep step;
+  step.shares = {{"o", 0.1}};
+  for (int64_t t = 0; t <= 10; ++t) {
+    step = c.Step(t * kS, G(0.04), Apply(step));
+    if (step.action == ShareAction::kRaise) break;
+  }
+  ASSERT_EQ(step.action, ShareAction::kRaise);
+  // ratio 0.4 at 0.1: a linear plant reaches 0.9 of the target at 0.225.
+  EXPECT_NEAR(step.shares[0].share, 0.225, 1e-9);
+}
+
+TEST(ShareControllerTest, RaisesSharesEquallyAndCapsAtOne) {
+  ShareControllerOptions o;
+  o.increase_step = 0.1;
+  ShareController c(o);
+  std::vector<OpportunisticJob> opp = {{"a", 0.2}, {"b", 0.97}};
+  ShareStep step;
+  for (int64_t t = 0; t <= 10; ++t) {
+    step = c.Step(t * kS, G(0.0), opp);
+    if (step.action == ShareAction::kRaise) break;
+  }
+  ASSERT_EQ(step.action, ShareAction::kRaise);
+  // 0.2 total to add: b takes 0.03 and a the rest.
+  EXPECT_NEAR(step.shares[0].share, 0.37, 1e-9);
+  EXPECT_NEAR(step.shares[1].share, 1.0, 1e-9);
+}
+
+TEST(ShareControllerTest, CeilingRisesSlowlyAndIsForgottenWhenJobsChange) {
+  ShareController c;
+  ShareStep step = c.Step(0, G(0.2), O(0.8));
+  ASSERT_TRUE(c.state().ceiling.has_value());
+  step = c.Step(60 * kS, G(0.08), Apply(step));
+  EXPECT_NEAR(*c.state().ceiling, 0.8 * std::exp(60.0 * c.options().ceiling_rise_per_s), 1e-9);
+  std::vector<OpportunisticJob> more = Apply(step);
+  more.push_back({"o2", 0.05});
+  c.Step(61 * kS, G(0.08), more);
+  EXPECT_FALSE(c.state().ceiling.has_value());
+}
+
+TEST(ShareControllerTest, GuaranteedJobLeavingGivesEverythingBack) {
+  ShareController c;
+  ShareStep step = c.Step(0, G(0.3), O(1.0));
+  step = c.Step(5 * kS, G(0.3), Apply(step));
+  ASSERT_LT(step.shares[0].share, 0.5);
+  step = c.Step(6 * kS, {}, Apply(step));
+  EXPECT_EQ(step.action, ShareAction::kUnthrottle);
+  EXPECT_DOUBLE_EQ(step.shares[0].share, 1.0);
+  EXPECT_FALSE(c.state().ceiling.has_value());
+  EXPECT_FALSE(c.state().last_cut_ns.has_value());
+}
+
+TEST(ShareControllerTest, SanitisesSharesAndTargets) {
+  ShareController c;
+  const std::vector<OpportunisticJob> opp = {{"a", NAN}, {"b", -1}, {"c", 7}};
+  const ShareStep step = c.Step(0, G(0.07, /*target=*/NAN), opp);
+  EXPECT_EQ(step.action, ShareAction::kHoldBand);  // 0.07 against the default 0.10
+  EXPECT_DOUBLE_EQ(step.shares[0].share, 0.05);
+  EXPECT_DOUBLE_EQ(step.shares[1].share, 0.05);
+  EXPECT_DOUBLE_EQ(step.shares[2].share, 1.0);
+  // 0 means the default, as on the wire (PlaceRequest.slowdown_target).
+  ShareController d;
+  EXPECT_EQ(d.Step(0, G(0.07, 0.0), O(1.0)).action, ShareAction::kHoldBand);
+  // A tiny target is raised to min_target (0.01): 0.02 is twice over.
+  ShareController e;
+  EXPECT_EQ(e.Step(0, G(0.02, 0.001), O(1.0)).action, ShareAction::kCut);
+}
+
+TEST(ShareControllerTest, ClockGoingBackForgetsTimersNotTheCeiling) {
+  ShareController c;
+  ShareStep step = c.Step(1000 * kS, G(0.2), O(1.0));
+  ASSERT_EQ(step.action, ShareAction::kCut);
+  // Restarted under a new clock: no 3 s wait inherited from the old one.
+  step = c.Step(5 * kS, G(0.2), Apply(step));
+  EXPECT_EQ(step.action, ShareAction::kCut);
+  EXPECT_TRUE(c.state().ceiling.has_value());
+}
+
+TEST(ShareControllerTest, StateCanBePersistedAndRestored) {
+  ShareController a;
+  ShareStep sa = a.Step(0, G(0.2), O(1.0));
+  sa = a.Step(1 * kS, G(0.05), Apply(sa));
+  ShareController b(a.options(), a.state());
+  ShareStep sb = sa;
+  for (int64_t t = 2; t < 40; ++t) {
+    const double slowdown = t < 20 ? 0.03 : 0.09;
+    sa = a.Step(t * kS, G(slowdown), Apply(sa));
+    sb = b.Step(t * kS, G(slowdown), Apply(sb));
+    ASSERT_EQ(sa.action, sb.action) << t;
+    ASSERT_EQ(sa.shares, sb.shares) << t;
+  }
+  EXPECT_EQ(a.state(), b.state());
+}
+
+TEST(ShareControllerTest, NamesEveryAction) {
+  EXPECT_EQ(ShareActionName(ShareAction::kCut), "cut");
+  EXPECT_EQ(ShareActionName(ShareAction::kHoldCeiling), "hold: at ceiling");
+}
+
+}  // namespace
+}  // namespace iashim::policy

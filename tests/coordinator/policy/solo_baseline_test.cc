@@ -1,0 +1,63 @@
+#include "policy/solo_baseline.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace iashim::policy {
+namespace {
+
+TEST(SoloBaselineTest, UnknownUntilEnoughWindows) {
+  SoloBaseline b({.min_windows = 3, .history = 15});
+  b.AddSoloWindow(100, 1000);
+  b.AddSoloWindow(100, 1000);
+  EXPECT_FALSE(b.iteration_ns().has_value());
+  EXPECT_FALSE(b.kernels_per_s().has_value());
+  b.AddSoloWindow(100, 1000);
+  EXPECT_DOUBLE_EQ(*b.iteration_ns(), 100);
+  EXPECT_DOUBLE_EQ(*b.kernels_per_s(), 1000);
+}
+
+TEST(SoloBaselineTest, MedianIgnoresOutliers) {
+  SoloBaseline b({.min_windows = 3, .history = 15});
+  for (double v : {100.0, 102.0, 98.0, 5000.0, 101.0}) b.AddSoloWindow(v, 0);
+  EXPECT_DOUBLE_EQ(*b.iteration_ns(), 101);
+  EXPECT_FALSE(b.kernels_per_s().has_value());  // 0 = not measured
+}
+
+TEST(SoloBaselineTest, MedianOfEvenCountIsTheMiddleMean) {
+  SoloBaseline b({.min_windows = 1, .history = 15});
+  for (double v : {10.0, 40.0, 20.0, 30.0}) b.AddSoloWindow(v, 0);
+  EXPECT_DOUBLE_EQ(*b.iteration_ns(), 25);
+}
+
+TEST(SoloBaselineTest, KeepsOnlyTheRecentHistory) {
+  SoloBaseline b({.min_windows = 1, .history = 3});
+  for (double v : {10.0, 10.0, 10.0, 50.0, 50.0, 50.0}) b.AddSoloWindow(v, 0);
+  EXPECT_DOUBLE_EQ(*b.iteration_ns(), 50);
+  EXPECT_EQ(b.iteration_samples(), 3u);
+}
+
+TEST(SoloBaselineTest, SeedStandsInUntilOwnMeasurementsSuffice) {
+  SoloBaseline b({.min_windows = 2, .history = 15});
+  b.Seed(200, 500);
+  EXPECT_DOUBLE_EQ(*b.iteration_ns(), 200);
+  EXPECT_DOUBLE_EQ(*b.kernels_per_s(), 500);
+  b.AddSoloWindow(100, 0);
+  EXPECT_DOUBLE_EQ(*b.iteration_ns(), 200);
+  b.AddSoloWindow(100, 0);
+  EXPECT_DOUBLE_EQ(*b.iteration_ns(), 100);
+  EXPECT_DOUBLE_EQ(*b.kernels_per_s(), 500);  // no own rate samples yet
+}
+
+TEST(SoloBaselineTest, IgnoresNonsense) {
+  SoloBaseline b({.min_windows = 1, .history = 15});
+  b.AddSoloWindow(NAN, INFINITY);
+  b.AddSoloWindow(-5, -5);
+  b.Seed(0, NAN);
+  EXPECT_FALSE(b.iteration_ns().has_value());
+  EXPECT_FALSE(b.kernels_per_s().has_value());
+}
+
+}  // namespace
+}  // namespace iashim::policy
