@@ -1,0 +1,398 @@
+#include "daemon/coordinator.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "daemon/wire_convert.h"
+#include "policy/cluster_state.h"
+
+namespace iashim::daemon {
+namespace {
+
+constexpr int64_t kSecond = 1'000'000'000;
+constexpr int64_t kHelloAdviceEveryNs = kSecond / 2;
+
+bool ValidJobId(std::string_view id) {
+  if (id.empty() || id.size() > 128) return false;
+  for (char c : id) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-' || c == ':' || c == '/' || c == '@' ||
+                    c == '+';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+policy::JobProfileOptions ProfileOptions() {
+  policy::JobProfileOptions o;
+  // A training loop launches its whole kernel set every iteration; 3 s without
+  // a new kernel is long enough to call the set complete and short enough for
+  // a job's solo baseline to be stored under it early in its life.
+  o.fingerprint_stable_s = 3;
+  return o;
+}
+
+}  // namespace
+
+Coordinator::Coordinator(DaemonOptions options, policy::Cluster cluster, state::StateStore* store,
+                         std::unique_ptr<policy::PlacementPolicy> placement, int64_t now_ns)
+    : options_(std::move(options)),
+      cluster_(std::move(cluster)),
+      store_(store),
+      placement_(std::move(placement)),
+      started_ns_(now_ns) {
+  Restore(now_ns);
+}
+
+void Coordinator::Restore(int64_t now_ns) {
+  if (store_ == nullptr) return;
+  const state::State& s = store_->state();
+  budget_seq_ = s.budget_seq;
+  for (const auto& [id, r] : s.jobs) {
+    Job job;
+    job.id = id;
+    job.profile = policy::JobProfile(ProfileOptions());
+    job.priority = r.priority == state::Priority::kOpportunistic ? policy::Priority::kOpportunistic
+                                                                 : policy::Priority::kGuaranteed;
+    job.mem_bytes = r.mem_bytes;
+    if (r.gpu_index >= 0) job.gpu = policy::GpuId{r.gpu_host, r.gpu_index};
+    job.slowdown_target = r.slowdown_target > 0 ? r.slowdown_target : options_.slowdown_target;
+    job.share = job.sent_share = r.share;
+    job.pid = r.pid;
+    job.host = r.host;
+    job.command = r.command;
+    job.registered_unix_ns = r.registered_unix_ns;
+    job.created_ns = now_ns;  // the forget timer starts again: its shim may reconnect
+    jobs_.emplace(id, std::move(job));
+  }
+}
+
+void Coordinator::Check(const absl::Status& status) {
+  if (!status.ok()) ++counters_.state_errors;
+}
+
+void Coordinator::Persist(const Job& job) {
+  if (store_ == nullptr) return;
+  state::JobRecord r;
+  r.job = job.id;
+  r.pid = job.pid;
+  r.host = job.host;
+  r.command = job.command;
+  r.priority = job.priority == policy::Priority::kOpportunistic ? state::Priority::kOpportunistic
+                                                                : state::Priority::kGuaranteed;
+  r.mem_bytes = job.mem_bytes;
+  if (job.gpu) {
+    r.gpu_host = job.gpu->host;
+    r.gpu_index = job.gpu->index;
+  }
+  r.slowdown_target = job.slowdown_target;
+  r.share = job.sent_share;
+  r.fingerprint = job.profile.fingerprint_stable() ? job.profile.fingerprint() : 0;
+  r.registered_unix_ns = job.registered_unix_ns;
+  Check(store_->PutJob(r));
+}
+
+void Coordinator::OnMessage(std::string_view identity, std::span<const uint8_t> bytes,
+                            int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out) {
+  ++counters_.messages;
+  std::vector<uint8_t> aligned;
+  const char* why = "";
+  const wire::Envelope* e = VerifiedEnvelope(bytes, &aligned, &why);
+  if (e == nullptr) {
+    ++(why[0] == 'v' ? counters_.wrong_version : counters_.invalid);
+    return;
+  }
+  auto reply = [&](std::string bytes) { out->push_back({std::string(identity), std::move(bytes)}); };
+  switch (e->payload_type()) {
+    case wire::Payload::Hello:
+      OnHello(identity, e->payload_as_Hello(), now_ns, unix_ns, out);
+      break;
+    case wire::Payload::TelemetryBatch:
+      OnTelemetry(identity, e->payload_as_TelemetryBatch(), now_ns, out);
+      break;
+    case wire::Payload::KernelNames:
+      OnKernelNames(identity, e->payload_as_KernelNames());
+      break;
+    case wire::Payload::Goodbye:
+      OnGoodbye(identity, now_ns);
+      break;
+    case wire::Payload::PlaceRequest:
+      OnPlace(identity, e->payload_as_PlaceRequest(), now_ns, unix_ns, out);
+      break;
+    case wire::Payload::StatusRequest:
+      reply(EncodeSnapshot(now_ns, unix_ns));
+      break;
+    case wire::Payload::NONE:
+      ++counters_.invalid;
+      break;
+    default:
+      // Budgets, replies, snapshots: what a coordinator sends, not takes.
+      ++counters_.unexpected;
+      reply(EncodeError("the coordinator does not take this message"));
+      break;
+  }
+}
+
+Job* Coordinator::BoundJob(std::string_view identity) {
+  auto it = identity_to_job_.find(std::string(identity));
+  if (it == identity_to_job_.end()) return nullptr;
+  auto job = jobs_.find(it->second);
+  return job == jobs_.end() ? nullptr : &job->second;
+}
+
+std::optional<policy::GpuId> Coordinator::SoleGpuOf(const std::string& host) const {
+  std::optional<policy::GpuId> found;
+  for (const policy::GpuInfo& g : cluster_.gpus) {
+    if (g.id.host != host) continue;
+    if (found) return std::nullopt;
+    found = g.id;
+  }
+  return found;
+}
+
+void Coordinator::OnHello(std::string_view identity, const void* raw, int64_t now_ns,
+                          int64_t unix_ns, std::vector<Outgoing>* out) {
+  const auto* hello = static_cast<const wire::Hello*>(raw);
+  const int pid = hello->pid();
+  const std::string host = Clean(hello->host(), 255);
+  std::string id = Clean(hello->job(), 128);
+  if (id.empty()) id = absl::StrCat(host, ":", pid);
+  if (!ValidJobId(id) || pid <= 0) {
+    ++counters_.refused_claims;
+    out->push_back({std::string(identity),
+                    EncodeAdvice(wire::AdviceKind::Refused,
+                                 "invalid job id or pid in Hello; running unmanaged")});
+    return;
+  }
+  auto it = jobs_.find(id);
+  if (it != jobs_.end()) {
+    Job& job = it->second;
+    const bool same_process = job.pid == pid && job.host == host;
+    if (job.connected && job.identity != identity && !same_process) {
+      ++counters_.refused_claims;
+      out->push_back({std::string(identity),
+                      EncodeAdvice(wire::AdviceKind::Refused,
+                                   absl::StrFormat("job id '%s' belongs to pid %d on %s", id,
+                                                   job.pid, job.host))});
+      return;
+    }
+    if (job.connected && job.identity != identity) identity_to_job_.erase(job.identity);
+  } else {
+    Job job;
+    job.id = id;
+    job.profile = policy::JobProfile(ProfileOptions());
+    job.priority = FromWire(hello->priority());
+    job.gpu = SoleGpuOf(host);
+    job.slowdown_target = options_.slowdown_target;
+    job.mem_bytes = hello->mem_limit_bytes();
+    job.share = job.sent_share = std::clamp(hello->share(), 0.001, 1.0);
+    job.registered_unix_ns = unix_ns;
+    job.created_ns = now_ns;
+    it = jobs_.emplace(id, std::move(job)).first;
+  }
+  Job& job = it->second;
+  const bool changed = job.pid != pid || job.host != host || !job.connected;
+  job.identity = std::string(identity);
+  job.pid = pid;
+  job.host = host;
+  job.command = Clean(hello->command(), 256);
+  job.connected = true;
+  job.last_seen_ns = now_ns;
+  if (hello->mem_limit_bytes() != 0) job.mem_limit_bytes = hello->mem_limit_bytes();
+  identity_to_job_[job.identity] = id;
+  hello_asked_ns_.erase(job.identity);
+  if (changed) Persist(job);
+}
+
+void Coordinator::OnTelemetry(std::string_view identity, const void* raw, int64_t now_ns,
+                              std::vector<Outgoing>* out) {
+  const auto* batch = static_cast<const wire::TelemetryBatch*>(raw);
+  Job* job = BoundJob(identity);
+  if (job == nullptr) {
+    ++counters_.unbound_telemetry;
+    // Most likely we restarted and this shim is still connected: ask who it is.
+    int64_t& asked = hello_asked_ns_[std::string(identity)];
+    if (asked == 0 || now_ns - asked >= kHelloAdviceEveryNs) {
+      asked = now_ns;
+      out->push_back({std::string(identity), EncodeAdvice(wire::AdviceKind::SendHello, "")});
+    }
+    return;
+  }
+  ++counters_.telemetry_batches;
+  ++job->telemetry_batches;
+  job->last_seen_ns = now_ns;
+  const policy::TelemetryWindow w = ToWindow(*batch);
+  if (!job->profile.AddWindow(w, AloneOnGpu(*job))) return;
+  const double seconds = double(w.window_end_ns - w.window_start_ns) / 1e9;
+  if (seconds > 0) {
+    job->kernels_per_s = double(w.launches) / seconds;
+    job->held_per_s = double(w.held_launches) / seconds;
+  }
+  job->share = w.budget_share;
+  job->gpu_share = batch->gpu_share();
+  job->mem_used_bytes = w.mem_used_bytes;
+  if (w.mem_limit_bytes != 0) job->mem_limit_bytes = w.mem_limit_bytes;
+}
+
+void Coordinator::OnKernelNames(std::string_view identity, const void* raw) {
+  const auto* names = static_cast<const wire::KernelNames*>(raw);
+  Job* job = BoundJob(identity);
+  if (job == nullptr || names->entries() == nullptr) return;
+  for (const wire::KernelName* k : *names->entries()) {
+    if (k != nullptr && k->name() != nullptr) job->profile.AddKernelName(k->kernel(), Clean(k->name(), 512));
+  }
+}
+
+void Coordinator::OnGoodbye(std::string_view identity, int64_t now_ns) {
+  Job* job = BoundJob(identity);
+  if (job == nullptr) return;
+  (void)now_ns;
+  Remove(job->id);
+}
+
+void Coordinator::Disconnect(Job& job) {
+  identity_to_job_.erase(job.identity);
+  job.identity.clear();
+  job.connected = false;
+}
+
+void Coordinator::Remove(const std::string& id) {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return;
+  if (it->second.connected) identity_to_job_.erase(it->second.identity);
+  jobs_.erase(it);
+  if (store_ != nullptr) Check(store_->RemoveJob(id));
+}
+
+bool Coordinator::AloneOnGpu(const Job& job) const {
+  if (!job.gpu) return false;  // unknown: never count as solo
+  for (const auto& [id, other] : jobs_) {
+    if (id != job.id && other.connected && other.gpu == job.gpu) return false;
+  }
+  return true;
+}
+
+policy::ClusterState Coordinator::PlacementView() const {
+  policy::ClusterState view;
+  view.cluster = cluster_;
+  for (const auto& [id, job] : jobs_) {
+    if (!job.gpu) continue;
+    view.jobs[*job.gpu].push_back(
+        {id, job.priority, job.mem_bytes, job.profile.busy().value_or(0)});
+  }
+  return view;
+}
+
+std::string Coordinator::NewJobId(std::string_view command, int64_t unix_ns) {
+  // The program's base name, then a suffix unique in this coordinator's life.
+  std::string base(command.substr(0, command.find(' ')));
+  if (const size_t slash = base.rfind('/'); slash != std::string::npos) base = base.substr(slash + 1);
+  std::string clean;
+  for (char c : base) {
+    if (ValidJobId(std::string_view(&c, 1)) && c != ':' && c != '/') clean += c;
+  }
+  if (clean.empty()) clean = "job";
+  clean = clean.substr(0, 40);
+  for (;;) {
+    const std::string id = absl::StrFormat("%s-%04x", clean,
+                                           uint32_t(uint64_t(unix_ns / 1000) + ++id_counter_) & 0xffff);
+    if (!jobs_.contains(id)) return id;
+  }
+}
+
+double Coordinator::InitialShare(const Job& job) const {
+  if (!options_.control || job.priority != policy::Priority::kOpportunistic || !job.gpu) return 1.0;
+  // Join at the share the GPU's other opportunistic jobs hold, so a newcomer
+  // does not undo what the control loop has established for the guaranteed ones.
+  double share = 1.0;
+  bool guaranteed = false;
+  for (const auto& [id, other] : jobs_) {
+    if (id == job.id || other.gpu != job.gpu) continue;
+    if (other.priority == policy::Priority::kGuaranteed) guaranteed = true;
+    if (other.priority == policy::Priority::kOpportunistic) share = std::min(share, other.sent_share);
+  }
+  return guaranteed ? share : 1.0;
+}
+
+void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t now_ns,
+                          int64_t unix_ns, std::vector<Outgoing>* out) {
+  const auto* req = static_cast<const wire::PlaceRequest*>(raw);
+  flatbuffers::FlatBufferBuilder fbb(512);
+  auto reply = [&](bool ok, bool queued, const std::string& error, const Job* job) {
+    const auto err = fbb.CreateString(error);
+    const auto jid = fbb.CreateString(job ? job->id : "");
+    const auto host = fbb.CreateString(job && job->gpu ? job->gpu->host : "");
+    std::string uuid;
+    if (job && job->gpu) {
+      for (const policy::GpuInfo& g : cluster_.gpus) {
+        if (g.id == *job->gpu) uuid = g.uuid;
+      }
+    }
+    const auto u = fbb.CreateString(uuid);
+    const auto r = wire::CreatePlaceReply(fbb, ok, err, jid, host, job && job->gpu ? job->gpu->index : -1,
+                                          u, job ? job->sent_share : 1.0,
+                                          job ? job->mem_bytes : 0, queued);
+    out->push_back({std::string(identity), FinishEnvelope(fbb, wire::Payload::PlaceReply, r.Union())});
+  };
+  const std::string requested = Clean(req->job(), 128);
+  const std::string command = Clean(req->command(), 256);
+  const double target = req->slowdown_target();
+  if (!requested.empty() && !ValidJobId(requested)) {
+    return reply(false, false, "job id must be 1-128 of letters, digits and ._-:/@+", nullptr);
+  }
+  if (!(target >= 0 && target <= 10)) {
+    return reply(false, false, "slowdown_target must be in [0, 10]", nullptr);
+  }
+  if (req->gpu() < -1 || req->gpu() > 255) return reply(false, false, "gpu must be -1 or 0..255", nullptr);
+  if (!requested.empty()) {
+    auto it = jobs_.find(requested);
+    if (it != jobs_.end() && it->second.connected) {
+      return reply(false, false, absl::StrFormat("job id '%s' is running (pid %d on %s)", requested,
+                                                 it->second.pid, it->second.host),
+                   nullptr);
+    }
+    if (it != jobs_.end()) Remove(requested);  // a finished or lost job's id, reused
+  }
+  policy::PlacementRequest p;
+  p.job = requested.empty() ? NewJobId(command, unix_ns) : requested;
+  p.priority = FromWire(req->priority());
+  p.mem_bytes = req->mem_bytes();
+  p.host = Clean(req->host(), 255);
+  if (req->gpu() >= 0) p.gpu = policy::GpuId{p.host, req->gpu()};
+  p.slowdown_target = target > 0 ? target : options_.slowdown_target;
+  // A GPU named on a host the cluster does not have: on a single-node
+  // cluster, the node's own name may differ from what the client sends.
+  if (p.gpu && !PlacementView().FindGpu(*p.gpu) && cluster_.gpus.size() > 0) {
+    bool single_host = true;
+    for (const policy::GpuInfo& g : cluster_.gpus) single_host &= g.id.host == cluster_.gpus[0].id.host;
+    if (single_host) p.gpu->host = cluster_.gpus[0].id.host;
+  }
+  if (!p.gpu && !p.host.empty()) {
+    bool known = false;
+    for (const policy::GpuInfo& g : cluster_.gpus) known |= g.id.host == p.host;
+    if (!known) p.host.clear();  // not a node we know GPUs of: anywhere
+  }
+  const policy::PlacementDecision d = placement_->Place(p, PlacementView());
+  if (d.outcome == policy::PlacementDecision::Outcome::kQueued) return reply(false, true, d.reason, nullptr);
+  if (d.outcome != policy::PlacementDecision::Outcome::kPlaced) return reply(false, false, d.reason, nullptr);
+  ++counters_.placements;
+  Job job;
+  job.id = p.job;
+  job.profile = policy::JobProfile(ProfileOptions());
+  job.priority = p.priority;
+  job.mem_bytes = p.mem_bytes;
+  job.gpu = d.gpu;
+  job.slowdown_target = p.slowdown_target;
+  job.command = command;
+  job.host = p.host;
+  job.registered_unix_ns = unix_ns;
+  job.created_ns = now_ns;
+  job.share = job.sent_share = InitialShare(job);
+  Persist(job);
+  const Job& placed = jobs_.emplace(job.id, std::move(job)).first->second;
+  reply(true, false, d.reason, &placed);
+}
+
+}  // namespace iashim::daemon

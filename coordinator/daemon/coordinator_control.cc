@@ -1,0 +1,158 @@
+// The coordinator's timers: heartbeats, the control loop and what it learns.
+#include <algorithm>
+#include <cmath>
+
+#include "daemon/coordinator.h"
+#include "daemon/wire_convert.h"
+
+namespace iashim::daemon {
+namespace {
+
+constexpr int64_t kSecond = 1'000'000'000;
+constexpr int64_t kObservationEveryNs = 10 * kSecond;
+
+int64_t Ns(double seconds) { return static_cast<int64_t>(seconds * 1e9); }
+
+}  // namespace
+
+void Coordinator::OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out) {
+  std::vector<std::string> forget;
+  for (auto& [id, job] : jobs_) {
+    if (job.connected && now_ns - job.last_seen_ns > Ns(options_.heartbeat_timeout_s)) {
+      Disconnect(job);
+      job.created_ns = now_ns;  // the forget timer runs from here
+    }
+    if (!job.connected && now_ns - std::max(job.created_ns, job.last_seen_ns) >
+                              Ns(options_.forget_after_s)) {
+      forget.push_back(id);
+    }
+  }
+  for (const std::string& id : forget) Remove(id);
+  for (auto it = hello_asked_ns_.begin(); it != hello_asked_ns_.end();) {
+    it = now_ns - it->second > 60 * kSecond ? hello_asked_ns_.erase(it) : std::next(it);
+  }
+  if (now_ns >= next_control_ns_) {
+    next_control_ns_ = now_ns + Ns(options_.control_period_s);
+    LearnBaselines(now_ns);
+    if (options_.control) RunControl(now_ns, unix_ns, out);
+  }
+  if (now_ns >= next_observation_ns_) {
+    next_observation_ns_ = now_ns + kObservationEveryNs;
+    RecordObservations(unix_ns);
+  }
+}
+
+void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out) {
+  std::map<policy::GpuId, std::vector<Job*>> by_gpu;
+  for (auto& [id, job] : jobs_) {
+    if (job.connected && job.gpu) by_gpu[*job.gpu].push_back(&job);
+  }
+  for (auto& [gpu, jobs] : by_gpu) {
+    std::vector<policy::GuaranteedJob> guaranteed;
+    std::vector<policy::OpportunisticJob> opportunistic;
+    std::vector<Job*> opp_jobs;
+    for (Job* job : jobs) {
+      if (job->priority == policy::Priority::kGuaranteed) {
+        guaranteed.push_back({job->id, job->profile.slowdown(), job->slowdown_target});
+      } else {
+        opportunistic.push_back({job->id, job->sent_share});
+        opp_jobs.push_back(job);
+      }
+    }
+    if (opportunistic.empty()) continue;
+    auto [it, inserted] = controllers_.try_emplace(gpu);
+    const policy::ShareStep step = it->second.Step(now_ns, guaranteed, opportunistic);
+    last_action_[gpu] = std::string(policy::ShareActionName(step.action));
+    for (size_t i = 0; i < opp_jobs.size() && i < step.shares.size(); ++i) {
+      Job& job = *opp_jobs[i];
+      const double share = step.shares[i].share;
+      // Refresh well before the budget's TTL runs out; send at once on a change.
+      const bool changed = std::abs(share - job.sent_share) > 1e-4;
+      const bool due = job.budget_sent_ns == 0 ||
+                       now_ns - job.budget_sent_ns >= Ns(options_.budget_ttl_s / 3);
+      if (changed || (due && (share < 1.0 || job.share < 1.0))) {
+        SendBudget(job, share, now_ns, unix_ns, out);
+      }
+    }
+  }
+}
+
+void Coordinator::SendBudget(Job& job, double share, int64_t now_ns, int64_t unix_ns,
+                             std::vector<Outgoing>* out) {
+  // Sequence numbers must keep increasing across restarts: take the wall
+  // clock in microseconds unless the stored sequence is already past it.
+  budget_seq_ = std::max<uint64_t>(budget_seq_ + 1, uint64_t(unix_ns / 1000));
+  if (store_ != nullptr) Check(store_->SetBudgetSeq(budget_seq_));
+  flatbuffers::FlatBufferBuilder fbb(128);
+  const auto b = wire::CreateBudget(fbb, budget_seq_, share, 0, ToWire(job.priority),
+                                    uint32_t(options_.budget_ttl_s * 1000));
+  out->push_back({job.identity, FinishEnvelope(fbb, wire::Payload::Budget, b.Union())});
+  ++counters_.budgets_sent;
+  const bool changed = std::abs(share - job.sent_share) > 1e-4;
+  job.sent_share = share;
+  job.budget_sent_ns = now_ns;
+  if (changed) Persist(job);
+}
+
+void Coordinator::LearnBaselines(int64_t now_ns) {
+  (void)now_ns;
+  if (store_ == nullptr) return;
+  for (auto& [id, job] : jobs_) {
+    if (!job.connected || !job.profile.fingerprint_stable()) continue;
+    const uint64_t fp = job.profile.fingerprint();
+    const auto& baselines = store_->state().baselines;
+    if (!job.baseline_seeded) {
+      job.baseline_seeded = true;
+      Persist(job);  // now with its fingerprint
+      if (auto b = baselines.find(fp); b != baselines.end() && !job.profile.baseline_iteration_ns()) {
+        job.profile.SeedBaseline(uint64_t(b->second.iteration_ns), b->second.kernels_per_s);
+      }
+    }
+    // A baseline the job measured itself (alone, unthrottled) is worth keeping
+    // for the next run of the same model.
+    const std::optional<double> own = job.profile.baseline_iteration_ns();
+    if (!own || !AloneOnGpu(job)) continue;
+    if (job.baseline_saved_ns > 0 && std::abs(*own - job.baseline_saved_ns) < 0.02 * *own) continue;
+    state::BaselineRecord r;
+    r.fingerprint = fp;
+    r.iteration_ns = *own;
+    r.kernels_per_s = job.profile.baseline_kernels_per_s().value_or(0);
+    r.busy = job.profile.busy().value_or(0);
+    r.samples = job.telemetry_batches;
+    Check(store_->PutBaseline(r));
+    job.baseline_saved_ns = *own;
+  }
+}
+
+void Coordinator::RecordObservations(int64_t unix_ns) {
+  if (store_ == nullptr) return;
+  std::map<policy::GpuId, std::vector<const Job*>> by_gpu;
+  for (const auto& [id, job] : jobs_) {
+    if (job.connected && job.gpu && job.profile.fingerprint_stable()) by_gpu[*job.gpu].push_back(&job);
+  }
+  for (const auto& [gpu, jobs] : by_gpu) {
+    std::string type;
+    for (const policy::GpuInfo& g : cluster_.gpus) {
+      if (g.id == gpu) type = g.type;
+    }
+    // Pairs only: what the interference model learns from (issue 6).
+    if (jobs.size() != 2) continue;
+    const Job& a = *jobs[0];
+    const Job& b = *jobs[1];
+    const std::optional<double> sa = a.profile.slowdown();
+    const std::optional<double> sb = b.profile.slowdown();
+    if (!sa && !sb) continue;
+    state::ObservationRecord r;
+    r.gpu_type = type.empty() ? "unknown" : type;
+    r.fingerprint_a = a.profile.fingerprint();
+    r.fingerprint_b = b.profile.fingerprint();
+    r.slowdown_a = sa.value_or(-1);
+    r.slowdown_b = sb.value_or(-1);
+    r.share_a = a.share;
+    r.share_b = b.share;
+    r.unix_ns = unix_ns;
+    Check(store_->AddObservation(r));
+  }
+}
+
+}  // namespace iashim::daemon

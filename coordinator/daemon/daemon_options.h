@@ -1,0 +1,37 @@
+// iashim-coordinator's command line.
+#ifndef IASHIM_COORDINATOR_DAEMON_DAEMON_OPTIONS_H_
+#define IASHIM_COORDINATOR_DAEMON_DAEMON_OPTIONS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace iashim::daemon {
+
+struct DaemonOptions {
+  std::string listen = "tcp://127.0.0.1:5555";  // ROUTER: shims and tools
+  std::string pub = "tcp://127.0.0.1:5556";     // PUB: state snapshots
+  std::string state_dir;                        // default: $XDG_STATE_HOME/iashim
+  std::string cluster_file;                     // empty: this node's GPUs from NVML
+  std::string metrics;                          // HOST:PORT for /metrics; empty = off
+  bool control = true;              // run the share control loop
+  double slowdown_target = 0.10;    // default for guaranteed jobs
+  double heartbeat_timeout_s = 3;   // silent this long: disconnected
+  double forget_after_s = 60;       // disconnected (or placed, never seen) this long: removed
+  double control_period_s = 1;
+  double budget_ttl_s = 10;         // a shim unthrottles this long after the coordinator goes
+  double publish_period_s = 0.25;
+  bool help = false;
+  bool version = false;
+};
+
+// Parses argv[1..]. Errors name the option and the value.
+absl::StatusOr<DaemonOptions> ParseDaemonOptions(const std::vector<std::string>& args);
+
+// The --help text.
+std::string DaemonUsage();
+
+}  // namespace iashim::daemon
+
+#endif  // IASHIM_COORDINATOR_DAEMON_DAEMON_OPTIONS_H_

@@ -1,0 +1,53 @@
+// One job as the coordinator tracks it: what it was placed with (persisted as
+// a state::JobRecord), its connection, its profile and the budget it was sent.
+#ifndef IASHIM_COORDINATOR_DAEMON_JOB_H_
+#define IASHIM_COORDINATOR_DAEMON_JOB_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "policy/cluster.h"
+#include "policy/job_profile.h"
+#include "policy/priority.h"
+
+namespace iashim::daemon {
+
+struct Job {
+  std::string id;
+  policy::Priority priority = policy::Priority::kGuaranteed;
+  uint64_t mem_bytes = 0;              // reserved (the quota); 0 = whole GPU
+  std::optional<policy::GpuId> gpu;    // nullopt: unplaced (a shim no one placed, on a
+                                       // node with several GPUs)
+  double slowdown_target = 0.10;
+  int64_t registered_unix_ns = 0;
+  std::string command;
+
+  // The process, once its shim said Hello.
+  std::string identity;  // ROUTER routing id; empty while not connected
+  int pid = 0;
+  std::string host;
+  bool connected = false;
+  int64_t last_seen_ns = 0;     // coordinator's CLOCK_MONOTONIC
+  int64_t created_ns = 0;       // placed (or restored) at
+
+  // Telemetry.
+  policy::JobProfile profile;
+  uint64_t telemetry_batches = 0;
+  double kernels_per_s = 0;     // last window's
+  double held_per_s = 0;
+  double gpu_share = -1;        // shim's NVML reading
+  uint64_t mem_used_bytes = 0;
+  uint64_t mem_limit_bytes = 0;
+  bool baseline_seeded = false;
+  double baseline_saved_ns = 0;  // last baseline written to the state store
+
+  // Budget.
+  double share = 1.0;            // in force (as the shim reports it, or as sent)
+  double sent_share = 1.0;
+  int64_t budget_sent_ns = 0;    // 0 = never sent
+};
+
+}  // namespace iashim::daemon
+
+#endif  // IASHIM_COORDINATOR_DAEMON_JOB_H_

@@ -1,0 +1,85 @@
+// iashim-coordinator: see daemon_options.cc (--help) and coordinator.h.
+#include <signal.h>
+#include <time.h>
+
+#include <atomic>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cluster/cluster_file.h"
+#include "cluster/nvml_discovery.h"
+#include "daemon/coordinator.h"
+#include "daemon/daemon_options.h"
+#include "daemon/server.h"
+#include "policy/simple_placement.h"
+#include "state/state_store.h"
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+void OnSignal(int) { g_stop.store(true); }
+
+int64_t Monotonic() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace iashim;
+  absl::StatusOr<daemon::DaemonOptions> options =
+      daemon::ParseDaemonOptions(std::vector<std::string>(argv + 1, argv + argc));
+  if (!options.ok()) {
+    std::fprintf(stderr, "iashim-coordinator: %s\n", std::string(options.status().message()).c_str());
+    return 2;
+  }
+  if (options->help) {
+    std::fputs(daemon::DaemonUsage().c_str(), stdout);
+    return 0;
+  }
+  if (options->version) {
+    std::puts("iashim-coordinator 0.1.0");
+    return 0;
+  }
+  absl::StatusOr<policy::Cluster> cluster = options->cluster_file.empty()
+                                                ? cluster::DiscoverLocalGpus()
+                                                : cluster::ReadClusterFile(options->cluster_file);
+  if (!cluster.ok()) {
+    std::fprintf(stderr, "iashim-coordinator: %s\n", std::string(cluster.status().message()).c_str());
+    return 1;
+  }
+  absl::StatusOr<std::unique_ptr<state::StateStore>> store = state::StateStore::Open(options->state_dir);
+  if (!store.ok()) {
+    std::fprintf(stderr, "iashim-coordinator: %s\n", std::string(store.status().message()).c_str());
+    return 1;
+  }
+  const state::LoadReport& report = (*store)->load_report();
+  std::fprintf(stderr, "iashim-coordinator: state in %s: %zu jobs, %zu baselines, %zu observations\n",
+               options->state_dir.c_str(), (*store)->state().jobs.size(),
+               (*store)->state().baselines.size(), (*store)->state().observations.size());
+  if (!report.clean()) {
+    std::fprintf(stderr, "iashim-coordinator: state recovery: %s\n", report.ToString().c_str());
+  }
+  std::fprintf(stderr, "iashim-coordinator: %zu GPU(s); listening on %s, publishing on %s%s%s\n",
+               cluster->gpus.size(), options->listen.c_str(), options->pub.c_str(),
+               options->metrics.empty() ? "" : ", metrics on http://",
+               options->metrics.empty() ? "" : (options->metrics + "/metrics").c_str());
+  struct sigaction sa = {};
+  sa.sa_handler = OnSignal;
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  daemon::Coordinator coordinator(*options, *cluster, store->get(),
+                                  std::make_unique<policy::SimplePlacement>(), Monotonic());
+  const absl::Status served = daemon::Serve(*options, coordinator, store->get(), &g_stop);
+  if (!served.ok()) {
+    std::fprintf(stderr, "iashim-coordinator: %s\n", std::string(served.message()).c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "iashim-coordinator: stopped\n");
+  return 0;
+}

@@ -1,0 +1,22 @@
+// Runs a Coordinator on ZeroMQ: a ROUTER socket for shims and tools, a PUB
+// socket for state snapshots, an optional /metrics HTTP endpoint, and a clock.
+// One thread does everything except /metrics, which renders under a lock.
+#ifndef IASHIM_COORDINATOR_DAEMON_SERVER_H_
+#define IASHIM_COORDINATOR_DAEMON_SERVER_H_
+
+#include <atomic>
+
+#include "absl/status/status.h"
+#include "daemon/coordinator.h"
+#include "daemon/daemon_options.h"
+
+namespace iashim::daemon {
+
+// Serves until `*stop` becomes true (a signal handler sets it), then flushes
+// the state store. Errors: sockets or the metrics endpoint that cannot be set up.
+absl::Status Serve(const DaemonOptions& options, Coordinator& coordinator,
+                   state::StateStore* store, const std::atomic<bool>* stop);
+
+}  // namespace iashim::daemon
+
+#endif  // IASHIM_COORDINATOR_DAEMON_SERVER_H_

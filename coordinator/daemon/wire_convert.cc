@@ -1,0 +1,86 @@
+#include "daemon/wire_convert.h"
+
+namespace iashim::daemon {
+
+policy::TelemetryWindow ToWindow(const wire::TelemetryBatch& b) {
+  policy::TelemetryWindow w;
+  w.window_start_ns = b.window_start_ns();
+  w.window_end_ns = b.window_end_ns();
+  w.launches = b.launches();
+  w.iterations = b.iterations();
+  w.iteration_ns = b.iteration_ns();
+  w.sample_every = b.sample_every();
+  if (b.kernels() != nullptr) {
+    w.kernels.reserve(b.kernels()->size());
+    for (const wire::KernelStats* k : *b.kernels()) {
+      if (k == nullptr) continue;
+      w.kernels.push_back({k->kernel(), k->launches(), k->sampled(), k->gpu_ns_sum()});
+    }
+  }
+  if (b.memory() != nullptr) {
+    for (const wire::DeviceMemory* m : *b.memory()) {
+      if (m == nullptr || m->used_bytes() < w.mem_used_bytes) continue;
+      w.mem_used_bytes = m->used_bytes();
+      w.mem_limit_bytes = m->limit_bytes();
+    }
+  }
+  w.budget_share = b.budget_share();
+  w.held_launches = b.held_launches();
+  w.held_ns = b.held_ns();
+  return w;
+}
+
+policy::Priority FromWire(wire::Priority p) {
+  return p == wire::Priority::Opportunistic ? policy::Priority::kOpportunistic
+                                            : policy::Priority::kGuaranteed;
+}
+
+wire::Priority ToWire(policy::Priority p) {
+  return p == policy::Priority::kOpportunistic ? wire::Priority::Opportunistic
+                                               : wire::Priority::Guaranteed;
+}
+
+const wire::Envelope* VerifiedEnvelope(std::span<const uint8_t> bytes,
+                                       std::vector<uint8_t>* aligned, const char** why) {
+  aligned->assign(bytes.begin(), bytes.end());
+  flatbuffers::Verifier verifier(aligned->data(), aligned->size());
+  if (aligned->empty() || !wire::VerifyEnvelopeBuffer(verifier)) {
+    *why = "invalid";
+    return nullptr;
+  }
+  const wire::Envelope* e = wire::GetEnvelope(aligned->data());
+  if (e->version() != wire::Version::Current) {
+    *why = "version";
+    return nullptr;
+  }
+  return e;
+}
+
+std::string FinishEnvelope(flatbuffers::FlatBufferBuilder& fbb, wire::Payload type,
+                           flatbuffers::Offset<void> payload) {
+  fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, 0, type, payload));
+  return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+}
+
+std::string EncodeAdvice(wire::AdviceKind kind, std::string_view text) {
+  flatbuffers::FlatBufferBuilder fbb(256);
+  const auto t = fbb.CreateString(text.data(), text.size());
+  return FinishEnvelope(fbb, wire::Payload::Advice, wire::CreateAdvice(fbb, kind, t).Union());
+}
+
+std::string EncodeError(std::string_view text) {
+  flatbuffers::FlatBufferBuilder fbb(256);
+  const auto t = fbb.CreateString(text.data(), text.size());
+  return FinishEnvelope(fbb, wire::Payload::ErrorReply, wire::CreateErrorReply(fbb, t).Union());
+}
+
+std::string Clean(const flatbuffers::String* s, size_t max) {
+  if (s == nullptr) return "";
+  std::string out(s->c_str(), std::min<size_t>(s->size(), max));
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return out;
+}
+
+}  // namespace iashim::daemon

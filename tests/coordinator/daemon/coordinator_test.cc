@@ -1,0 +1,288 @@
+// The coordinator's logic driven directly: messages in, messages out.
+#include "daemon/coordinator.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <random>
+
+#include "daemon/wire_convert.h"
+#include "policy/simple_placement.h"
+#include "telemetry_generated.h"
+
+namespace iashim::daemon {
+namespace {
+
+namespace w = iashim::wire;
+constexpr int64_t kSecond = 1'000'000'000;
+constexpr int64_t kUnix = 1'800'000'000LL * kSecond;
+
+policy::Cluster OneGpu() {
+  policy::Cluster c;
+  c.gpus.push_back({{"node1", 0}, "v100", "Tesla V100", "GPU-1", 32ULL << 30});
+  return c;
+}
+
+std::span<const uint8_t> Bytes(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+std::string Hello(int pid, const std::string& job, bool opportunistic = false) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto h = w::CreateHelloDirect(fbb, pid, "node1", job.c_str(), "train.py", "0.1.0", 100, 0,
+                                      0, 0,
+                                      opportunistic ? w::Priority::Opportunistic
+                                                    : w::Priority::Guaranteed,
+                                      1.0);
+  return FinishEnvelope(fbb, w::Payload::Hello, h.Union());
+}
+
+// A window of `launches` launches of one 1 ms kernel, and `iterations`
+// iterations of `iteration_ms`.
+std::string Batch(uint64_t seq, int64_t start_ns, uint32_t iterations, double iteration_ms,
+                  double share = 1.0) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<w::KernelStats>> kernels = {
+      w::CreateKernelStats(fbb, 0xabcdef, 100, 80, 1, 1, 128, 1, 1, 0, 8000, 10, 10'000'000,
+                           1'000'000, 1'000'000)};
+  const auto b = w::CreateTelemetryBatchDirect(
+      fbb, seq, start_ns, start_ns + 100'000'000, 100, 0, iterations, iterations,
+      uint64_t(iteration_ms * 1e6), 10, &kernels, nullptr, 0, 0, share, 0, 0, 1.0, -1.0);
+  return FinishEnvelope(fbb, w::Payload::TelemetryBatch, b.Union());
+}
+
+std::string Place(const std::string& job, bool opportunistic, uint64_t mem) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto p = w::CreatePlaceRequestDirect(
+      fbb, job.c_str(), opportunistic ? w::Priority::Opportunistic : w::Priority::Guaranteed, mem,
+      -1, "node1", "python train.py", 0.1);
+  return FinishEnvelope(fbb, w::Payload::PlaceRequest, p.Union());
+}
+
+const w::Envelope* Parse(const std::string& bytes, std::vector<uint8_t>* buffer) {
+  const char* why;
+  return VerifiedEnvelope(Bytes(bytes), buffer, &why);
+}
+
+class CoordinatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("iashim-coord-test-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::unique_ptr<Coordinator> Make(state::StateStore* store, int64_t now = 0,
+                                    DaemonOptions options = {}) {
+    return std::make_unique<Coordinator>(options, OneGpu(), store,
+                                         std::make_unique<policy::SimplePlacement>(), now);
+  }
+  std::unique_ptr<state::StateStore> OpenStore() {
+    auto s = state::StateStore::Open(dir_.string());
+    EXPECT_TRUE(s.ok()) << s.status();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+
+  std::filesystem::path dir_;
+  std::vector<Outgoing> out_;
+};
+
+TEST_F(CoordinatorTest, HelloRegistersAndGoodbyeRemoves) {
+  auto c = Make(nullptr);
+  c->OnMessage("shim-a", Bytes(Hello(100, "job-a")), kSecond, kUnix, &out_);
+  ASSERT_EQ(c->jobs().count("job-a"), 1u);
+  EXPECT_TRUE(c->jobs().at("job-a").connected);
+  // The node has one GPU: a shim nobody placed is on it.
+  ASSERT_TRUE(c->jobs().at("job-a").gpu.has_value());
+  flatbuffers::FlatBufferBuilder fbb;
+  const std::string bye =
+      FinishEnvelope(fbb, w::Payload::Goodbye, w::CreateGoodbye(fbb, 10, 0).Union());
+  c->OnMessage("shim-a", Bytes(bye), 2 * kSecond, kUnix, &out_);
+  EXPECT_EQ(c->jobs().count("job-a"), 0u);
+}
+
+TEST_F(CoordinatorTest, AShimClaimingAnotherJobsIdIsRefused) {
+  auto c = Make(nullptr);
+  c->OnMessage("shim-a", Bytes(Hello(100, "train")), kSecond, kUnix, &out_);
+  out_.clear();
+  c->OnMessage("shim-b", Bytes(Hello(200, "train")), kSecond, kUnix, &out_);
+  ASSERT_EQ(out_.size(), 1u);
+  EXPECT_EQ(out_[0].identity, "shim-b");
+  std::vector<uint8_t> buf;
+  const w::Envelope* e = Parse(out_[0].bytes, &buf);
+  ASSERT_NE(e, nullptr);
+  ASSERT_NE(e->payload_as_Advice(), nullptr);
+  EXPECT_EQ(e->payload_as_Advice()->kind(), w::AdviceKind::Refused);
+  EXPECT_EQ(c->jobs().at("train").pid, 100);  // the first owner keeps it
+  EXPECT_EQ(c->counters().refused_claims, 1u);
+  // Telemetry from the refused shim is not counted as the job's.
+  out_.clear();
+  c->OnMessage("shim-b", Bytes(Batch(0, kSecond, 1, 100)), 2 * kSecond, kUnix, &out_);
+  EXPECT_EQ(c->jobs().at("train").telemetry_batches, 0u);
+}
+
+TEST_F(CoordinatorTest, GarbageIsCountedAndDroppedWithoutHarm) {
+  auto c = Make(nullptr);
+  c->OnMessage("shim-a", Bytes(Hello(100, "job-a")), kSecond, kUnix, &out_);
+  const std::string good = Batch(0, kSecond, 1, 100);
+  std::mt19937 rng(42);
+  for (int i = 0; i < 100; ++i) {
+    std::string m;
+    switch (i % 4) {
+      case 0:  // random bytes
+        m.resize(rng() % 300);
+        for (char& ch : m) ch = char(rng());
+        break;
+      case 1:  // a valid message, truncated
+        m = good.substr(0, rng() % good.size());
+        break;
+      case 2: {  // a valid message with flipped bytes
+        m = good;
+        for (int k = 0; k < 4; ++k) m[rng() % m.size()] ^= char(1 + rng() % 255);
+        break;
+      }
+      default: {  // wrong schema version
+        flatbuffers::FlatBufferBuilder fbb;
+        fbb.Finish(w::CreateEnvelope(fbb, static_cast<w::Version>(99), 1, w::Payload::Goodbye,
+                                     w::CreateGoodbye(fbb, 1, 0).Union()));
+        m.assign(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+      }
+    }
+    c->OnMessage("shim-a", Bytes(m), kSecond + i, kUnix, &out_);
+  }
+  const CoordinatorCounters& n = c->counters();
+  EXPECT_EQ(n.messages, 101u);
+  EXPECT_GE(n.invalid + n.wrong_version + n.unexpected + n.telemetry_batches, 50u);
+  EXPECT_EQ(n.wrong_version, 25u);
+  // The job is still there and still takes good telemetry.
+  ASSERT_EQ(c->jobs().count("job-a"), 1u);
+  c->OnMessage("shim-a", Bytes(Batch(1, 3 * kSecond, 1, 100)), 4 * kSecond, kUnix, &out_);
+  EXPECT_TRUE(c->jobs().at("job-a").connected);
+}
+
+TEST_F(CoordinatorTest, SilentJobsAreDisconnectedThenForgotten) {
+  DaemonOptions o;
+  o.heartbeat_timeout_s = 3;
+  o.forget_after_s = 10;
+  auto c = Make(nullptr, 0, o);
+  c->OnMessage("shim-a", Bytes(Hello(100, "job-a")), kSecond, kUnix, &out_);
+  c->OnTick(3 * kSecond, kUnix, &out_);
+  EXPECT_TRUE(c->jobs().at("job-a").connected);
+  c->OnTick(5 * kSecond, kUnix, &out_);
+  EXPECT_FALSE(c->jobs().at("job-a").connected);
+  c->OnTick(16 * kSecond, kUnix, &out_);
+  EXPECT_EQ(c->jobs().count("job-a"), 0u);
+}
+
+TEST_F(CoordinatorTest, PlacementRepliesWithAJobAndAGpu) {
+  auto c = Make(nullptr);
+  c->OnMessage("cli", Bytes(Place("", false, 8ULL << 30)), kSecond, kUnix, &out_);
+  ASSERT_EQ(out_.size(), 1u);
+  std::vector<uint8_t> buf;
+  const w::Envelope* e = Parse(out_[0].bytes, &buf);
+  ASSERT_NE(e, nullptr);
+  const w::PlaceReply* r = e->payload_as_PlaceReply();
+  ASSERT_NE(r, nullptr);
+  EXPECT_TRUE(r->ok()) << r->error()->str();
+  EXPECT_EQ(r->gpu(), 0);
+  EXPECT_EQ(r->mem_limit_bytes(), 8ULL << 30);
+  ASSERT_NE(r->job(), nullptr);
+  EXPECT_EQ(c->jobs().count(r->job()->str()), 1u);
+  // Placed jobs are reserved: a second whole-GPU job must wait.
+  out_.clear();
+  c->OnMessage("cli", Bytes(Place("big", false, 0)), kSecond, kUnix, &out_);
+  e = Parse(out_[0].bytes, &buf);
+  ASSERT_NE(e->payload_as_PlaceReply(), nullptr);
+  EXPECT_FALSE(e->payload_as_PlaceReply()->ok());
+  EXPECT_TRUE(e->payload_as_PlaceReply()->queued());
+}
+
+TEST_F(CoordinatorTest, RestartKeepsJobsAndAsksUnknownShimsToSayHello) {
+  {
+    auto store = OpenStore();
+    auto c = Make(store.get());
+    c->OnMessage("cli", Bytes(Place("guard", false, 4ULL << 30)), kSecond, kUnix, &out_);
+    c->OnMessage("cli", Bytes(Place("filler", true, 4ULL << 30)), kSecond, kUnix, &out_);
+    c->OnMessage("shim-g", Bytes(Hello(100, "guard")), kSecond, kUnix, &out_);
+    c->OnMessage("shim-f", Bytes(Hello(200, "filler", true)), kSecond, kUnix, &out_);
+    ASSERT_EQ(c->jobs().size(), 2u);
+    // No clean shutdown: the store is dropped as a killed process would leave it.
+  }
+  auto store = OpenStore();
+  auto c = Make(store.get(), 50 * kSecond);
+  ASSERT_EQ(c->jobs().size(), 2u);
+  EXPECT_EQ(c->jobs().at("filler").priority, policy::Priority::kOpportunistic);
+  EXPECT_EQ(c->jobs().at("guard").pid, 100);
+  EXPECT_FALSE(c->jobs().at("guard").connected);
+  // The shim's connection is new to this coordinator: its telemetry gets a
+  // SendHello advice, and its Hello binds it to its job again.
+  out_.clear();
+  c->OnMessage("shim-g", Bytes(Batch(7, 50 * kSecond, 1, 100)), 50 * kSecond, kUnix, &out_);
+  ASSERT_EQ(out_.size(), 1u);
+  std::vector<uint8_t> buf;
+  const w::Envelope* e = Parse(out_[0].bytes, &buf);
+  ASSERT_NE(e->payload_as_Advice(), nullptr);
+  EXPECT_EQ(e->payload_as_Advice()->kind(), w::AdviceKind::SendHello);
+  c->OnMessage("shim-g", Bytes(Hello(100, "guard")), 50 * kSecond, kUnix, &out_);
+  EXPECT_TRUE(c->jobs().at("guard").connected);
+}
+
+// The guaranteed job slows down while the opportunistic one runs at share 1:
+// the control loop sends the opportunistic job smaller shares.
+TEST_F(CoordinatorTest, ControlLoopCutsTheOpportunisticShareWhenTheGuaranteedJobSuffers) {
+  auto c = Make(nullptr);
+  c->OnMessage("cli", Bytes(Place("guard", false, 4ULL << 30)), 0, kUnix, &out_);
+  c->OnMessage("shim-g", Bytes(Hello(100, "guard")), 0, kUnix, &out_);
+  int64_t t = 0;
+  // Alone: 100 ms iterations (the solo baseline).
+  for (int i = 0; i < 30; ++i, t += 100'000'000) {
+    c->OnMessage("shim-g", Bytes(Batch(i, t, 1, 100)), t, kUnix, &out_);
+    c->OnTick(t, kUnix + t, &out_);
+  }
+  ASSERT_TRUE(c->jobs().at("guard").profile.baseline_iteration_ns().has_value());
+  c->OnMessage("cli", Bytes(Place("filler", true, 4ULL << 30)), t, kUnix, &out_);
+  c->OnMessage("shim-f", Bytes(Hello(200, "filler", true)), t, kUnix, &out_);
+  // Together: 150 ms iterations, 50% slower.
+  double last_share = 1.0;
+  int budgets = 0;
+  for (int i = 30; i < 130; ++i, t += 100'000'000) {
+    out_.clear();
+    c->OnMessage("shim-g", Bytes(Batch(i, t, 1, 150)), t, kUnix + t, &out_);
+    c->OnMessage("shim-f", Bytes(Batch(i, t, 1, 50, last_share)), t, kUnix + t, &out_);
+    c->OnTick(t, kUnix + t, &out_);
+    for (const Outgoing& o : out_) {
+      std::vector<uint8_t> buf;
+      const w::Envelope* e = Parse(o.bytes, &buf);
+      if (e == nullptr || e->payload_as_Budget() == nullptr) continue;
+      EXPECT_EQ(o.identity, "shim-f");
+      EXPECT_EQ(e->payload_as_Budget()->priority(), w::Priority::Opportunistic);
+      EXPECT_GT(e->payload_as_Budget()->ttl_ms(), 0u);
+      last_share = e->payload_as_Budget()->share();
+      ++budgets;
+    }
+  }
+  EXPECT_GT(budgets, 0);
+  EXPECT_LT(last_share, 0.5);
+}
+
+TEST_F(CoordinatorTest, SnapshotListsGpusAndJobs) {
+  auto c = Make(nullptr);
+  c->OnMessage("shim-a", Bytes(Hello(100, "job-a")), kSecond, kUnix, &out_);
+  const std::string snap = c->EncodeSnapshot(2 * kSecond, kUnix);
+  std::vector<uint8_t> buf;
+  const w::Envelope* e = Parse(snap, &buf);
+  ASSERT_NE(e, nullptr);
+  const w::StateSnapshot* s = e->payload_as_StateSnapshot();
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(s->gpus()->size(), 1u);
+  ASSERT_EQ(s->gpus()->Get(0)->jobs()->size(), 1u);
+  EXPECT_EQ(s->gpus()->Get(0)->jobs()->Get(0)->job()->str(), "job-a");
+  EXPECT_NE(c->MetricsText(2 * kSecond).find("iashim_jobs{state=\"connected\"} 1"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace iashim::daemon

@@ -1,0 +1,47 @@
+#include "daemon/daemon_options.h"
+
+#include <gtest/gtest.h>
+
+namespace iashim::daemon {
+namespace {
+
+TEST(DaemonOptionsTest, Defaults) {
+  absl::StatusOr<DaemonOptions> o = ParseDaemonOptions({});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->listen, "tcp://127.0.0.1:5555");
+  EXPECT_TRUE(o->control);
+  EXPECT_FALSE(o->state_dir.empty());
+}
+
+TEST(DaemonOptionsTest, Values) {
+  absl::StatusOr<DaemonOptions> o =
+      ParseDaemonOptions({"--listen", "ipc:///tmp/x", "--pub=tcp://0.0.0.0:7000", "--no-control",
+                          "--slowdown-target", "0.2", "--state-dir", "/tmp/s"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->listen, "ipc:///tmp/x");
+  EXPECT_EQ(o->pub, "tcp://0.0.0.0:7000");
+  EXPECT_FALSE(o->control);
+  EXPECT_DOUBLE_EQ(o->slowdown_target, 0.2);
+  EXPECT_EQ(o->state_dir, "/tmp/s");
+}
+
+TEST(DaemonOptionsTest, BadInputIsNamed) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* expect;
+  };
+  for (const Case& c : {Case{{"--listen", "http://x"}, "--listen 'http://x'"},
+                        Case{{"--slowdown-target", "0"}, "--slowdown-target '0'"},
+                        Case{{"--slowdown-target", "abc"}, "--slowdown-target 'abc'"},
+                        Case{{"--heartbeat-timeout-s"}, "needs a value"},
+                        Case{{"--bogus"}, "unknown option '--bogus'"},
+                        Case{{"--state-dir", ""}, "must not be empty"},
+                        Case{{"--listen", "tcp://a:1", "--pub", "tcp://a:1"}, "different"}}) {
+    absl::StatusOr<DaemonOptions> o = ParseDaemonOptions(c.args);
+    ASSERT_FALSE(o.ok()) << c.expect;
+    EXPECT_NE(o.status().message().find(c.expect), std::string::npos) << o.status();
+  }
+}
+
+}  // namespace
+}  // namespace iashim::daemon
