@@ -1,59 +1,178 @@
 #!/usr/bin/env bash
-# The main job: several training jobs sharing one simulated GPU.
-# Installs and builds if needed (scripts/setup.sh), measures each job alone,
-# then runs them together on one simulated V100 and prints what sharing cost.
+# The main job: three training jobs share one simulated GPU under iashim.
 #
-#   scripts/demo.sh [--seconds S] [--models "resnet50 transformer lstm"]
+# Installs and builds if needed (scripts/setup.sh), starts iashim-coordinator,
+# and runs one guaranteed and two opportunistic iashim-fakejob models through
+# `iashim run`: each alone, then all three together without budgets, then all
+# three with the control loop on. Ends with a table of throughputs, the
+# guaranteed job's slowdown and the final shares. About 75 s after the build.
+#
+#   scripts/demo.sh [--guaranteed MODEL] [--opportunistic "MODEL MODEL"]
+#                   [--managed-s S] [--check] [--build-dir DIR]
+#
+# --check exits 1 unless the guaranteed job's slowdown is within its 10%
+# target with the loop on and clearly worse (over 1.5x the target) without it
+# (the integration test runs it so). --build-dir uses an existing build and
+# skips scripts/setup.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=4
-models="resnet50 transformer lstm"
+
+guaranteed=resnet50
+opportunistic="transformer lstm"
+solo_s=6
+unmanaged_s=12
+managed_s=40
+check=0
+build=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --seconds)
-      seconds="${2:-}"; shift 2
-      [[ "$seconds" =~ ^[0-9]+$ && "$seconds" -ge 2 && "$seconds" -le 600 ]] ||
-        { echo "demo.sh: --seconds must be an integer 2..600 (got '$seconds')" >&2; exit 2; } ;;
-    --models) models="${2:-}"; shift 2 ;;
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    --guaranteed) guaranteed="${2:-}"; shift 2 ;;
+    --opportunistic) opportunistic="${2:-}"; shift 2 ;;
+    --managed-s)
+      managed_s="${2:-}"; shift 2
+      [[ "$managed_s" =~ ^[0-9]+$ && "$managed_s" -ge 20 && "$managed_s" -le 600 ]] ||
+        { echo "demo.sh: --managed-s must be an integer 20..600 (got '$managed_s')" >&2; exit 2; } ;;
+    --check) check=1; shift ;;
+    --build-dir) build="${2:-}"; shift 2
+      [[ -x "$build/coordinator/cli/iashim" ]] ||
+        { echo "demo.sh: --build-dir '$build' has no built iashim" >&2; exit 2; } ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "demo.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+for m in $guaranteed $opportunistic; do
+  [[ -f "bench/data/models/$m.model" ]] ||
+    { echo "demo.sh: no model '$m' (see bench/data/models/)" >&2; exit 2; }
+done
 
-scripts/setup.sh
-export LD_LIBRARY_PATH="$PWD/build/simgpu"
+if [[ -z "$build" ]]; then
+  scripts/setup.sh >/dev/null
+  build=$PWD/build
+fi
+build=$(cd "$build" && pwd)
+iashim=$build/coordinator/cli/iashim
+fakejob=$build/bench/iashim-fakejob
+run_dir=/tmp/iashim-demo-$(id -u)-$$
+mkdir -p "$run_dir"
+chmod 700 "$run_dir"
 export SIMGPU_NAMESPACE="iashim-demo-$$"
 export SIMGPU_DEVICES="Tesla V100-SXM2-32GB:32GiB:80"
+export LD_LIBRARY_PATH="$build/simgpu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"  # NVML for the coordinator
+export IASHIM_COORDINATOR="ipc://$run_dir/router"
+pub="ipc://$run_dir/pub"
 tmp=$(mktemp -d)
-cleanup() { rm -rf "$tmp"; rm -f /dev/shm/"$SIMGPU_NAMESPACE"-gpu*; }
+coordinator_pid=""
+job_pids=()
+cleanup() {
+  for p in "${job_pids[@]}" $coordinator_pid; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp" "$run_dir"
+  rm -f /dev/shm/"$SIMGPU_NAMESPACE"-gpu*
+}
 trap cleanup EXIT
 
-rate() { sed -n 's/.*"summary": true.*"iters_per_s": \([0-9.]*\).*/\1/p' "$1"; }
+start_coordinator() {  # [--no-control]
+  "$build/coordinator/daemon/iashim-coordinator" --listen "$IASHIM_COORDINATOR" --pub "$pub" \
+    --state-dir "$tmp/state" "$@" >>"$tmp/coordinator.log" 2>&1 &
+  coordinator_pid=$!
+  for _ in $(seq 50); do
+    "$iashim" status --timeout-s 0.2 >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "demo.sh: the coordinator did not start:" >&2
+  cat "$tmp/coordinator.log" >&2
+  exit 1
+}
+stop_coordinator() {
+  kill -TERM "$coordinator_pid"
+  wait "$coordinator_pid" || true
+  coordinator_pid=""
+}
+# Runs MODEL for SECONDS through `iashim run`, per-second lines into FILE.
+start_job() {  # PRIORITY MODEL SECONDS FILE
+  "$iashim" run --simgpu --priority "$1" --mem 10GiB --job "demo-$2" -- \
+    "$fakejob" --model "$2" --seconds "$3" >"$4" 2>>"$tmp/jobs.log" &
+  job_pids+=($!)
+}
+wait_jobs() {
+  for p in "${job_pids[@]}"; do
+    wait "$p" || { echo "demo.sh: a job failed:" >&2; cat "$tmp/jobs.log" >&2; exit 1; }
+  done
+  job_pids=()
+}
+# Mean iterations/s of a job's per-second lines with t in (FROM, TO].
+rate() {  # FILE FROM TO
+  awk -v from="$2" -v to="$3" -F'[:,}]' '
+    /"t":/ && !/summary/ { t = $2 + 0; if (t > from && t <= to) { s += $4; n++ } }
+    END { if (n) printf "%.2f", s / n; else print "nan" }' "$1"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
+echo "iashim demo: one guaranteed job ($guaranteed) and opportunistic jobs ($opportunistic)"
+echo "on one simulated Tesla V100 (simgpu). Watch it live in another terminal:"
+echo "    $build/coordinator/top/iashim-top --pub $pub"
 echo
-echo "== Each job alone on a simulated V100 (${seconds}s each) =="
-for m in $models; do
-  build/bench/iashim-fakejob --model "$m" --seconds "$seconds" --quiet > "$tmp/solo-$m"
-  printf '  %-12s %8.2f iterations/s\n' "$m" "$(rate "$tmp/solo-$m")"
-done
 
-echo
-echo "== All together on the same simulated GPU ($((seconds + 2))s) =="
-pids=()
-for m in $models; do
-  build/bench/iashim-fakejob --model "$m" --seconds "$((seconds + 2))" > "$tmp/shared-$m" &
-  pids+=($!)
+start_coordinator
+echo "== 1. each job alone (${solo_s}s each): solo throughput, and the coordinator's solo baselines =="
+for m in $guaranteed $opportunistic; do
+  start_job guaranteed "$m" "$solo_s" "$tmp/solo-$m"
+  wait_jobs
+  printf '   %-12s %8s it/s\n' "$m" "$(rate "$tmp/solo-$m" 1 "$solo_s")"
 done
-for p in "${pids[@]}"; do wait "$p"; done
+stop_coordinator
 
+echo "== 2. all together, no budgets (${unmanaged_s}s) =="
+start_coordinator --no-control
+start_job guaranteed "$guaranteed" "$unmanaged_s" "$tmp/unmanaged-$guaranteed"
+for m in $opportunistic; do start_job opportunistic "$m" "$unmanaged_s" "$tmp/unmanaged-$m"; done
+wait_jobs
+stop_coordinator
+
+echo "== 3. all together, control loop on (${managed_s}s; measured over the last 10s) =="
+start_coordinator
+start_job guaranteed "$guaranteed" "$managed_s" "$tmp/managed-$guaranteed"
+for m in $opportunistic; do start_job opportunistic "$m" "$managed_s" "$tmp/managed-$m"; done
+sleep $((managed_s - 3))
+"$iashim" status >"$tmp/status.txt" 2>&1 || true
+"$iashim" status --json >"$tmp/status.json" 2>/dev/null || true
+wait_jobs
+stop_coordinator
+
+from=$((managed_s - 10))
+solo_g=$(rate "$tmp/solo-$guaranteed" 1 "$solo_s")
+unmanaged_g=$(rate "$tmp/unmanaged-$guaranteed" 3 "$unmanaged_s")
+managed_g=$(rate "$tmp/managed-$guaranteed" "$from" "$managed_s")
+share_of() {  # JOB: its share in the final status, from the JSON
+  tr -d '\n ' <"$tmp/status.json" | grep -o "\"job\":\"$1\"[^}]*" |
+    sed -n 's/.*"share":\([0-9.eE+-]*\).*/\1/p' | head -1
+}
 echo
-printf '%-12s %10s %10s %8s\n' "job" "alone it/s" "shared it/s" "kept"
-total=0
-for m in $models; do
-  solo=$(rate "$tmp/solo-$m"); shared=$(rate "$tmp/shared-$m")
-  kept=$(awk -v a="$shared" -v b="$solo" 'BEGIN { printf "%.2f", a / b }')
-  total=$(awk -v t="$total" -v k="$kept" 'BEGIN { printf "%.2f", t + k }')
-  printf '%-12s %10.2f %10.2f %8s\n' "$m" "$solo" "$shared" "$kept"
+printf '| %-12s | %-13s | %9s | %15s | %13s | %11s |\n' job priority "solo it/s" \
+  "unmanaged it/s" "managed it/s" "final share"
+printf '|%s|%s|%s|%s|%s|%s|\n' -------------- --------------- ----------- ----------------- \
+  --------------- -------------
+for m in $guaranteed $opportunistic; do
+  prio=opportunistic
+  [[ $m == "$guaranteed" ]] && prio=guaranteed
+  share=$(share_of "demo-$m")
+  printf '| %-12s | %-13s | %9s | %15s | %13s | %11s |\n' "$m" "$prio" \
+    "$(rate "$tmp/solo-$m" 1 "$solo_s")" "$(rate "$tmp/unmanaged-$m" 3 "$unmanaged_s")" \
+    "$(rate "$tmp/managed-$m" "$from" "$managed_s")" "${share:--}"
 done
-echo "Together the jobs made ${total} solo-GPUs' worth of progress on one GPU."
-echo "(simgpu is a simulation calibrated to Gavel's V100 measurements; see simgpu/README.md.)"
+slow_unmanaged=$(awk -v s="$solo_g" -v r="$unmanaged_g" 'BEGIN { printf "%.1f", 100 * (s / r - 1) }')
+slow_managed=$(awk -v s="$solo_g" -v r="$managed_g" 'BEGIN { printf "%.1f", 100 * (s / r - 1) }')
+echo
+echo "guaranteed job ($guaranteed) slowdown against solo: ${slow_unmanaged}% without budgets," \
+  "${slow_managed}% with the control loop (target 10%)."
+echo "(simgpu is a simulation calibrated to Gavel's V100 measurements: see simgpu/README.md.)"
+echo
+echo "The coordinator's view near the end (iashim status):"
+sed 's/^/    /' "$tmp/status.txt"
+if [[ $check == 1 ]]; then
+  awk -v m="$slow_managed" -v u="$slow_unmanaged" 'BEGIN { exit !(m <= 10 && u > 15) }' || {
+    echo "demo.sh --check: FAILED (want managed <= 10%, unmanaged > 15%)" >&2
+    exit 1
+  }
+  echo "demo.sh --check: passed"
+fi

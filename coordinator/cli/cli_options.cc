@@ -1,0 +1,365 @@
+#include "cli_options.h"
+
+#include <cctype>
+#include <optional>
+
+#include "absl/strings/numbers.h"
+#include "text.h"
+
+namespace iashim::cli {
+namespace {
+
+constexpr int kMaxGpuIndex = 63;
+constexpr double kMaxSlowdownTarget = 10.0;
+constexpr double kMaxTimeoutS = 3600.0;
+
+// Debian's Abseil has its own string_view, so messages are built from
+// std::string pieces rather than with absl::StrCat.
+absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
+
+std::string Quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+// An option's raw value as given, validated only once the whole line is read
+// so that --help answers even a line with a bad value on it.
+struct RawValues {
+  std::optional<std::string> job, priority, mem, gpu, slowdown_target, coordinator, timeout_s;
+};
+
+enum class OptionKind { kValue, kFlag };
+
+struct OptionSpec {
+  std::string_view name;
+  OptionKind kind;
+  // Which commands take it.
+  bool run, place, status;
+  std::string_view value_name;  // for "needs a value" messages
+};
+
+constexpr OptionSpec kOptions[] = {
+    {"--job", OptionKind::kValue, true, true, false, "NAME"},
+    {"--priority", OptionKind::kValue, true, true, false, "guaranteed|opportunistic"},
+    {"--mem", OptionKind::kValue, true, true, false, "SIZE"},
+    {"--gpu", OptionKind::kValue, true, true, false, "auto|N"},
+    {"--slowdown-target", OptionKind::kValue, true, true, false, "F"},
+    {"--coordinator", OptionKind::kValue, true, true, true, "ENDPOINT"},
+    {"--timeout-s", OptionKind::kValue, true, true, true, "SECONDS"},
+    {"--simgpu", OptionKind::kFlag, true, false, false, ""},
+    {"--json", OptionKind::kFlag, false, false, true, ""},
+};
+
+const OptionSpec* FindOption(std::string_view name, CommandKind kind) {
+  for (const OptionSpec& spec : kOptions) {
+    if (spec.name != name) continue;
+    const bool taken = (kind == CommandKind::kRun && spec.run) ||
+                       (kind == CommandKind::kPlace && spec.place) ||
+                       (kind == CommandKind::kStatus && spec.status);
+    return taken ? &spec : nullptr;
+  }
+  return nullptr;
+}
+
+std::optional<std::string>* Slot(RawValues& raw, std::string_view name) {
+  if (name == "--job") return &raw.job;
+  if (name == "--priority") return &raw.priority;
+  if (name == "--mem") return &raw.mem;
+  if (name == "--gpu") return &raw.gpu;
+  if (name == "--slowdown-target") return &raw.slowdown_target;
+  if (name == "--coordinator") return &raw.coordinator;
+  if (name == "--timeout-s") return &raw.timeout_s;
+  return nullptr;
+}
+
+std::string_view CommandName(CommandKind kind) {
+  switch (kind) {
+    case CommandKind::kRun:
+      return "run";
+    case CommandKind::kPlace:
+      return "place";
+    case CommandKind::kStatus:
+      return "status";
+    default:
+      return "";
+  }
+}
+
+// Turns the raw values into `options`, or says which one is wrong.
+absl::Status Validate(const RawValues& raw, const char* env_coordinator, CliOptions& options) {
+  PlacementOptions& p = options.placement;
+  if (raw.job) {
+    if (!ValidJobName(*raw.job)) {
+      return Invalid("--job " + Quoted(*raw.job) +
+                     ": must be 1-128 characters of letters, digits and ._-:/@+");
+    }
+    p.job = *raw.job;
+  }
+  if (raw.priority) {
+    if (EqualsIgnoreCase(*raw.priority, "guaranteed")) {
+      p.priority = JobPriority::kGuaranteed;
+    } else if (EqualsIgnoreCase(*raw.priority, "opportunistic")) {
+      p.priority = JobPriority::kOpportunistic;
+    } else {
+      return Invalid("--priority " + Quoted(*raw.priority) +
+                     ": must be guaranteed or opportunistic");
+    }
+  }
+  if (raw.mem) {
+    const std::optional<uint64_t> bytes = ParseByteSize(*raw.mem);
+    if (!bytes) {
+      return Invalid("--mem " + Quoted(*raw.mem) +
+                     ": not a size (for example 8GiB, 512MiB, 16GB or a number of bytes)");
+    }
+    // 0 means "the whole GPU" on the wire; asking for it explicitly is far
+    // more likely a slip than a request.
+    if (*bytes == 0) {
+      return Invalid("--mem " + Quoted(*raw.mem) +
+                     ": must be more than 0 (leave --mem out for the whole GPU)");
+    }
+    p.mem_bytes = *bytes;
+  }
+  if (raw.gpu) {
+    if (*raw.gpu == "auto") {
+      p.gpu = -1;
+    } else if (std::optional<int64_t> index = ParseInt(*raw.gpu, 0, kMaxGpuIndex)) {
+      p.gpu = static_cast<int>(*index);
+    } else {
+      return Invalid("--gpu " + Quoted(*raw.gpu) + ": must be auto or a GPU index from 0 to " +
+                     std::to_string(kMaxGpuIndex));
+    }
+  }
+  if (raw.slowdown_target) {
+    const std::optional<double> target = ParseDouble(*raw.slowdown_target, 0, kMaxSlowdownTarget);
+    if (!target || *target <= 0) {
+      return Invalid("--slowdown-target " + Quoted(*raw.slowdown_target) +
+                     ": must be a number above 0 and at most 10 (0.1 = up to 10% slower than "
+                     "alone)");
+    }
+    // Only guaranteed jobs are protected; a target on an opportunistic job
+    // would be silently meaningless.
+    if (p.priority != JobPriority::kGuaranteed) {
+      return Invalid("--slowdown-target applies to guaranteed jobs only");
+    }
+    p.slowdown_target = *target;
+  }
+  if (raw.coordinator) {
+    if (!ValidEndpoint(*raw.coordinator)) {
+      return Invalid("--coordinator " + Quoted(*raw.coordinator) +
+                     ": expected tcp://HOST:PORT or ipc://PATH");
+    }
+    options.coordinator = *raw.coordinator;
+  } else if (env_coordinator != nullptr && *env_coordinator != '\0') {
+    if (!ValidEndpoint(env_coordinator)) {
+      return Invalid("IASHIM_COORDINATOR=" + Quoted(env_coordinator) +
+                     ": expected tcp://HOST:PORT or ipc://PATH (or pass --coordinator)");
+    }
+    options.coordinator = env_coordinator;
+  }
+  if (raw.timeout_s) {
+    const std::optional<double> seconds = ParseDouble(*raw.timeout_s, 0, kMaxTimeoutS);
+    if (!seconds || *seconds <= 0) {
+      return Invalid("--timeout-s " + Quoted(*raw.timeout_s) +
+                     ": must be a number of seconds above 0 and at most 3600");
+    }
+    options.timeout_s = *seconds;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string_view PriorityName(JobPriority priority) {
+  return priority == JobPriority::kOpportunistic ? "opportunistic" : "guaranteed";
+}
+
+bool ValidEndpoint(std::string_view endpoint) {
+  if (endpoint.starts_with("ipc://")) return endpoint.size() > 6;
+  if (!endpoint.starts_with("tcp://")) return false;
+  const std::string_view address = endpoint.substr(6);
+  const size_t colon = address.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return false;
+  // A connecting socket needs a host: "*" only means something to bind.
+  if (address.substr(0, colon) == "*") return false;
+  int port = 0;
+  return absl::SimpleAtoi(std::string(address.substr(colon + 1)), &port) && port >= 1 &&
+         port <= 65535;
+}
+
+bool ValidJobName(std::string_view job) {
+  if (job.empty() || job.size() > 128) return false;
+  for (char c : job) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
+                    c == '-' || c == ':' || c == '/' || c == '@' || c == '+';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string>& args,
+                                            const char* env_coordinator) {
+  CliOptions options;
+  if (args.empty()) return Invalid("no command given (run, place or status)");
+  const std::string& first = args[0];
+  if (first == "--help" || first == "-h") {
+    options.kind = CommandKind::kHelp;
+    return options;
+  }
+  if (first == "--version") {
+    options.kind = CommandKind::kVersion;
+    return options;
+  }
+  if (first == "help") {
+    options.kind = CommandKind::kHelp;
+    if (args.size() > 1) {
+      if (args[1] != "run" && args[1] != "place" && args[1] != "status") {
+        return Invalid("no help for " + Quoted(args[1]) + ": the commands are run, place, status");
+      }
+      options.help_topic = args[1];
+    }
+    return options;
+  }
+  if (first == "run") {
+    options.kind = CommandKind::kRun;
+  } else if (first == "place") {
+    options.kind = CommandKind::kPlace;
+  } else if (first == "status") {
+    options.kind = CommandKind::kStatus;
+  } else if (first.starts_with("-")) {
+    return Invalid("unknown option " + Quoted(first) +
+                   " (the command comes first: run, place or status)");
+  } else {
+    return Invalid("unknown command " + Quoted(first) + " (the commands are run, place, status)");
+  }
+  const std::string command_name(CommandName(options.kind));
+  const std::string where = "'iashim " + command_name + "'";
+
+  RawValues raw;
+  bool help = false;
+  bool saw_separator = false;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--" && options.kind == CommandKind::kRun) {
+      saw_separator = true;
+      options.command.assign(args.begin() + static_cast<ptrdiff_t>(i) + 1, args.end());
+      break;
+    }
+    if (arg == "--help" || arg == "-h") {
+      help = true;
+      continue;
+    }
+    if (!arg.starts_with("-")) {
+      if (options.kind == CommandKind::kRun) {
+        return Invalid("unexpected argument " + Quoted(arg) +
+                       ": put the command to run after '--' (iashim run [options] -- " + arg +
+                       " ...)");
+      }
+      return Invalid("unexpected argument " + Quoted(arg) + " for " + where);
+    }
+    const size_t equals = arg.find('=');
+    const std::string name = arg.substr(0, equals);
+    const OptionSpec* spec = FindOption(name, options.kind);
+    if (spec == nullptr) return Invalid("unknown option " + Quoted(name) + " for " + where);
+    if (spec->kind == OptionKind::kFlag) {
+      if (equals != std::string::npos) return Invalid(name + " takes no value");
+      if (name == "--simgpu") options.simgpu = true;
+      if (name == "--json") options.json = true;
+      continue;
+    }
+    std::string value;
+    if (equals != std::string::npos) {
+      value = arg.substr(equals + 1);
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      return Invalid(name + " needs a value (" + std::string(spec->value_name) + ")");
+    }
+    *Slot(raw, name) = std::move(value);
+  }
+  if (help) {
+    options.kind = CommandKind::kHelp;
+    options.help_topic = command_name;
+    return options;
+  }
+  if (absl::Status s = Validate(raw, env_coordinator, options); !s.ok()) return s;
+  if (options.kind == CommandKind::kRun) {
+    if (!saw_separator) {
+      return Invalid("no command to run: put it after '--' (iashim run [options] -- CMD ARGS...)");
+    }
+    if (options.command.empty() || options.command[0].empty()) {
+      return Invalid("no command to run after '--'");
+    }
+  }
+  return options;
+}
+
+std::string Usage(std::string_view topic) {
+  const std::string placement =
+      "  --job NAME              the job's name (1-128 of letters, digits and ._-:/@+);\n"
+      "                          default: the coordinator assigns one\n"
+      "  --priority P            guaranteed (speed protected; default) or opportunistic\n"
+      "                          (gets what is left)\n"
+      "  --mem SIZE              GPU memory quota: 8GiB, 512MiB, 16GB, bytes; default:\n"
+      "                          the whole GPU\n"
+      "  --gpu auto|N            let the coordinator choose (default) or ask for GPU N\n"
+      "  --slowdown-target F     guaranteed jobs: the slowdown allowed by sharing, in\n"
+      "                          (0, 10]; 0.1 = up to 10% slower than alone\n";
+  const std::string common =
+      "  --coordinator ENDPOINT  tcp://HOST:PORT or ipc://PATH (default: $IASHIM_COORDINATOR,\n"
+      "                          else " +
+      std::string(kDefaultCoordinator) +
+      ")\n"
+      "  --timeout-s S           how long to wait for the coordinator's answer (default 2)\n"
+      "  -h, --help              this text\n";
+  if (topic == "run") {
+    return "Usage: iashim run [options] -- CMD [ARGS...]\n"
+           "\n"
+           "Asks the coordinator where the job should run, then runs CMD there under the\n"
+           "shim (libiashim.so preloaded; CUDA_VISIBLE_DEVICES and IASHIM_* set). CMD\n"
+           "replaces iashim, so its exit status is the command's. With no coordinator\n"
+           "answering, CMD runs unmanaged: still under the shim, with the --mem quota.\n"
+           "\n" +
+           placement +
+           "  --simgpu                run on the simulated GPU driver (simgpu) instead of a\n"
+           "                          real one\n" +
+           common +
+           "\n"
+           "Exit status: the command's; 1 refused by the coordinator or the shim not\n"
+           "found; 2 bad command line; 126/127 CMD cannot be run; 130 interrupted while\n"
+           "queued.\n";
+  }
+  if (topic == "place") {
+    return "Usage: iashim place [options]\n"
+           "\n"
+           "Asks the coordinator where a job would be placed and prints its answer; runs\n"
+           "nothing.\n"
+           "\n" +
+           placement + common +
+           "\n"
+           "Exit status: 0 placed, 1 refused, 2 bad command line, 3 queued (no GPU fits\n"
+           "now), 4 no coordinator answered.\n";
+  }
+  if (topic == "status") {
+    return "Usage: iashim status [--json] [options]\n"
+           "\n"
+           "Prints the coordinator's GPUs and the jobs on each.\n"
+           "\n"
+           "  --json                  JSON instead of a table\n" +
+           common +
+           "\n"
+           "Exit status: 0 shown, 1 the coordinator could not answer, 2 bad command line,\n"
+           "4 no coordinator answered.\n";
+  }
+  return "Usage: iashim COMMAND [options]\n"
+         "\n"
+         "Runs deep-learning jobs on GPUs shared through an iashim coordinator.\n"
+         "\n"
+         "Commands:\n"
+         "  run [options] -- CMD [ARGS...]  place the job, then run CMD under the shim\n"
+         "  place [options]                 ask where a job would be placed; run nothing\n"
+         "  status [--json]                 the coordinator's GPUs and jobs\n"
+         "\n"
+         "  iashim COMMAND --help           that command's options\n"
+         "  iashim --version                print the version\n"
+         "\n"
+         "Example: iashim run --mem 16GiB --priority opportunistic -- python train.py\n";
+}
+
+}  // namespace iashim::cli

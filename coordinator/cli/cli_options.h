@@ -1,0 +1,72 @@
+// The `iashim` command line, parsed and validated before any socket is opened
+// or any process started, so a typo fails at once with a message naming the
+// option (exit 2) instead of a job placed or run with a setting nobody meant.
+//
+// Pure: the caller passes the arguments and the environment's default
+// coordinator, so every rule is unit-tested without a process.
+#ifndef IASHIM_COORDINATOR_CLI_CLI_OPTIONS_H_
+#define IASHIM_COORDINATOR_CLI_CLI_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace iashim::cli {
+
+inline constexpr std::string_view kDefaultCoordinator = "tcp://127.0.0.1:5555";
+inline constexpr double kDefaultTimeoutS = 2.0;
+// PlaceRequest.command is for display; the schema caps it at 256 bytes.
+inline constexpr size_t kMaxCommandBytes = 256;
+
+enum class CommandKind { kHelp, kVersion, kRun, kPlace, kStatus };
+
+// Mirrors wire::Priority without pulling the generated header into every
+// user of the options.
+enum class JobPriority { kGuaranteed, kOpportunistic };
+
+std::string_view PriorityName(JobPriority priority);  // "guaranteed" / "opportunistic"
+
+// What `run` and `place` ask the coordinator for.
+struct PlacementOptions {
+  std::string job;  // empty: the coordinator assigns one
+  JobPriority priority = JobPriority::kGuaranteed;
+  uint64_t mem_bytes = 0;        // 0: the whole GPU
+  int gpu = -1;                  // -1: the coordinator chooses
+  double slowdown_target = 0.0;  // 0: the coordinator's default
+};
+
+struct CliOptions {
+  CommandKind kind = CommandKind::kHelp;
+  // For kHelp: the command whose help was asked for ("" = the overview).
+  std::string help_topic;
+  std::string coordinator = std::string(kDefaultCoordinator);
+  double timeout_s = kDefaultTimeoutS;
+  PlacementOptions placement;
+  bool simgpu = false;               // run: use the simulated driver
+  bool json = false;                 // status: JSON instead of a table
+  std::vector<std::string> command;  // run: what follows `--`
+};
+
+// `args` without the program name. `env_coordinator` is $IASHIM_COORDINATOR
+// (null or empty: unset); it replaces the built-in default and --coordinator
+// replaces both. Options take their value as "--opt VALUE" or "--opt=VALUE".
+// An error's message says what was wrong and is meant to follow "iashim: ".
+absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string>& args,
+                                            const char* env_coordinator);
+
+// Checks shared with the environment: a coordinator endpoint (tcp://HOST:PORT
+// or ipc://PATH) and a job name (1-128 of letters, digits and ._-:/@+, the
+// rule the shim applies to IASHIM_JOB, so a name accepted here is never
+// rejected by the shim).
+bool ValidEndpoint(std::string_view endpoint);
+bool ValidJobName(std::string_view job);
+
+// "--help" text: the overview (topic "") or one command's.
+std::string Usage(std::string_view topic);
+
+}  // namespace iashim::cli
+
+#endif  // IASHIM_COORDINATOR_CLI_CLI_OPTIONS_H_

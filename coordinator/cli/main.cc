@@ -1,0 +1,60 @@
+// iashim: run a job on a GPU shared through the coordinator, ask where one
+// would go, or show what the coordinator manages. See README.md.
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "cli_options.h"
+#include "commands.h"
+
+#ifndef IASHIM_CLI_VERSION
+#define IASHIM_CLI_VERSION "unknown"
+#endif
+
+namespace iashim::cli {
+namespace {
+
+int Main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  absl::StatusOr<CliOptions> options = ParseCommandLine(args, std::getenv("IASHIM_COORDINATOR"));
+  if (!options.ok()) {
+    std::string help = "iashim --help";
+    if (!args.empty() && (args[0] == "run" || args[0] == "place" || args[0] == "status")) {
+      help = "iashim " + args[0] + " --help";
+    }
+    std::fprintf(stderr, "iashim: %s\nTry '%s'.\n", std::string(options.status().message()).c_str(),
+                 help.c_str());
+    return kExitUsage;
+  }
+  switch (options->kind) {
+    case CommandKind::kHelp:
+      std::fputs(Usage(options->help_topic).c_str(), stdout);
+      return kExitOk;
+    case CommandKind::kVersion:
+      std::printf("iashim %s\n", IASHIM_CLI_VERSION);
+      return kExitOk;
+    case CommandKind::kRun:
+      return RunCommand(*options);
+    case CommandKind::kPlace:
+      return PlaceCommand(*options);
+    case CommandKind::kStatus:
+      return StatusCommand(*options);
+  }
+  return kExitUsage;
+}
+
+}  // namespace
+}  // namespace iashim::cli
+
+int main(int argc, char** argv) {
+  // Nothing below should throw past its own handling; if something does
+  // (out of memory), say so in one line rather than abort with a core.
+  try {
+    return iashim::cli::Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "iashim: %s\n", e.what());
+    return iashim::cli::kExitRefused;
+  }
+}

@@ -1,0 +1,66 @@
+// `iashim place`: the placement `run` would get, printed instead of acted on,
+// for scripts and schedulers that start jobs their own way. The answer is one
+// "key: value" a line so it is easy to read and to parse.
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "coordinator_client.h"
+#include "interrupt.h"
+#include "place_messages.h"
+#include "self_info.h"
+#include "text.h"
+
+namespace iashim::cli {
+
+int PlaceCommand(const CliOptions& options) {
+  const std::vector<uint8_t> request =
+      EncodePlaceRequest(options.placement, HostName(), /*command=*/"", getpid());
+  CatchInterrupt();
+  RequestSpec spec;
+  spec.endpoint = options.coordinator;
+  spec.request = request;
+  spec.expected = wire::Payload::PlaceReply;
+  spec.timeout_s = options.timeout_s;
+  spec.interrupted = Interrupted;
+  const RequestResult result = Request(spec);
+  if (result.status == RequestStatus::kInterrupted) return kExitInterrupted;
+  if (result.status != RequestStatus::kOk) {
+    std::fprintf(stderr, "iashim: no coordinator at %s (%s)\n", options.coordinator.c_str(),
+                 result.detail.c_str());
+    return kExitNoCoordinator;
+  }
+  const Placement p = DecodePlacement(*result.reply.envelope());
+  switch (p.outcome) {
+    case Placement::Outcome::kRefused:
+      std::printf("refused: %s\n", p.reason.c_str());
+      return kExitRefused;
+    case Placement::Outcome::kQueued:
+      std::printf("queued: %s\n", p.reason.c_str());
+      return kExitQueued;
+    case Placement::Outcome::kPlaced:
+      break;
+  }
+  std::printf("placed\n");
+  std::printf("job: %s\n", p.job.c_str());
+  std::printf("host: %s\n", p.host.c_str());
+  if (p.gpu >= 0) {
+    std::printf("gpu: %d\n", p.gpu);
+  } else {
+    std::printf("gpu: -\n");
+  }
+  if (!p.gpu_uuid.empty()) std::printf("gpu_uuid: %s\n", p.gpu_uuid.c_str());
+  std::printf("share: %.6g\n", p.share);
+  if (p.mem_limit_bytes != 0) {
+    std::printf("mem_limit: %llu (%s)\n", static_cast<unsigned long long>(p.mem_limit_bytes),
+                FormatBytes(p.mem_limit_bytes).c_str());
+  } else {
+    std::printf("mem_limit: none\n");
+  }
+  return kExitOk;
+}
+
+}  // namespace iashim::cli

@@ -1,0 +1,285 @@
+#include "status_format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "flatbuffers/flatbuffers.h"
+#include "json_writer.h"
+#include "text.h"
+
+namespace iashim::cli {
+namespace {
+
+// Every string read from the wire, as-is for JSON (the writer escapes it).
+std::string Str(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
+
+// For the table: a control character from the wire must not move the cursor
+// or recolour the user's terminal.
+std::string Printable(const flatbuffers::String* s) {
+  std::string out = Str(s);
+  for (char& c : out) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7F) c = '?';
+  }
+  return out;
+}
+
+bool IsGuaranteed(const wire::JobState& job) {
+  return job.priority() != wire::Priority::Opportunistic;
+}
+
+std::string Percent(double fraction) {
+  if (!std::isfinite(fraction)) return "-";
+  return absl::StrFormat("%.0f%%", fraction * 100.0);
+}
+
+std::string FormatSlowdown(const wire::JobState& job) {
+  const double s = job.slowdown();
+  if (!std::isfinite(s) || s < 0) return "-";
+  std::string out =
+      s < 0.1 ? absl::StrFormat("+%.1f%%", s * 100.0) : absl::StrFormat("+%.0f%%", s * 100.0);
+  // The one thing a reader scans for: a protected job slowed past its limit.
+  if (IsGuaranteed(job) && job.slowdown_target() > 0 && s > job.slowdown_target()) out += '!';
+  return out;
+}
+
+std::string FormatTarget(double target) {
+  if (!std::isfinite(target) || target <= 0) return "-";
+  return absl::StrFormat("%g%%", target * 100.0);
+}
+
+enum class Align { kLeft, kRight };
+
+struct Column {
+  std::string_view title;
+  Align align;
+};
+
+constexpr Column kColumns[] = {
+    {"JOB", Align::kLeft},         {"PID", Align::kRight},      {"PRIO", Align::kLeft},
+    {"SHARE", Align::kRight},      {"SLOWDOWN", Align::kRight}, {"TARGET", Align::kRight},
+    {"KERN/S", Align::kRight},     {"BUSY", Align::kRight},     {"MEM/QUOTA", Align::kRight},
+    {"BUDGET-AGE", Align::kRight}, {"CONNECTED", Align::kLeft},
+};
+constexpr size_t kColumnCount = sizeof(kColumns) / sizeof(kColumns[0]);
+
+using Row = std::vector<std::string>;
+
+Row JobRow(const wire::JobState& job) {
+  const std::string quota =
+      job.mem_limit_bytes() == 0 ? std::string("-") : FormatCompactBytes(job.mem_limit_bytes());
+  return {
+      Printable(job.job()),
+      std::to_string(job.pid()),
+      IsGuaranteed(job) ? "guar" : "opp",
+      std::isfinite(job.share()) ? absl::StrFormat("%.2f", job.share()) : "-",
+      FormatSlowdown(job),
+      IsGuaranteed(job) ? FormatTarget(job.slowdown_target()) : "-",
+      FormatRate(job.kernels_per_s()),
+      Percent(job.busy()),
+      FormatCompactBytes(job.mem_bytes()) + "/" + quota,
+      FormatAgeMs(job.budget_age_ms()),
+      job.connected() ? "yes" : "no",
+  };
+}
+
+std::string RenderRow(const Row& row, const std::vector<size_t>& widths) {
+  std::string line = "  ";
+  for (size_t i = 0; i < kColumnCount; ++i) {
+    const std::string& cell = row[i];
+    const size_t pad = widths[i] > cell.size() ? widths[i] - cell.size() : 0;
+    const bool last = i + 1 == kColumnCount;
+    if (kColumns[i].align == Align::kRight) {
+      line.append(pad, ' ');
+      line += cell;
+    } else {
+      line += cell;
+      if (!last) line.append(pad, ' ');
+    }
+    if (!last) line += "  ";
+  }
+  return line + "\n";
+}
+
+uint64_t MemoryUsed(const wire::GpuState& gpu) {
+  uint64_t sum = 0;
+  if (gpu.jobs() != nullptr) {
+    for (const wire::JobState* job : *gpu.jobs()) {
+      if (job != nullptr) sum += job->mem_bytes();
+    }
+  }
+  return sum;
+}
+
+std::string Plural(size_t n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
+}
+
+void WriteJob(const wire::JobState& job, JsonWriter& w) {
+  w.BeginObject();
+  w.Key("job").String(Str(job.job()));
+  w.Key("pid").Int(job.pid());
+  w.Key("host").String(Str(job.host()));
+  w.Key("command").String(Str(job.command()));
+  w.Key("priority").String(IsGuaranteed(job) ? "guaranteed" : "opportunistic");
+  w.Key("share").Double(job.share());
+  w.Key("max_inflight").Uint(job.max_inflight());
+  w.Key("slowdown");
+  if (std::isfinite(job.slowdown()) && job.slowdown() >= 0) {
+    w.Double(job.slowdown());
+  } else {
+    w.Null();
+  }
+  w.Key("slowdown_target").Double(job.slowdown_target());
+  w.Key("kernels_per_s").Double(job.kernels_per_s());
+  w.Key("busy").Double(job.busy());
+  w.Key("iteration_ns").Uint(job.iteration_ns());
+  w.Key("baseline_iteration_ns").Uint(job.baseline_iteration_ns());
+  w.Key("mem_bytes").Uint(job.mem_bytes());
+  w.Key("mem_limit_bytes").Uint(job.mem_limit_bytes());
+  w.Key("budget_age_ms").Uint(job.budget_age_ms());
+  w.Key("held_launches_per_s").Double(job.held_launches_per_s());
+  w.Key("connected").Bool(job.connected());
+  w.EndObject();
+}
+
+void WriteGpu(const wire::GpuState& gpu, JsonWriter& w) {
+  w.BeginObject();
+  w.Key("id").Int(gpu.id());
+  w.Key("host").String(Str(gpu.host()));
+  w.Key("name").String(Str(gpu.name()));
+  w.Key("uuid").String(Str(gpu.uuid()));
+  w.Key("memory_bytes").Uint(gpu.memory_bytes());
+  w.Key("busy").Double(gpu.busy());
+  w.Key("jobs").BeginArray();
+  if (gpu.jobs() != nullptr) {
+    for (const wire::JobState* job : *gpu.jobs()) {
+      if (job != nullptr) WriteJob(*job, w);
+    }
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+}  // namespace
+
+std::string FormatUptime(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "-";
+  const uint64_t s = static_cast<uint64_t>(seconds);
+  if (s < 60) return absl::StrFormat("%ds", s);
+  if (s < 3600) return absl::StrFormat("%dm%02ds", s / 60, s % 60);
+  if (s < 86400) return absl::StrFormat("%dh%02dm", s / 3600, s % 3600 / 60);
+  return absl::StrFormat("%dd%02dh", s / 86400, s % 86400 / 3600);
+}
+
+std::string FormatCompactBytes(uint64_t bytes) {
+  static constexpr char kUnits[] = {'K', 'M', 'G', 'T', 'P'};
+  if (bytes < 1024) return absl::StrFormat("%dB", bytes);
+  double value = static_cast<double>(bytes) / 1024.0;
+  size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < sizeof kUnits) {
+    value /= 1024.0;
+    ++unit;
+  }
+  // Rounding 9.96 to "10.0" would print one digit more than the column
+  // expects; switch to no decimals at the rounded value instead.
+  if (value < 9.95) return absl::StrFormat("%.1f%c", value, kUnits[unit]);
+  return absl::StrFormat("%.0f%c", value, kUnits[unit]);
+}
+
+std::string FormatAgeMs(uint64_t ms) {
+  if (ms == 0) return "-";
+  if (ms < 1000) return absl::StrFormat("%dms", ms);
+  if (ms < 60'000) return absl::StrFormat("%.1fs", static_cast<double>(ms) / 1000.0);
+  const uint64_t s = ms / 1000;
+  if (s < 3600) return absl::StrFormat("%dm%02ds", s / 60, s % 60);
+  return absl::StrFormat("%dh%02dm", s / 3600, s % 3600 / 60);
+}
+
+std::string FormatRate(double per_s) {
+  if (!std::isfinite(per_s) || per_s < 0) return "-";
+  if (per_s < 10'000) return absl::StrFormat("%.0f", per_s);
+  if (per_s < 1e6) return absl::StrFormat("%.1fk", per_s / 1e3);
+  return absl::StrFormat("%.1fM", per_s / 1e6);
+}
+
+std::string FormatStatusTable(const wire::StateSnapshot& snapshot) {
+  const auto* gpus = snapshot.gpus();
+  size_t gpu_count = 0, job_count = 0;
+  if (gpus != nullptr) {
+    for (const wire::GpuState* gpu : *gpus) {
+      if (gpu == nullptr) continue;
+      ++gpu_count;
+      if (gpu->jobs() != nullptr) job_count += gpu->jobs()->size();
+    }
+  }
+  std::string out = absl::StrFormat(
+      "coordinator %s  up %s  snapshot %d  %s  %s", Printable(snapshot.coordinator_version()),
+      FormatUptime(snapshot.uptime_s()), snapshot.seq(), Plural(gpu_count, "GPU", "GPUs"),
+      Plural(job_count, "job", "jobs"));
+  if (snapshot.invalid_messages() > 0) {
+    out += absl::StrFormat("  %d invalid messages dropped", snapshot.invalid_messages());
+  }
+  out += "\n";
+  if (gpu_count == 0) return out + "no GPUs known to the coordinator\n";
+
+  // Widths over every GPU's jobs, so the columns line up down the page.
+  Row header;
+  for (const Column& c : kColumns) header.emplace_back(c.title);
+  std::vector<size_t> widths(kColumnCount, 0);
+  std::vector<std::vector<Row>> rows_per_gpu;
+  const auto widen = [&widths](const Row& row) {
+    for (size_t i = 0; i < kColumnCount; ++i) widths[i] = std::max(widths[i], row[i].size());
+  };
+  widen(header);
+  for (const wire::GpuState* gpu : *gpus) {
+    if (gpu == nullptr) continue;
+    std::vector<Row>& rows = rows_per_gpu.emplace_back();
+    if (gpu->jobs() == nullptr) continue;
+    for (const wire::JobState* job : *gpu->jobs()) {
+      if (job == nullptr) continue;
+      rows.push_back(JobRow(*job));
+      widen(rows.back());
+    }
+  }
+
+  size_t index = 0;
+  for (const wire::GpuState* gpu : *gpus) {
+    if (gpu == nullptr) continue;
+    const std::vector<Row>& rows = rows_per_gpu[index++];
+    out += "\n";
+    std::string name = Printable(gpu->name());
+    out += absl::StrFormat("%s:%d%s%s  busy %s  memory %s of %s  %s\n", Printable(gpu->host()),
+                           gpu->id(), name.empty() ? "" : " ", name, Percent(gpu->busy()),
+                           FormatBytes(MemoryUsed(*gpu)), FormatBytes(gpu->memory_bytes()),
+                           Plural(rows.size(), "job", "jobs"));
+    if (rows.empty()) continue;
+    out += RenderRow(header, widths);
+    for (const Row& row : rows) out += RenderRow(row, widths);
+  }
+  return out;
+}
+
+std::string FormatStatusJson(const wire::StateSnapshot& snapshot) {
+  JsonWriter w(2);
+  w.BeginObject();
+  w.Key("seq").Uint(snapshot.seq());
+  w.Key("unix_ns").Uint(snapshot.unix_ns());
+  w.Key("uptime_s").Double(snapshot.uptime_s());
+  w.Key("coordinator_version").String(Str(snapshot.coordinator_version()));
+  w.Key("invalid_messages").Uint(snapshot.invalid_messages());
+  w.Key("gpus").BeginArray();
+  if (snapshot.gpus() != nullptr) {
+    for (const wire::GpuState* gpu : *snapshot.gpus()) {
+      if (gpu != nullptr) WriteGpu(*gpu, w);
+    }
+  }
+  w.EndArray();
+  w.EndObject();
+  return w.str() + "\n";
+}
+
+}  // namespace iashim::cli

@@ -1,0 +1,112 @@
+#include "place_messages.h"
+
+#include <string>
+#include <vector>
+
+#include "coordinator_client.h"
+#include "flatbuffers/flatbuffers.h"
+#include "gtest/gtest.h"
+#include "test_messages.h"
+
+namespace iashim::cli {
+namespace {
+
+using testing::EncodeErrorReply;
+using testing::EncodePlaceReply;
+using testing::PlaceReplyFields;
+
+Placement Decode(const testing::Bytes& bytes) {
+  const Reply reply(bytes.data(), bytes.size());
+  EXPECT_EQ(CheckReply(reply, wire::Payload::PlaceReply), ReplyCheck::kUsable);
+  return DecodePlacement(*reply.envelope());
+}
+
+TEST(PlaceMessages, JoinCommand) {
+  EXPECT_EQ(JoinCommand({"python", "train.py", "--lr", "0.1"}, 256), "python train.py --lr 0.1");
+  EXPECT_EQ(JoinCommand({}, 256), "");
+  EXPECT_EQ(JoinCommand({"abcdef", "gh"}, 4), "abcd");
+  EXPECT_EQ(JoinCommand({std::string(300, 'x')}, 256), std::string(256, 'x'));
+  // "é" is two bytes; a cut through it backs off to before it.
+  EXPECT_EQ(JoinCommand({"ab\xc3\xa9"}, 3), "ab");
+  EXPECT_EQ(JoinCommand({"ab\xc3\xa9"}, 4), "ab\xc3\xa9");
+}
+
+TEST(PlaceMessages, EncodeRequestCarriesEveryField) {
+  PlacementOptions p;
+  p.job = "bert";
+  p.priority = JobPriority::kOpportunistic;
+  p.mem_bytes = 123;
+  p.gpu = 5;
+  p.slowdown_target = 0.2;
+  const std::vector<uint8_t> bytes = EncodePlaceRequest(p, "node-a", "python x.py", 4242);
+  flatbuffers::Verifier verifier(bytes.data(), bytes.size());
+  ASSERT_TRUE(wire::VerifyEnvelopeBuffer(verifier));
+  const wire::Envelope* envelope = wire::GetEnvelope(bytes.data());
+  EXPECT_EQ(envelope->version(), wire::Version::Current);
+  EXPECT_EQ(envelope->pid(), 4242);
+  const wire::PlaceRequest* r = envelope->payload_as_PlaceRequest();
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->job()->str(), "bert");
+  EXPECT_EQ(r->priority(), wire::Priority::Opportunistic);
+  EXPECT_EQ(r->mem_bytes(), 123u);
+  EXPECT_EQ(r->gpu(), 5);
+  EXPECT_EQ(r->host()->str(), "node-a");
+  EXPECT_EQ(r->command()->str(), "python x.py");
+  EXPECT_DOUBLE_EQ(r->slowdown_target(), 0.2);
+}
+
+TEST(PlaceMessages, EncodeRequestDefaultsMeanAuto) {
+  const std::vector<uint8_t> bytes = EncodePlaceRequest(PlacementOptions{}, "h", "", 1);
+  const wire::PlaceRequest* r = wire::GetEnvelope(bytes.data())->payload_as_PlaceRequest();
+  EXPECT_EQ(r->gpu(), -1);
+  EXPECT_EQ(r->mem_bytes(), 0u);
+  EXPECT_EQ(r->priority(), wire::Priority::Guaranteed);
+  EXPECT_EQ(r->job()->str(), "");
+}
+
+TEST(PlaceMessages, DecodePlaced) {
+  PlaceReplyFields f;
+  f.host = "node-a";
+  const Placement p = Decode(EncodePlaceReply(f));
+  EXPECT_EQ(p.outcome, Placement::Outcome::kPlaced);
+  EXPECT_EQ(p.job, "job-1");
+  EXPECT_EQ(p.host, "node-a");
+  EXPECT_EQ(p.gpu, 1);
+  EXPECT_EQ(p.gpu_uuid, "GPU-1111");
+  EXPECT_DOUBLE_EQ(p.share, 0.5);
+  EXPECT_EQ(p.mem_limit_bytes, uint64_t{16} << 30);
+}
+
+TEST(PlaceMessages, DecodeQueuedRefusedAndError) {
+  PlaceReplyFields queued;
+  queued.ok = false;
+  queued.queued = true;
+  queued.error = "all GPUs busy";
+  Placement p = Decode(EncodePlaceReply(queued));
+  EXPECT_EQ(p.outcome, Placement::Outcome::kQueued);
+  EXPECT_EQ(p.reason, "all GPUs busy");
+
+  // Queued wins over ok: the job has not been placed yet.
+  queued.ok = true;
+  queued.error = "";
+  p = Decode(EncodePlaceReply(queued));
+  EXPECT_EQ(p.outcome, Placement::Outcome::kQueued);
+  EXPECT_EQ(p.reason, "no GPU fits now");
+
+  PlaceReplyFields refused;
+  refused.ok = false;
+  refused.error = "needs 200 GiB";
+  p = Decode(EncodePlaceReply(refused));
+  EXPECT_EQ(p.outcome, Placement::Outcome::kRefused);
+  EXPECT_EQ(p.reason, "needs 200 GiB");
+
+  refused.error = "";
+  EXPECT_EQ(Decode(EncodePlaceReply(refused)).reason, "no reason given");
+
+  p = Decode(EncodeErrorReply("overloaded"));
+  EXPECT_EQ(p.outcome, Placement::Outcome::kRefused);
+  EXPECT_EQ(p.reason, "overloaded");
+}
+
+}  // namespace
+}  // namespace iashim::cli

@@ -1,0 +1,132 @@
+#include "status_format.h"
+
+#include <string>
+#include <vector>
+
+#include "flatbuffers/flatbuffers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "test_messages.h"
+
+namespace iashim::cli {
+namespace {
+
+using testing::EncodeSampleSnapshot;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::SnapshotOf;
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+TEST(StatusFormat, CellFormats) {
+  EXPECT_EQ(FormatUptime(45.9), "45s");
+  EXPECT_EQ(FormatUptime(185), "3m05s");
+  EXPECT_EQ(FormatUptime(3725.5), "1h02m");
+  EXPECT_EQ(FormatUptime(2 * 86400 + 3 * 3600 + 5), "2d03h");
+  EXPECT_EQ(FormatUptime(-1), "-");
+  EXPECT_EQ(FormatCompactBytes(512), "512B");
+  EXPECT_EQ(FormatCompactBytes(uint64_t{8} << 30), "8.0G");
+  EXPECT_EQ(FormatCompactBytes(uint64_t{16} << 30), "16G");
+  EXPECT_EQ(FormatCompactBytes((uint64_t{10} << 20) - 1), "10M");
+  EXPECT_EQ(FormatCompactBytes(uint64_t{3} << 40), "3.0T");
+  EXPECT_EQ(FormatAgeMs(0), "-");
+  EXPECT_EQ(FormatAgeMs(850), "850ms");
+  EXPECT_EQ(FormatAgeMs(1200), "1.2s");
+  EXPECT_EQ(FormatAgeMs(185'000), "3m05s");
+  EXPECT_EQ(FormatAgeMs(7'200'000), "2h00m");
+  EXPECT_EQ(FormatRate(800), "800");
+  EXPECT_EQ(FormatRate(12300), "12.3k");
+  EXPECT_EQ(FormatRate(1.5e6), "1.5M");
+}
+
+TEST(StatusFormat, Table) {
+  const testing::Bytes bytes = EncodeSampleSnapshot();
+  const std::string table = FormatStatusTable(SnapshotOf(bytes));
+  const std::vector<std::string> lines = Lines(table);
+  ASSERT_GE(lines.size(), 8u) << table;
+  EXPECT_EQ(lines[0],
+            "coordinator 0.1.0  up 1h02m  snapshot 17  2 GPUs  2 jobs  2 invalid messages dropped");
+  EXPECT_EQ(lines[1], "");
+  EXPECT_EQ(lines[2], "node-a:0 NVIDIA H200  busy 87%  memory 21.0 GiB of 80.0 GiB  2 jobs");
+  EXPECT_EQ(lines[3],
+            "  JOB        PID  PRIO  SHARE  SLOWDOWN  TARGET  KERN/S  BUSY  MEM/QUOTA  BUDGET-AGE  "
+            "CONNECTED");
+  EXPECT_EQ(lines[4],
+            "  resnet50  1201  guar   0.60     +25%!     10%   12.3k   55%   8.0G/16G        1.2s  "
+            "yes");
+  EXPECT_EQ(lines[5],
+            "  gpt2-opp  1203  opp    0.10         -       -     800    7%      13G/-           -  "
+            "no");
+  EXPECT_EQ(lines[6], "");
+  EXPECT_EQ(lines[7], "node-a:1 NVIDIA H200  busy 0%  memory 0 B of 80.0 GiB  0 jobs");
+  EXPECT_EQ(lines.size(), 8u) << table;
+}
+
+TEST(StatusFormat, TableWithoutGpus) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto snapshot = wire::CreateStateSnapshotDirect(fbb, 1, 0, "0.1.0", 5.0);
+  fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, 1, wire::Payload::StateSnapshot,
+                                  snapshot.Union()));
+  const testing::Bytes bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  const std::string table = FormatStatusTable(SnapshotOf(bytes));
+  EXPECT_EQ(table,
+            "coordinator 0.1.0  up 5s  snapshot 1  0 GPUs  0 jobs\n"
+            "no GPUs known to the coordinator\n");
+  EXPECT_THAT(FormatStatusJson(SnapshotOf(bytes)), HasSubstr("\"gpus\": []"));
+}
+
+TEST(StatusFormat, TableKeepsControlCharactersOffTheTerminal) {
+  const testing::Bytes bytes = EncodeSampleSnapshot();
+  const std::string table = FormatStatusTable(SnapshotOf(bytes));
+  for (char c : table) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    EXPECT_TRUE(c == '\n' || (u >= 0x20 && u != 0x7F)) << static_cast<int>(u);
+  }
+}
+
+TEST(StatusFormat, Json) {
+  const testing::Bytes bytes = EncodeSampleSnapshot();
+  const std::string json = FormatStatusJson(SnapshotOf(bytes));
+  EXPECT_EQ(json.back(), '\n');
+  EXPECT_THAT(json, HasSubstr("\"seq\": 17,"));
+  EXPECT_THAT(json, HasSubstr("\"uptime_s\": 3725.5,"));
+  EXPECT_THAT(json, HasSubstr("\"coordinator_version\": \"0.1.0\","));
+  EXPECT_THAT(json, HasSubstr("\"gpus\": ["));
+  EXPECT_THAT(json, HasSubstr("\"id\": 0,"));
+  EXPECT_THAT(json, HasSubstr("\"host\": \"node-a\","));
+  EXPECT_THAT(json, HasSubstr("\"name\": \"NVIDIA H200\","));
+  EXPECT_THAT(json, HasSubstr("\"uuid\": \"GPU-1234\","));
+  EXPECT_THAT(json, HasSubstr("\"memory_bytes\": 85899345920,"));
+  EXPECT_THAT(json, HasSubstr("\"busy\": 0.87,"));
+  EXPECT_THAT(json, HasSubstr("\"job\": \"resnet50\","));
+  EXPECT_THAT(json, HasSubstr("\"pid\": 1201,"));
+  EXPECT_THAT(json, HasSubstr("\"priority\": \"guaranteed\","));
+  EXPECT_THAT(json, HasSubstr("\"priority\": \"opportunistic\","));
+  EXPECT_THAT(json, HasSubstr("\"share\": 0.6,"));
+  EXPECT_THAT(json, HasSubstr("\"slowdown\": 0.25,"));
+  EXPECT_THAT(json, HasSubstr("\"slowdown\": null,"));  // gpt2-opp: unknown
+  EXPECT_THAT(json, HasSubstr("\"slowdown_target\": 0.1,"));
+  EXPECT_THAT(json, HasSubstr("\"kernels_per_s\": 12300,"));
+  EXPECT_THAT(json, HasSubstr("\"mem_bytes\": 8589934592,"));
+  EXPECT_THAT(json, HasSubstr("\"mem_limit_bytes\": 17179869184,"));
+  EXPECT_THAT(json, HasSubstr("\"budget_age_ms\": 1200,"));
+  EXPECT_THAT(json, HasSubstr("\"connected\": true"));
+  EXPECT_THAT(json, HasSubstr("\"connected\": false"));
+  EXPECT_THAT(json, HasSubstr("\"jobs\": []"));  // node-a:1
+  // The command's quote, newline and broken byte, escaped and replaced.
+  EXPECT_THAT(json, HasSubstr("\"command\": \"python \\\"gpt2\\\".py\\n\xef\xbf\xbd\""));
+  EXPECT_THAT(json, Not(HasSubstr("\xff")));
+}
+
+}  // namespace
+}  // namespace iashim::cli
