@@ -140,6 +140,7 @@ TEST_F(ShimProcessTest, TraceCountsExactlyWhatTheJobLaunched) {
     duration_us[name] = profile.launches[i].duration_us;
   }
   uint64_t launches = 0, syncs = 0, sampled = 0;
+  std::map<std::string, double> shortest_us;
   for (const iashim::TraceEvent& e : trace.events) {
     if (e.launch.event == 2) {
       ++syncs;
@@ -151,11 +152,16 @@ TEST_F(ShimProcessTest, TraceCountsExactlyWhatTheJobLaunched) {
     ++seen[name];
     if (e.gpu_ns != 0) {
       ++sampled;
-      // Sampled GPU time is the simulated kernel duration (solo, so close to
-      // the profile's).
-      EXPECT_NEAR(double(e.gpu_ns) / 1000.0, duration_us[name], 0.5 * duration_us[name] + 5)
-          << name;
+      double& shortest = shortest_us.try_emplace(name, 1e18).first->second;
+      shortest = std::min(shortest, double(e.gpu_ns) / 1000.0);
     }
+  }
+  // Sampled GPU time is the simulated kernel duration (solo, so close to the
+  // profile's). A sample of a launch into an idle stream also spans the host's
+  // delay between the start event and the launch (long on a loaded machine),
+  // so each kernel's shortest sample is what must match.
+  for (const auto& [name, us] : shortest_us) {
+    EXPECT_NEAR(us, duration_us[name], 0.5 * duration_us[name] + 5) << name;
   }
   EXPECT_EQ(seen, expected);
   EXPECT_EQ(launches, uint64_t(r.Field("launches")));
