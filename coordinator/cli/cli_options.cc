@@ -170,29 +170,6 @@ std::string_view PriorityName(JobPriority priority) {
   return priority == JobPriority::kOpportunistic ? "opportunistic" : "guaranteed";
 }
 
-bool ValidEndpoint(std::string_view endpoint) {
-  if (endpoint.starts_with("ipc://")) return endpoint.size() > 6;
-  if (!endpoint.starts_with("tcp://")) return false;
-  const std::string_view address = endpoint.substr(6);
-  const size_t colon = address.rfind(':');
-  if (colon == std::string_view::npos || colon == 0) return false;
-  // A connecting socket needs a host: "*" only means something to bind.
-  if (address.substr(0, colon) == "*") return false;
-  int port = 0;
-  return absl::SimpleAtoi(std::string(address.substr(colon + 1)), &port) && port >= 1 &&
-         port <= 65535;
-}
-
-bool ValidJobName(std::string_view job) {
-  if (job.empty() || job.size() > 128) return false;
-  for (char c : job) {
-    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
-                    c == '-' || c == ':' || c == '/' || c == '@' || c == '+';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string>& args,
                                             const char* env_coordinator) {
   CliOptions options;

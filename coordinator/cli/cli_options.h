@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "names.h"
 
 namespace iashim::cli {
 
@@ -61,8 +62,8 @@ absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string>& args
 // or ipc://PATH) and a job name (1-128 of letters, digits and ._-:/@+, the
 // rule the shim applies to IASHIM_JOB, so a name accepted here is never
 // rejected by the shim).
-bool ValidEndpoint(std::string_view endpoint);
-bool ValidJobName(std::string_view job);
+inline bool ValidEndpoint(std::string_view endpoint) { return ValidConnectEndpoint(endpoint); }
+using ::iashim::ValidJobName;
 
 // "--help" text: the overview (topic "") or one command's.
 std::string Usage(std::string_view topic);

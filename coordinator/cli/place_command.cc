@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "ask_coordinator.h"
 #include "coordinator_client.h"
 #include "interrupt.h"
 #include "place_messages.h"
@@ -20,19 +21,8 @@ int PlaceCommand(const CliOptions& options) {
   const std::vector<uint8_t> request =
       EncodePlaceRequest(options.placement, HostName(), /*command=*/"", getpid());
   CatchInterrupt();
-  RequestSpec spec;
-  spec.endpoint = options.coordinator;
-  spec.request = request;
-  spec.expected = wire::Payload::PlaceReply;
-  spec.timeout_s = options.timeout_s;
-  spec.interrupted = Interrupted;
-  const RequestResult result = Request(spec);
-  if (result.status == RequestStatus::kInterrupted) return kExitInterrupted;
-  if (result.status != RequestStatus::kOk) {
-    std::fprintf(stderr, "iashim: no coordinator at %s (%s)\n", options.coordinator.c_str(),
-                 result.detail.c_str());
-    return kExitNoCoordinator;
-  }
+  const RequestResult result = AskCoordinator(options, request, wire::Payload::PlaceReply);
+  if (const std::optional<int> exit = FailedRequestExit(options, result)) return *exit;
   const Placement p = DecodePlacement(*result.reply.envelope());
   switch (p.outcome) {
     case Placement::Outcome::kRefused:

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "ask_coordinator.h"
 #include "coordinator_client.h"
 #include "interrupt.h"
 #include "job_environment.h"
@@ -102,13 +103,7 @@ int RunCommand(const CliOptions& options) {
   bool reported_silence = false;
   std::string last_reason;
   while (true) {
-    RequestSpec spec;
-    spec.endpoint = options.coordinator;
-    spec.request = request;
-    spec.expected = wire::Payload::PlaceReply;
-    spec.timeout_s = options.timeout_s;
-    spec.interrupted = Interrupted;
-    const RequestResult result = Request(spec);
+    const RequestResult result = AskCoordinator(options, request, wire::Payload::PlaceReply);
     if (result.status == RequestStatus::kInterrupted) {
       std::fprintf(stderr, "iashim: interrupted\n");
       return kExitInterrupted;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "commands.h"
+#include "ask_coordinator.h"
 #include "coordinator_client.h"
 #include "flatbuffers/flatbuffers.h"
 #include "interrupt.h"
@@ -20,19 +21,10 @@ int StatusCommand(const CliOptions& options) {
   fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, getpid(),
                                   wire::Payload::StatusRequest, status_request.Union()));
   CatchInterrupt();
-  RequestSpec spec;
-  spec.endpoint = options.coordinator;
-  spec.request = std::span<const uint8_t>(fbb.GetBufferPointer(), fbb.GetSize());
-  spec.expected = wire::Payload::StateSnapshot;
-  spec.timeout_s = options.timeout_s;
-  spec.interrupted = Interrupted;
-  const RequestResult result = Request(spec);
-  if (result.status == RequestStatus::kInterrupted) return kExitInterrupted;
-  if (result.status != RequestStatus::kOk) {
-    std::fprintf(stderr, "iashim: no coordinator at %s (%s)\n", options.coordinator.c_str(),
-                 result.detail.c_str());
-    return kExitNoCoordinator;
-  }
+  const RequestResult result = AskCoordinator(
+      options, std::span<const uint8_t>(fbb.GetBufferPointer(), fbb.GetSize()),
+      wire::Payload::StateSnapshot);
+  if (const std::optional<int> exit = FailedRequestExit(options, result)) return *exit;
   const wire::Envelope& envelope = *result.reply.envelope();
   if (const wire::ErrorReply* error = envelope.payload_as_ErrorReply(); error != nullptr) {
     std::fprintf(stderr, "iashim: the coordinator could not answer: %s\n",

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "daemon/wire_convert.h"
+#include "names.h"
 #include "policy/cluster_state.h"
 
 namespace iashim::daemon {
@@ -13,17 +14,6 @@ namespace {
 
 constexpr int64_t kSecond = 1'000'000'000;
 constexpr int64_t kHelloAdviceEveryNs = kSecond / 2;
-
-bool ValidJobId(std::string_view id) {
-  if (id.empty() || id.size() > 128) return false;
-  for (char c : id) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '.' || c == '_' || c == '-' || c == ':' || c == '/' || c == '@' ||
-                    c == '+';
-    if (!ok) return false;
-  }
-  return true;
-}
 
 policy::JobProfileOptions ProfileOptions() {
   policy::JobProfileOptions o;
@@ -159,7 +149,7 @@ void Coordinator::OnHello(std::string_view identity, const void* raw, int64_t no
   const std::string host = Clean(hello->host(), 255);
   std::string id = Clean(hello->job(), 128);
   if (id.empty()) id = absl::StrCat(host, ":", pid);
-  if (!ValidJobId(id) || pid <= 0) {
+  if (!ValidJobName(id) || pid <= 0) {
     ++counters_.refused_claims;
     out->push_back({std::string(identity),
                     EncodeAdvice(wire::AdviceKind::Refused,
@@ -291,7 +281,7 @@ std::string Coordinator::NewJobId(std::string_view command, int64_t unix_ns) {
   if (const size_t slash = base.rfind('/'); slash != std::string::npos) base = base.substr(slash + 1);
   std::string clean;
   for (char c : base) {
-    if (ValidJobId(std::string_view(&c, 1)) && c != ':' && c != '/') clean += c;
+    if (ValidJobName(std::string_view(&c, 1)) && c != ':' && c != '/') clean += c;
   }
   if (clean.empty()) clean = "job";
   clean = clean.substr(0, 40);
@@ -339,7 +329,7 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
   const std::string requested = Clean(req->job(), 128);
   const std::string command = Clean(req->command(), 256);
   const double target = req->slowdown_target();
-  if (!requested.empty() && !ValidJobId(requested)) {
+  if (!requested.empty() && !ValidJobName(requested)) {
     return reply(false, false, "job id must be 1-128 of letters, digits and ._-:/@+", nullptr);
   }
   if (!(target >= 0 && target <= 10)) {

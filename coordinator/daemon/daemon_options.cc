@@ -5,18 +5,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "names.h"
 #include "text.h"
 
 namespace iashim::daemon {
 namespace {
-
-bool ValidEndpoint(const std::string& e) {
-  if (e.size() > 1024) return false;
-  if (e.rfind("ipc://", 0) == 0) return e.size() > 6;
-  if (e.rfind("tcp://", 0) != 0) return false;
-  const size_t colon = e.rfind(':');
-  return colon > 6 && ParseInt(std::string_view(e).substr(colon + 1), 1, 65535).has_value();
-}
 
 std::string DefaultStateDir() {
   if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg != nullptr && *xdg == '/') {

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <string_view>
 
+#include "names.h"
 #include "text.h"
 
 namespace iashim {
@@ -28,16 +29,6 @@ bool ParseBool(std::string_view text, bool* out) {
   return false;
 }
 
-bool ValidJobName(std::string_view job) {
-  if (job.empty() || job.size() > 128) return false;
-  for (char c : job) {
-    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
-                    c == '-' || c == ':' || c == '/' || c == '@' || c == '+';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 // Reads one integer variable into `*out` when valid.
 template <typename T>
 void ReadInt(const EnvLookup& env, const char* name, int64_t min, int64_t max, T* out,
@@ -55,20 +46,6 @@ void ReadInt(const EnvLookup& env, const char* name, int64_t min, int64_t max, T
 }
 
 }  // namespace
-
-bool ValidEndpoint(const std::string& endpoint) {
-  std::string_view e = endpoint;
-  if (e.size() > 1024) return false;
-  for (char c : e) {
-    if (!std::isgraph(static_cast<unsigned char>(c))) return false;
-  }
-  if (e.starts_with("ipc://")) return e.size() > 6;
-  if (!e.starts_with("tcp://")) return false;
-  e.remove_prefix(6);
-  const size_t colon = e.rfind(':');
-  if (colon == std::string_view::npos || colon == 0) return false;
-  return ParseInt(e.substr(colon + 1), 1, 65535).has_value();
-}
 
 std::string ExpandTracePath(const std::string& pattern, int pid) {
   std::string out;

@@ -43,9 +43,6 @@ using EnvLookup = std::function<const char*(const char* name)>;
 // prefix) to `errors`.
 Config ParseConfig(const EnvLookup& env, std::vector<std::string>* errors);
 
-// A ZeroMQ endpoint we accept: tcp://HOST:PORT or ipc://PATH.
-bool ValidEndpoint(const std::string& endpoint);
-
 // IASHIM_TRACE with "%p" replaced by `pid`.
 std::string ExpandTracePath(const std::string& pattern, int pid);
 

@@ -1,4 +1,5 @@
 #include "config.h"
+#include "names.h"
 
 #include <gtest/gtest.h>
 
