@@ -48,6 +48,12 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace iashim::cli
 
+#if defined(__SANITIZE_THREAD__)
+// TSan builds only: libzmq is not instrumented, so its I/O thread's hand-offs
+// (which it synchronises itself) look like races.
+extern "C" const char* __tsan_default_suppressions() { return "race:libzmq.so\n"; }
+#endif
+
 int main(int argc, char** argv) {
   // Nothing below should throw past its own handling; if something does
   // (out of memory), say so in one line rather than abort with a core.

@@ -29,6 +29,12 @@ int64_t Monotonic() {
 
 }  // namespace
 
+#if defined(__SANITIZE_THREAD__)
+// TSan builds only: libzmq is not instrumented, so its I/O thread's hand-offs
+// (which it synchronises itself) look like races.
+extern "C" const char* __tsan_default_suppressions() { return "race:libzmq.so\n"; }
+#endif
+
 int main(int argc, char** argv) {
   using namespace iashim;
   absl::StatusOr<daemon::DaemonOptions> options =

@@ -133,6 +133,12 @@ int Run(const TopOptions& options) {
 }  // namespace
 }  // namespace iashim::top
 
+#if defined(__SANITIZE_THREAD__)
+// TSan builds only: libzmq is not instrumented, so its I/O thread's hand-offs
+// (which it synchronises itself) look like races.
+extern "C" const char* __tsan_default_suppressions() { return "race:libzmq.so\n"; }
+#endif
+
 int main(int argc, char** argv) {
   using iashim::top::ParseOptions;
   const std::vector<std::string> args(argv + 1, argv + argc);
