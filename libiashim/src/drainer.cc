@@ -99,7 +99,7 @@ void Drainer::Start() {
       SendHello(now);
     }
   }
-  if (c.share_feedback) feedback_ = std::make_unique<ShareFeedbackLoop>(pid);
+  if (c.share_feedback) feedback_ = std::make_unique<ShareFeedbackLoop>(pid, &runtime_->gate());
   // Timing launches costs CPU; only do it when someone reads the timings.
   runtime_->set_sample_every(
       trace_.is_open() || transport_ != nullptr || runtime_->gate().throttled() ? c.sample_every : 0);
@@ -133,6 +133,7 @@ void Drainer::Stop() {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (feedback_ != nullptr) feedback_->Stop();
   running_ = false;
   try {
     std::lock_guard<std::mutex> lock(mu_);
@@ -222,7 +223,7 @@ void Drainer::Pass(bool final_pass) {
   PollSamples(now, final_pass);
   LaunchGate& gate = runtime_->gate();
   gate.ExpireIfDue(now);
-  if (feedback_ != nullptr) feedback_->Tick(now, gate);
+  if (feedback_ != nullptr) feedback_->StartIfThrottled();
   // A throttled process needs kernel costs: sample even with no one reading.
   if (gate.throttled() && runtime_->sample_every() == 0) {
     runtime_->set_sample_every(runtime_->config().sample_every);

@@ -1,17 +1,45 @@
 #include "share_feedback_loop.h"
 
+#include <chrono>
+
 #include "launch_gate.h"
 #include "log.h"
 
 namespace iashim {
 
-ShareFeedbackLoop::~ShareFeedbackLoop() = default;
+void ShareFeedbackLoop::StartIfThrottled() {
+  if (started_ || !gate_->throttled()) return;
+  started_ = true;
+  thread_ = std::thread([this] { Run(); });
+}
 
-void ShareFeedbackLoop::Tick(uint64_t now_ns, LaunchGate& gate) {
-  if (now_ns < next_ns_ || unavailable_) return;
-  next_ns_ = now_ns + kPeriodNs;
-  const Budget budget = gate.budget();
-  if (!gate.throttled() || budget.share >= 1.0) {
+void ShareFeedbackLoop::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void ShareFeedbackLoop::Run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_) {
+    wake_.wait_for(lock, std::chrono::nanoseconds(kPeriodNs));
+    if (stop_) break;
+    lock.unlock();
+    try {
+      Tick();
+    } catch (...) {
+      // Feedback is a refinement: losing a reading must not stop the job.
+    }
+    lock.lock();
+  }
+}
+
+void ShareFeedbackLoop::Tick() {
+  const Budget budget = gate_->budget();
+  if (!gate_->throttled() || budget.share >= 1.0) {
     measuring_ = false;  // the next throttled reading starts afresh
     return;
   }
@@ -19,14 +47,15 @@ void ShareFeedbackLoop::Tick(uint64_t now_ns, LaunchGate& gate) {
     std::string error;
     usage_ = NvmlUsage::Open(&error);
     if (usage_ == nullptr) {
-      unavailable_ = true;
       IASHIM_INFO("share feedback off: %s; the gate charges learned kernel costs only",
                   error.c_str());
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;  // not retried
       return;
     }
   }
   const std::optional<double> reading = usage_->ShareSinceLastCall(pid_);
-  const uint64_t held = gate.held_launches();
+  const uint64_t held = gate_->held_launches();
   const bool held_any = held != held_seen_;
   held_seen_ = held;
   const bool same_budget =
@@ -35,9 +64,13 @@ void ShareFeedbackLoop::Tick(uint64_t now_ns, LaunchGate& gate) {
   budget_seq_ = budget.seq;
   budget_share_ = budget.share;
   if (!reading) return;
-  last_reading_ = *reading;
+  last_reading_.store(*reading, std::memory_order_relaxed);
   if (!same_budget) return;
-  gate.SetChargeScale(feedback_.Update(budget.share, *reading, held_any));
+  // The budget may have changed during the NVML call: this reading was taken
+  // under the old one, so it must not steer the new one.
+  const Budget now = gate_->budget();
+  if (now.seq != budget.seq || now.share != budget.share) return;
+  gate_->SetChargeScale(feedback_.Update(budget.share, *reading, held_any));
 }
 
 }  // namespace iashim
