@@ -77,6 +77,18 @@ class FakeCoordinator {
 
 // Waits (bounded by `limit`) until the shim's budget share is `share`;
 // returns how long that took, or `limit` if it never did.
+// The budget-change bound (200 ms) holds for the product, i.e. the normal
+// build. Sanitizer builds run the shim several times slower (TSan 5-15x) and
+// CTest runs two of them side by side on CI's 2 cores, so there the bound is
+// scaled: the test still shows the change is prompt, not just eventual.
+#if defined(__SANITIZE_THREAD__)
+constexpr int kBudgetChangeMs = 600;
+#elif defined(__SANITIZE_ADDRESS__)
+constexpr int kBudgetChangeMs = 400;
+#else
+constexpr int kBudgetChangeMs = 200;
+#endif
+
 std::chrono::milliseconds AwaitShare(double share, std::chrono::milliseconds limit) {
   const auto start = Clock::now();
   while (Clock::now() - start < limit) {
@@ -130,7 +142,8 @@ TEST_F(GateTest, CoordinatorBudgetThrottlesTakesEffectQuicklyAndExpires) {
   EXPECT_GT(unthrottled, 0.6);
 
   coordinator.SendBudget(/*share=*/0.25, 0, /*ttl_ms=*/0);
-  EXPECT_LE(AwaitShare(0.25, std::chrono::seconds(5)).count(), 200) << "budget change too slow";
+  EXPECT_LE(AwaitShare(0.25, std::chrono::seconds(5)).count(), kBudgetChangeMs)
+      << "budget change too slow";
   const double throttled = GpuFraction(1.0);
   EXPECT_NEAR(throttled, 0.25, 0.07) << "unthrottled " << unthrottled;
   EXPECT_GT(Stats().held_launches, 0u);
@@ -139,7 +152,7 @@ TEST_F(GateTest, CoordinatorBudgetThrottlesTakesEffectQuicklyAndExpires) {
   coordinator.SendBudgetWithSeq(/*seq=*/0, 0.9, 0, 0);
   coordinator.SendGarbage();
   const uint64_t seq = coordinator.SendBudget(/*share=*/0.5, 0, /*ttl_ms=*/400);
-  EXPECT_LE(AwaitShare(0.5, std::chrono::seconds(5)).count(), 200);
+  EXPECT_LE(AwaitShare(0.5, std::chrono::seconds(5)).count(), kBudgetChangeMs);
   EXPECT_EQ(Stats().budget_seq, seq);
   // ... and expires back to unthrottled.
   AwaitShare(1.0, std::chrono::seconds(5));
