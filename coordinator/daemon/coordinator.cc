@@ -106,7 +106,7 @@ void Coordinator::OnMessage(std::string_view identity, std::span<const uint8_t> 
       OnKernelNames(identity, e->payload_as_KernelNames());
       break;
     case wire::Payload::Goodbye:
-      OnGoodbye(identity, now_ns);
+      OnGoodbye(identity);
       break;
     case wire::Payload::PlaceRequest:
       OnPlace(identity, e->payload_as_PlaceRequest(), now_ns, unix_ns, out);
@@ -216,12 +216,8 @@ void Coordinator::OnTelemetry(std::string_view identity, const void* raw, int64_
   const policy::TelemetryWindow w = ToWindow(*batch);
   if (!job->profile.AddWindow(w, AloneOnGpu(*job))) return;
   const double seconds = double(w.window_end_ns - w.window_start_ns) / 1e9;
-  if (seconds > 0) {
-    job->kernels_per_s = double(w.launches) / seconds;
-    job->held_per_s = double(w.held_launches) / seconds;
-  }
+  if (seconds > 0) job->held_per_s = double(w.held_launches) / seconds;
   job->share = w.budget_share;
-  job->gpu_share = batch->gpu_share();
   job->mem_used_bytes = w.mem_used_bytes;
   if (w.mem_limit_bytes != 0) job->mem_limit_bytes = w.mem_limit_bytes;
 }
@@ -235,10 +231,9 @@ void Coordinator::OnKernelNames(std::string_view identity, const void* raw) {
   }
 }
 
-void Coordinator::OnGoodbye(std::string_view identity, int64_t now_ns) {
+void Coordinator::OnGoodbye(std::string_view identity) {
   Job* job = BoundJob(identity);
   if (job == nullptr) return;
-  (void)now_ns;
   Remove(job->id);
 }
 

@@ -83,7 +83,7 @@ class Coordinator {
   void OnTelemetry(std::string_view identity, const void* batch, int64_t now_ns,
                    std::vector<Outgoing>* out);
   void OnKernelNames(std::string_view identity, const void* names);
-  void OnGoodbye(std::string_view identity, int64_t now_ns);
+  void OnGoodbye(std::string_view identity);
   void OnPlace(std::string_view identity, const void* request, int64_t now_ns, int64_t unix_ns,
                std::vector<Outgoing>* out);
 
@@ -99,7 +99,7 @@ class Coordinator {
   void RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out);
   void SendBudget(Job& job, double share, int64_t now_ns, int64_t unix_ns,
                   std::vector<Outgoing>* out);
-  void LearnBaselines(int64_t now_ns);
+  void LearnBaselines();
   void RecordObservations(int64_t unix_ns);
 
   void Persist(const Job& job);
@@ -114,7 +114,6 @@ class Coordinator {
   std::map<std::string, std::string> identity_to_job_;
   std::map<std::string, int64_t> hello_asked_ns_;  // rate limit for SendHello advice
   std::map<policy::GpuId, policy::ShareController> controllers_;
-  std::map<policy::GpuId, std::string> last_action_;
   CoordinatorCounters counters_;
   uint64_t budget_seq_ = 0;
   uint64_t snapshot_seq_ = 0;

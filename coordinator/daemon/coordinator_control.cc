@@ -33,7 +33,7 @@ void Coordinator::OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>*
   }
   if (now_ns >= next_control_ns_) {
     next_control_ns_ = now_ns + Ns(options_.control_period_s);
-    LearnBaselines(now_ns);
+    LearnBaselines();
     if (options_.control) RunControl(now_ns, unix_ns, out);
   }
   if (now_ns >= next_observation_ns_) {
@@ -62,7 +62,6 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
     if (opportunistic.empty()) continue;
     auto [it, inserted] = controllers_.try_emplace(gpu);
     const policy::ShareStep step = it->second.Step(now_ns, guaranteed, opportunistic);
-    last_action_[gpu] = std::string(policy::ShareActionName(step.action));
     for (size_t i = 0; i < opp_jobs.size() && i < step.shares.size(); ++i) {
       Job& job = *opp_jobs[i];
       const double share = step.shares[i].share;
@@ -94,8 +93,7 @@ void Coordinator::SendBudget(Job& job, double share, int64_t now_ns, int64_t uni
   if (changed) Persist(job);
 }
 
-void Coordinator::LearnBaselines(int64_t now_ns) {
-  (void)now_ns;
+void Coordinator::LearnBaselines() {
   if (store_ == nullptr) return;
   for (auto& [id, job] : jobs_) {
     if (!job.connected || !job.profile.fingerprint_stable()) continue;

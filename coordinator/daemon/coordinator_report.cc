@@ -37,14 +37,18 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns) {
       if (job.gpu != gid) continue;
       const double job_busy = job.connected ? job.profile.busy().value_or(0) : 0;
       busy += job_busy;
-      const int64_t age_ms = job.budget_sent_ns ? (now_ns - job.budget_sent_ns) / 1'000'000 : 0;
+      // 0 = no budget sent; a budget sent this very millisecond shows as 1 ms.
+      const uint64_t budget_age_ms =
+          job.budget_sent_ns == 0
+              ? 0
+              : uint64_t(std::max<int64_t>(1, (now_ns - job.budget_sent_ns) / 1'000'000));
       job_states.push_back(wire::CreateJobStateDirect(
           fbb, id.c_str(), job.pid, job.host.c_str(), job.command.c_str(), ToWire(job.priority),
           job.share, 0, SlowdownOrUnknown(job), job.slowdown_target,
           job.profile.kernels_per_s().value_or(0), job_busy,
           uint64_t(job.profile.iteration_ns().value_or(0)),
           uint64_t(job.profile.baseline_iteration_ns().value_or(0)), job.mem_used_bytes,
-          job.mem_limit_bytes ? job.mem_limit_bytes : job.mem_bytes, uint64_t(std::max<int64_t>(age_ms, 1) * (job.budget_sent_ns != 0)),
+          job.mem_limit_bytes ? job.mem_limit_bytes : job.mem_bytes, budget_age_ms,
           job.held_per_s, job.connected));
     }
     gpu_states.push_back(wire::CreateGpuStateDirect(

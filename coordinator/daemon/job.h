@@ -34,9 +34,7 @@ struct Job {
   // Telemetry.
   policy::JobProfile profile;
   uint64_t telemetry_batches = 0;
-  double kernels_per_s = 0;     // last window's
   double held_per_s = 0;
-  double gpu_share = -1;        // shim's NVML reading
   uint64_t mem_used_bytes = 0;
   uint64_t mem_limit_bytes = 0;
   bool baseline_seeded = false;

@@ -1,5 +1,7 @@
 #include "daemon/wire_convert.h"
 
+#include "text.h"
+
 namespace iashim::daemon {
 
 policy::TelemetryWindow ToWindow(const wire::TelemetryBatch& b) {
@@ -75,12 +77,7 @@ std::string EncodeError(std::string_view text) {
 }
 
 std::string Clean(const flatbuffers::String* s, size_t max) {
-  if (s == nullptr) return "";
-  std::string out(s->c_str(), std::min<size_t>(s->size(), max));
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  }
-  return out;
+  return s == nullptr ? "" : Printable(s->string_view(), max);
 }
 
 }  // namespace iashim::daemon

@@ -48,15 +48,6 @@ uint64_t UnixNs() {
   return uint64_t(ts.tv_sec) * 1000000000ULL + uint64_t(ts.tv_nsec);
 }
 
-// Coordinator text for our log: bounded, control characters replaced.
-std::string Printable(std::string_view text) {
-  std::string out(text.substr(0, 256));
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  }
-  return out;
-}
-
 void Grow(std::vector<uint8_t>& v, uint32_t id) {
   if (id >= v.size()) v.resize(id + 1, 0);
 }
@@ -370,7 +361,7 @@ void Drainer::ApplyBudget(const wire::Budget& message) {
 }
 
 void Drainer::ApplyAdvice(const wire::Advice& advice) {
-  const std::string text = advice.text() != nullptr ? Printable(advice.text()->str()) : "";
+  const std::string text = advice.text() != nullptr ? Printable(advice.text()->string_view(), 256) : "";
   switch (advice.kind()) {
     case wire::AdviceKind::SendHello:
       SendHello(MonotonicNs());

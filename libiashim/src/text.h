@@ -28,6 +28,10 @@ std::optional<double> ParseDouble(std::string_view text, double min, double max)
 // "1.5 GiB", "512.0 MiB", "12 B": for messages people read.
 std::string FormatBytes(uint64_t bytes);
 
+// Text from another process, made safe for a log or a record: at most
+// `max_bytes`, control characters replaced by '?'.
+std::string Printable(std::string_view text, size_t max_bytes);
+
 // 64-bit FNV-1a. Kernel ids on the wire are Fnv1a(name), so every process
 // agrees on them without coordination.
 constexpr uint64_t kFnvOffset = 14695981039346656037ULL;  // 0xcbf29ce484222325

@@ -140,3 +140,15 @@ TEST(Fnv1a, ChainsAndDistinguishes) {
 
 }  // namespace
 }  // namespace iashim
+
+namespace iashim {
+namespace {
+
+TEST(Printable, BoundsAndReplacesControlCharacters) {
+  EXPECT_EQ(Printable("job\x1b[2J\nx\x7f", 100), "job?[2J?x?");
+  EXPECT_EQ(Printable("abcdef", 3), "abc");
+  EXPECT_EQ(Printable("", 3), "");
+}
+
+}  // namespace
+}  // namespace iashim
