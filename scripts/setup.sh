@@ -32,6 +32,8 @@ packages=(
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libncurses-dev tmux procps
   patchelf  # scripts/gpu-bundle.sh: RUNPATH $ORIGIN on bundled libraries
+  nlohmann-json3-dev  # iashim-clustersim: reads Gavel's throughputs file, writes reports
+  gnuplot-nox  # scripts/clustersim-report.sh: the PNG plots
 )
 missing=()
 for p in "${packages[@]}"; do

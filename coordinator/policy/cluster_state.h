@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "policy/cluster.h"
+#include "policy/interference_model.h"
 #include "policy/priority.h"
 
 namespace iashim::policy {
@@ -19,6 +20,8 @@ struct PlacedJob {
   Priority priority = Priority::kGuaranteed;
   uint64_t mem_bytes = 0;  // memory reserved for it; 0 = the whole GPU
   double busy = 0;         // its GPU busy fraction (JobProfile::busy()), 0 when unknown
+  JobTraits traits;        // what the interference model knows it as
+  int gpu_count = 1;       // GPUs the job holds in all (it is listed on each)
 };
 
 struct ClusterState {

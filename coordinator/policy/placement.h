@@ -24,9 +24,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "policy/cluster.h"
 #include "policy/cluster_state.h"
+#include "policy/interference_model.h"
 #include "policy/priority.h"
 
 namespace iashim::policy {
@@ -39,21 +41,35 @@ struct PlacementRequest {
   std::string host;                     // without `gpu`: any GPU on this node; empty = anywhere
   std::optional<uint64_t> fingerprint;  // the model (JobProfile::fingerprint()) if known
   double slowdown_target = 0.10;        // guaranteed jobs: allowed slowdown
+  JobTraits traits;                     // what the interference model knows it as
+  int gpu_count = 1;                    // a gang: this many GPUs of one node, all at once
 };
 
 struct PlacementDecision {
   enum class Outcome { kPlaced, kQueued, kRejected };
 
   Outcome outcome = Outcome::kRejected;
-  GpuId gpu;  // meaningful when kPlaced
+  GpuId gpu;  // meaningful when kPlaced: the first (or only) GPU
+  std::vector<GpuId> gpus;  // when kPlaced: every GPU of the job, gpus[0] == gpu
   std::string reason;
 
   static PlacementDecision Placed(GpuId gpu, std::string reason);
+  static PlacementDecision PlacedGang(std::vector<GpuId> gpus, std::string reason);
   static PlacementDecision Queued(std::string reason);
   static PlacementDecision Rejected(std::string reason);
 };
 
 std::string_view OutcomeName(PlacementDecision::Outcome outcome);
+
+// Whether two jobs may share a GPU at all, beyond memory (FitsNow). In
+// iashim-clustersim it is whether the pair was ever measured together (a
+// pair that did not fit in memory was not); every policy there gets the
+// same rule, as every policy in the daemon gets the same memory check.
+class ShareRule {
+ public:
+  virtual ~ShareRule() = default;
+  virtual bool MayShare(const JobTraits& a, const JobTraits& b) const = 0;
+};
 
 class PlacementPolicy {
  public:

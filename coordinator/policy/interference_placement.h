@@ -1,0 +1,57 @@
+// iashim's placement: chooses the GPU(s) that maximise the cluster's
+// progress, using an InterferencePredictor to foresee what sharing costs.
+//
+// Progress is counted in solo-GPU equivalents: a job holding k GPUs that runs
+// at normalised throughput p contributes k * p. For a request:
+//  1. Exclusive when enough empty GPUs exist (on one node for a gang): an
+//     empty GPU gives the job all of its speed and costs no one anything, so
+//     sharing would not help. Among nodes, the one with the fewest empty GPUs
+//     that still fits (keeps whole nodes free for gangs); the smallest GPUs
+//     that fit.
+//  2. Otherwise every GPU (set) where the job fits now (memory, ShareRule,
+//     max_jobs_per_gpu, never two guaranteed jobs on one GPU) is scored by
+//     the predicted change in progress:
+//        gain = k_new * p_new - sum over residents r of k_r * (1 - p_r)
+//     where p_new is the new job's predicted normalised throughput (the
+//     product over its co-runners, the minimum over a gang's GPUs) and p_r a
+//     resident's throughput after the new job joins, relative to before.
+//     Candidates whose guaranteed jobs would be predicted past their
+//     slowdown target (throughput < 1 / (1 + target)) are excluded.
+//  3. The best candidate is taken if its gain is at least min_gain (sharing
+//     must beat leaving the job queued, counting uncertainty:
+//     gain - uncertainty_weight * uncertainty); otherwise the job is queued,
+//     with a reason naming the best candidate and its predicted harm.
+// Ties break in GpuId order, so the daemon and the simulator decide alike.
+#ifndef IASHIM_POLICY_INTERFERENCE_PLACEMENT_H_
+#define IASHIM_POLICY_INTERFERENCE_PLACEMENT_H_
+
+#include "policy/interference_model.h"
+#include "policy/placement.h"
+
+namespace iashim::policy {
+
+class InterferenceAwarePlacement : public PlacementPolicy {
+ public:
+  struct Options {
+    double min_gain = 0.05;           // solo-GPU equivalents sharing must add
+    double uncertainty_weight = 0.0;  // how much predicted uncertainty costs
+    int max_jobs_per_gpu = 2;         // 0 = no limit beyond memory
+  };
+
+  // `predictor` and `rule` (nullable: any pair may share) must outlive the
+  // policy; the predictor may learn between calls (the daemon feeds it).
+  InterferenceAwarePlacement(const InterferencePredictor* predictor, const ShareRule* rule,
+                             Options options);
+
+  PlacementDecision Place(const PlacementRequest& request,
+                          const ClusterState& state) const override;
+
+ private:
+  const InterferencePredictor* predictor_;
+  const ShareRule* rule_;
+  Options options_;
+};
+
+}  // namespace iashim::policy
+
+#endif  // IASHIM_POLICY_INTERFERENCE_PLACEMENT_H_
