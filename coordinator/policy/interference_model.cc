@@ -1,0 +1,1 @@
+#include "policy/interference_model.h"

@@ -1,0 +1,1 @@
+#include "policy/interference_placement.h"

@@ -1,0 +1,1 @@
+#include "policy/pair_cross_validation.h"

@@ -1,0 +1,1 @@
+#include "policy/pair_table.h"

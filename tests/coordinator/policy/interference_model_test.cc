@@ -1,0 +1,3 @@
+#include "policy/interference_model.h"
+
+#include <gtest/gtest.h>

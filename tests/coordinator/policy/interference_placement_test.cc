@@ -1,0 +1,3 @@
+#include "policy/interference_placement.h"
+
+#include <gtest/gtest.h>

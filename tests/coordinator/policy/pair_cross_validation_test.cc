@@ -1,0 +1,3 @@
+#include "policy/pair_cross_validation.h"
+
+#include <gtest/gtest.h>

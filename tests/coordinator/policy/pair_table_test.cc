@@ -1,0 +1,3 @@
+#include "policy/pair_table.h"
+
+#include <gtest/gtest.h>
