@@ -90,7 +90,7 @@ stop_coordinator() {
 }
 # Runs MODEL for SECONDS through `iashim run`, per-second lines into FILE.
 start_job() {  # PRIORITY MODEL SECONDS FILE
-  "$iashim" run --simgpu --priority "$1" --mem 10GiB --job "demo-$2" -- \
+  "$iashim" run --simgpu --priority "$1" --mem 10GiB --job "demo-$2" --kind "$2" -- \
     "$fakejob" --model "$2" --seconds "$3" >"$4" 2>>"$tmp/jobs.log" &
   job_pids+=($!)
 }

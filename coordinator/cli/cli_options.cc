@@ -22,7 +22,7 @@ std::string Quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 // An option's raw value as given, validated only once the whole line is read
 // so that --help answers even a line with a bad value on it.
 struct RawValues {
-  std::optional<std::string> job, priority, mem, gpu, slowdown_target, coordinator, timeout_s;
+  std::optional<std::string> job, priority, mem, gpu, slowdown_target, kind, coordinator, timeout_s;
 };
 
 enum class OptionKind { kValue, kFlag };
@@ -41,6 +41,7 @@ constexpr OptionSpec kOptions[] = {
     {"--mem", OptionKind::kValue, true, true, false, "SIZE"},
     {"--gpu", OptionKind::kValue, true, true, false, "auto|N"},
     {"--slowdown-target", OptionKind::kValue, true, true, false, "F"},
+    {"--kind", OptionKind::kValue, true, true, false, "MODEL"},
     {"--coordinator", OptionKind::kValue, true, true, true, "ENDPOINT"},
     {"--timeout-s", OptionKind::kValue, true, true, true, "SECONDS"},
     {"--simgpu", OptionKind::kFlag, true, false, false, ""},
@@ -64,6 +65,7 @@ std::optional<std::string>* Slot(RawValues& raw, std::string_view name) {
   if (name == "--mem") return &raw.mem;
   if (name == "--gpu") return &raw.gpu;
   if (name == "--slowdown-target") return &raw.slowdown_target;
+  if (name == "--kind") return &raw.kind;
   if (name == "--coordinator") return &raw.coordinator;
   if (name == "--timeout-s") return &raw.timeout_s;
   return nullptr;
@@ -91,6 +93,14 @@ absl::Status Validate(const RawValues& raw, const char* env_coordinator, CliOpti
                      ": must be 1-128 characters of letters, digits and ._-:/@+");
     }
     p.job = *raw.job;
+  }
+  if (raw.kind) {
+    if (!ValidModelKind(*raw.kind)) {
+      return Invalid("--kind " + Quoted(*raw.kind) +
+                     ": must be 1-128 printable ASCII characters, not starting or ending with a "
+                     "space");
+    }
+    p.kind = *raw.kind;
   }
   if (raw.priority) {
     if (EqualsIgnoreCase(*raw.priority, "guaranteed")) {
@@ -277,7 +287,10 @@ std::string Usage(std::string_view topic) {
       "                          the whole GPU\n"
       "  --gpu auto|N            let the coordinator choose (default) or ask for GPU N\n"
       "  --slowdown-target F     guaranteed jobs: the slowdown allowed by sharing, in\n"
-      "                          (0, 10]; 0.1 = up to 10% slower than alone\n";
+      "                          (0, 10]; 0.1 = up to 10% slower than alone\n"
+      "  --kind MODEL            what the job trains, e.g. \"resnet50\": the interference\n"
+      "                          model predicts from earlier jobs of the same kind; default:\n"
+      "                          learned from the job's kernels once it runs\n";
   const std::string common =
       "  --coordinator ENDPOINT  tcp://HOST:PORT or ipc://PATH (default: $IASHIM_COORDINATOR,\n"
       "                          else " +

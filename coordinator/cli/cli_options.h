@@ -37,6 +37,7 @@ struct PlacementOptions {
   uint64_t mem_bytes = 0;        // 0: the whole GPU
   int gpu = -1;                  // -1: the coordinator chooses
   double slowdown_target = 0.0;  // 0: the coordinator's default
+  std::string kind;              // empty: unknown (learned from the job's kernels)
 };
 
 struct CliOptions {

@@ -31,11 +31,13 @@ std::vector<uint8_t> EncodePlaceRequest(const PlacementOptions& placement, std::
   const auto job = fbb.CreateString(placement.job);
   const auto host_offset = fbb.CreateString(host.data(), host.size());
   const auto command_offset = fbb.CreateString(command.data(), command.size());
+  const auto kind = fbb.CreateString(placement.kind);
   const auto request = wire::CreatePlaceRequest(
       fbb, job,
       placement.priority == JobPriority::kOpportunistic ? wire::Priority::Opportunistic
                                                         : wire::Priority::Guaranteed,
-      placement.mem_bytes, placement.gpu, host_offset, command_offset, placement.slowdown_target);
+      placement.mem_bytes, placement.gpu, host_offset, command_offset, placement.slowdown_target,
+      kind);
   fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, pid, wire::Payload::PlaceRequest,
                                   request.Union()));
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());

@@ -8,6 +8,7 @@
 #include "daemon/wire_convert.h"
 #include "names.h"
 #include "policy/cluster_state.h"
+#include "policy/interference_placement.h"
 
 namespace iashim::daemon {
 namespace {
@@ -33,6 +34,12 @@ Coordinator::Coordinator(DaemonOptions options, policy::Cluster cluster, state::
       store_(store),
       placement_(std::move(placement)),
       started_ns_(now_ns) {
+  if (placement_ == nullptr) {
+    policy::InterferenceAwarePlacement::Options o;
+    o.min_gain = options_.min_gain;
+    o.max_jobs_per_gpu = 0;  // memory decides; measured pairs are not the daemon's limit
+    placement_ = std::make_unique<policy::InterferenceAwarePlacement>(&interference_, nullptr, o);
+  }
   Restore(now_ns);
 }
 
@@ -54,9 +61,11 @@ void Coordinator::Restore(int64_t now_ns) {
     job.host = r.host;
     job.command = r.command;
     job.registered_unix_ns = r.registered_unix_ns;
+    job.kind = r.kind;
     job.created_ns = now_ns;  // the forget timer starts again: its shim may reconnect
     jobs_.emplace(id, std::move(job));
   }
+  for (const state::ObservationRecord& o : s.observations) LearnInterference(o);
 }
 
 void Coordinator::Check(const absl::Status& status) {
@@ -81,6 +90,7 @@ void Coordinator::Persist(const Job& job) {
   r.share = job.sent_share;
   r.fingerprint = job.profile.fingerprint_stable() ? job.profile.fingerprint() : 0;
   r.registered_unix_ns = job.registered_unix_ns;
+  r.kind = job.kind;
   Check(store_->PutJob(r));
 }
 
@@ -264,8 +274,9 @@ policy::ClusterState Coordinator::PlacementView() const {
   view.cluster = cluster_;
   for (const auto& [id, job] : jobs_) {
     if (!job.gpu) continue;
-    view.jobs[*job.gpu].push_back(
-        {id, job.priority, job.mem_bytes, job.profile.busy().value_or(0)});
+    view.jobs[*job.gpu].push_back({id, job.priority, job.mem_bytes,
+                                   job.profile.busy().value_or(0), Traits(job), 1,
+                                   job.slowdown_target});
   }
   return view;
 }
@@ -323,7 +334,11 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
   };
   const std::string requested = Clean(req->job(), 128);
   const std::string command = Clean(req->command(), 256);
+  const std::string kind = req->kind() ? req->kind()->str() : "";
   const double target = req->slowdown_target();
+  if (!kind.empty() && !ValidModelKind(kind)) {
+    return reply(false, false, "kind must be 1-128 printable ASCII characters", nullptr);
+  }
   if (!requested.empty() && !ValidJobName(requested)) {
     return reply(false, false, "job id must be 1-128 of letters, digits and ._-:/@+", nullptr);
   }
@@ -347,6 +362,7 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
   p.host = Clean(req->host(), 255);
   if (req->gpu() >= 0) p.gpu = policy::GpuId{p.host, req->gpu()};
   p.slowdown_target = target > 0 ? target : options_.slowdown_target;
+  p.traits.kind = kind.empty() ? std::string(kUnknownKind) : kind;
   // A GPU named on a host the cluster does not have: on a single-node
   // cluster, the node's own name may differ from what the client sends.
   if (p.gpu && !PlacementView().FindGpu(*p.gpu) && cluster_.gpus.size() > 0) {
@@ -371,6 +387,7 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
   job.gpu = d.gpu;
   job.slowdown_target = p.slowdown_target;
   job.command = command;
+  job.kind = kind;
   job.host = p.host;
   job.registered_unix_ns = unix_ns;
   job.created_ns = now_ns;

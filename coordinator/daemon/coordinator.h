@@ -31,11 +31,16 @@
 #include "daemon/daemon_options.h"
 #include "daemon/job.h"
 #include "policy/cluster.h"
+#include "policy/interference_model.h"
 #include "policy/placement.h"
 #include "policy/share_controller.h"
 #include "state/state_store.h"
 
 namespace iashim::daemon {
+
+// The kind of a job whose model is not known yet (no --kind, no stable
+// fingerprint): predicted from what is known of all jobs, never learned.
+inline constexpr std::string_view kUnknownKind = "unknown";
 
 struct Outgoing {
   std::string identity;  // ROUTER routing id
@@ -57,8 +62,9 @@ struct CoordinatorCounters {
 
 class Coordinator {
  public:
-  // `store` may be null (no persistence, tests). Restores jobs and controller
-  // state from it.
+  // `store` may be null (no persistence, tests). Restores jobs, and the
+  // interference model from the recorded observations. `placement` null:
+  // InterferenceAwarePlacement over the coordinator's own interference model.
   Coordinator(DaemonOptions options, policy::Cluster cluster, state::StateStore* store,
               std::unique_ptr<policy::PlacementPolicy> placement, int64_t now_ns);
 
@@ -76,6 +82,7 @@ class Coordinator {
   const std::map<std::string, Job>& jobs() const { return jobs_; }
   const CoordinatorCounters& counters() const { return counters_; }
   const policy::Cluster& cluster() const { return cluster_; }
+  const policy::InterferenceModel& interference() const { return interference_; }
 
  private:
   void OnHello(std::string_view identity, const void* hello, int64_t now_ns, int64_t unix_ns,
@@ -101,6 +108,11 @@ class Coordinator {
                   std::vector<Outgoing>* out);
   void LearnBaselines();
   void RecordObservations(int64_t unix_ns);
+  // What the interference model knows `job` as.
+  policy::JobTraits Traits(const Job& job) const;
+  // Teaches the model one observation, if it says what sharing alone costs
+  // (both jobs unthrottled, kinds known).
+  void LearnInterference(const state::ObservationRecord& o);
 
   void Persist(const Job& job);
   void Check(const absl::Status& status);
@@ -109,6 +121,7 @@ class Coordinator {
   DaemonOptions options_;
   policy::Cluster cluster_;
   state::StateStore* store_;
+  policy::InterferenceModel interference_;  // before placement_, which may point at it
   std::unique_ptr<policy::PlacementPolicy> placement_;
   std::map<std::string, Job> jobs_;
   std::map<std::string, std::string> identity_to_job_;

@@ -149,6 +149,9 @@ void Coordinator::RecordObservations(int64_t unix_ns) {
     r.share_a = a.share;
     r.share_b = b.share;
     r.unix_ns = unix_ns;
+    r.kind_a = Traits(a).kind;
+    r.kind_b = Traits(b).kind;
+    LearnInterference(r);
     Check(store_->AddObservation(r));
   }
 }

@@ -79,6 +79,14 @@ std::string Coordinator::MetricsText(int64_t now_ns) const {
   b.Sample(double(counters_.budgets_sent));
   b.Counter("iashim_placements_total", "Jobs placed.");
   b.Sample(double(counters_.placements));
+  b.Counter("iashim_interference_observations_total",
+            "Co-locations the interference model learned from.");
+  b.Sample(double(interference_.observations()));
+  b.Gauge("iashim_interference_prediction_mae",
+          "Mean |predicted - observed| normalised throughput, each observation predicted before "
+          "it was learned (-1 = none yet).");
+  const policy::PredictionError err = interference_.error();
+  b.Sample(err.predictions > 0 ? err.mean_abs_error : -1.0);
   b.Counter("iashim_state_errors_total", "State store writes that failed.");
   b.Sample(double(counters_.state_errors));
   b.Gauge("iashim_jobs", "Jobs known, by connection state.");

@@ -38,6 +38,11 @@ shares so guaranteed jobs stay within their slowdown target.
                            node's GPUs through NVML
   --metrics HOST:PORT      serve Prometheus metrics at http://HOST:PORT/metrics [off]
   --no-control             do not adapt shares (jobs keep the share they started with)
+  --placement P            interference: predict what sharing costs from a learned
+                           interference model and queue a job when it would cost more than
+                           it gains; simple: least busy GPU, no prediction [interference]
+  --min-gain G             interference placement: GPU-equivalents of progress sharing must
+                           add, in [-1, 1] [0.05]
   --slowdown-target F      default allowed slowdown of guaranteed jobs, in (0, 10] [0.10]
   --heartbeat-timeout-s S  a job silent this long is disconnected, in [0.5, 600] [3]
   --forget-after-s S       a disconnected job is removed after this, in [1, 86400] [60]
@@ -108,6 +113,14 @@ absl::StatusOr<DaemonOptions> ParseDaemonOptions(const std::vector<std::string>&
       s = text(&o.metrics);
     } else if (name == "--no-control") {
       o.control = false;
+    } else if (name == "--placement") {
+      s = text(&o.placement);
+      if (s.ok() && o.placement != "interference" && o.placement != "simple") {
+        s = absl::InvalidArgumentError(absl::StrCat("--placement must be 'interference' or 'simple' (got '",
+                                                    o.placement, "')"));
+      }
+    } else if (name == "--min-gain") {
+      s = number(-1, 1, &o.min_gain);
     } else if (name == "--slowdown-target") {
       s = number(0, 10, &o.slowdown_target);
     } else if (name == "--heartbeat-timeout-s") {

@@ -16,6 +16,10 @@ struct DaemonOptions {
   std::string cluster_file;                     // empty: this node's GPUs from NVML
   std::string metrics;                          // HOST:PORT for /metrics; empty = off
   bool control = true;              // run the share control loop
+  // Placement: "interference" (learned interference model, may queue a job
+  // when sharing would cost more than it gains) or "simple" (least busy GPU).
+  std::string placement = "interference";
+  double min_gain = 0.05;           // interference placement: progress sharing must add
   double slowdown_target = 0.10;    // default for guaranteed jobs
   double heartbeat_timeout_s = 3;   // silent this long: disconnected
   double forget_after_s = 60;       // disconnected (or placed, never seen) this long: removed

@@ -22,6 +22,7 @@ struct Job {
   double slowdown_target = 0.10;
   int64_t registered_unix_ns = 0;
   std::string command;
+  std::string kind;  // the model as the interference model knows it (iashim run --kind); may be empty
 
   // The process, once its shim said Hello.
   std::string identity;  // ROUTER routing id; empty while not connected

@@ -79,8 +79,10 @@ int main(int argc, char** argv) {
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
-  daemon::Coordinator coordinator(*options, *cluster, store->get(),
-                                  std::make_unique<policy::SimplePlacement>(), Monotonic());
+  std::unique_ptr<policy::PlacementPolicy> placement;  // null: the coordinator's own
+  if (options->placement == "simple") placement = std::make_unique<policy::SimplePlacement>();
+  daemon::Coordinator coordinator(*options, *cluster, store->get(), std::move(placement),
+                                  Monotonic());
   const absl::Status served = daemon::Serve(*options, coordinator, store->get(), &g_stop);
   if (!served.ok()) {
     std::fprintf(stderr, "iashim-coordinator: %s\n", std::string(served.message()).c_str());

@@ -30,6 +30,19 @@ const GpuId* ClusterState::FindJob(const std::string& job) const {
   return nullptr;
 }
 
+std::vector<GpuId> ClusterState::FindJobGpus(const std::string& job) const {
+  std::vector<GpuId> gpus;
+  for (const auto& [gpu, placed] : jobs) {
+    for (const PlacedJob& p : placed) {
+      if (p.job == job) {
+        gpus.push_back(gpu);
+        break;
+      }
+    }
+  }
+  return gpus;
+}
+
 std::string GpuName(const GpuId& id) { return absl::StrCat(id.host, ":", id.index); }
 
 uint64_t ReservedBytes(const GpuInfo& gpu, std::span<const PlacedJob> jobs) {

@@ -18,10 +18,11 @@ namespace iashim::policy {
 struct PlacedJob {
   std::string job;
   Priority priority = Priority::kGuaranteed;
-  uint64_t mem_bytes = 0;  // memory reserved for it; 0 = the whole GPU
-  double busy = 0;         // its GPU busy fraction (JobProfile::busy()), 0 when unknown
-  JobTraits traits;        // what the interference model knows it as
-  int gpu_count = 1;       // GPUs the job holds in all (it is listed on each)
+  uint64_t mem_bytes = 0;         // memory reserved for it; 0 = the whole GPU
+  double busy = 0;                // its GPU busy fraction (JobProfile::busy()), 0 when unknown
+  JobTraits traits;               // what the interference model knows it as
+  int gpu_count = 1;              // GPUs the job holds in all (it is listed on each)
+  double slowdown_target = 0.10;  // guaranteed jobs: allowed slowdown (placement defends it)
 };
 
 struct ClusterState {
@@ -37,6 +38,8 @@ struct ClusterState {
   std::span<const PlacedJob> JobsOn(const GpuId& id) const;
   // Where `job` is placed, or nullptr.
   const GpuId* FindJob(const std::string& job) const;
+  // Every GPU `job` is placed on, in GpuId order (a gang is listed on each).
+  std::vector<GpuId> FindJobGpus(const std::string& job) const;
 };
 
 // "host:index", for reasons and logs.

@@ -1,1 +1,600 @@
 #include "policy/interference_placement.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "policy/best_fit.h"
+
+namespace iashim::policy {
+namespace {
+
+// Lenience on the slowdown-target comparison, so a prediction exactly at the
+// target is not excluded by rounding.
+constexpr double kEpsilon = 1e-12;
+
+std::string Bytes(uint64_t bytes) {
+  return absl::StrFormat("%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
+}
+
+std::string Asked(uint64_t mem_bytes) {
+  return mem_bytes == 0 ? std::string("the whole GPU") : Bytes(mem_bytes);
+}
+
+// The lowest normalised throughput a guaranteed job with `target` may have.
+double Floor(double target) { return 1.0 / (1.0 + std::max(0.0, target)); }
+
+int Weight(const PlacedJob& j) { return std::max(1, j.gpu_count); }
+
+// A predictor that misbehaves must not poison the arithmetic: non-finite
+// throughput is taken as worthless and fully uncertain.
+InterferencePrediction Sane(InterferencePrediction p) {
+  if (!std::isfinite(p.throughput) || p.throughput < 0) {
+    p.throughput = 0;
+    p.uncertainty = 1;
+  }
+  if (!std::isfinite(p.uncertainty) || p.uncertainty < 0) p.uncertainty = 1;
+  return p;
+}
+
+// A GPU the request may use, with the jobs already on it.
+struct GpuView {
+  const GpuInfo* gpu = nullptr;
+  std::span<const PlacedJob> jobs;
+  bool fits_ever = false;  // CanEverFit: the request's memory, were the GPU empty
+};
+
+// Why a GPU cannot take the job now: the first one found (in GpuId order)
+// becomes the queued reason. Kept as values so no string is built per GPU.
+struct Blocker {
+  enum class Why { kNone, kFull, kMemory, kTwoGuaranteed, kShareRule, kNewTarget, kResidentTarget };
+  Why why = Why::kNone;
+  const GpuView* view = nullptr;
+  const PlacedJob* resident = nullptr;
+  double throughput = 0;
+  double target = 0;
+};
+
+// Everything Predict and MayShare see of a resident: residents alike in all of
+// it share one cache entry, so a call predicts once per kind of resident
+// rather than once per GPU.
+struct TraitsKey {
+  std::string_view kind;
+  std::string_view family;
+  uint64_t busy = 0;  // bit patterns: NaN (not measured) compares equal to itself
+  uint64_t memory_bound = 0;
+
+  explicit TraitsKey(const JobTraits& t)
+      : kind(t.kind),
+        family(t.family),
+        busy(std::bit_cast<uint64_t>(t.busy)),
+        memory_bound(std::bit_cast<uint64_t>(t.memory_bound)) {}
+
+  friend bool operator==(const TraitsKey&, const TraitsKey&) = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const TraitsKey& k) {
+    return H::combine(std::move(h), k.kind, k.family, k.busy, k.memory_bound);
+  }
+};
+
+// The new job against one kind of resident.
+struct PairInfo {
+  bool may_share = true;
+  InterferencePrediction new_next_to_resident;  // the new job as victim
+  InterferencePrediction resident_next_to_new;  // the resident as victim
+};
+
+// What placing the new job on one GPU predicts.
+struct GpuScore {
+  double p_new = 1;     // the new job's normalised throughput there
+  double unc_new = 0;   // summed uncertainty of the predictions behind p_new
+  double loss = 0;      // residents' lost progress, solo-GPU equivalents
+  double unc_loss = 0;  // uncertainty of `loss`, same units
+};
+
+// A resident's lot when the new job joins it.
+struct ResidentEffect {
+  double after = 1;  // its predicted normalised throughput afterwards
+  double loss = 0;   // k_r * (before - after)
+  double unc = 0;    // k_r * before * uncertainty of the pair prediction
+};
+
+// What placing the new job on a set of GPUs (one node's) predicts.
+struct SetScore {
+  double gain = 0;
+  double uncertainty = 0;
+  double p_new = 1;
+  double loss = 0;
+  double adjusted = 0;  // gain - uncertainty_weight * uncertainty: what admission compares
+};
+
+// Scores GPUs for one request. Lives for one Place() call.
+class Scorer {
+ public:
+  Scorer(const PlacementRequest& request, const InterferencePredictor& predictor,
+         const ShareRule* rule, const InterferenceAwarePlacement::Options& options)
+      : request_(request), predictor_(predictor), rule_(rule), options_(options) {
+    cache_.reserve(64);
+  }
+
+  // Whether `view` can take the job now; if so fills `score`, else records
+  // why in `blocker` (when it holds nothing yet).
+  bool Score(const GpuView& view, GpuScore* score, Blocker* blocker) {
+    const auto block = [&](Blocker::Why why, const PlacedJob* resident = nullptr,
+                           double throughput = 0, double target = 0) {
+      if (blocker->why == Blocker::Why::kNone) {
+        *blocker = {why, &view, resident, throughput, target};
+      }
+      return false;
+    };
+    const std::span<const PlacedJob> jobs = view.jobs;
+    // Cheap rules first: most GPUs of a busy cluster fail one of them.
+    if (options_.max_jobs_per_gpu > 0 &&
+        jobs.size() >= static_cast<size_t>(options_.max_jobs_per_gpu)) {
+      return block(Blocker::Why::kFull);
+    }
+    if (!FitsNow(*view.gpu, jobs, request_.mem_bytes)) return block(Blocker::Why::kMemory);
+    const bool guaranteed = request_.priority == Priority::kGuaranteed;
+    if (guaranteed) {
+      for (const PlacedJob& r : jobs) {
+        // Throttling opportunistic jobs cannot defend two targets at once.
+        if (r.priority == Priority::kGuaranteed) return block(Blocker::Why::kTwoGuaranteed, &r);
+      }
+    }
+    pairs_.clear();
+    for (const PlacedJob& r : jobs) {
+      // A copy: the cache may rehash as it grows.
+      const PairInfo pair = Pair(r);
+      if (!pair.may_share) return block(Blocker::Why::kShareRule, &r);
+      pairs_.push_back(pair);
+    }
+
+    GpuScore s;
+    for (const PairInfo& pair : pairs_) {
+      s.p_new *= pair.new_next_to_resident.throughput;
+      s.unc_new += pair.new_next_to_resident.uncertainty;
+    }
+    const PlacedJob* resident_guaranteed = nullptr;
+    for (const PlacedJob& r : jobs) {
+      if (r.priority == Priority::kGuaranteed) resident_guaranteed = &r;
+    }
+    if (options_.protect_by_throttling && (guaranteed || resident_guaranteed != nullptr)) {
+      return ScoreProtected(view, s, resident_guaranteed, score, block);
+    }
+    if (guaranteed && s.p_new < Floor(request_.slowdown_target) - kEpsilon) {
+      return block(Blocker::Why::kNewTarget, nullptr, s.p_new, request_.slowdown_target);
+    }
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      const ResidentEffect e = Effect(view, i, pairs_[i]);
+      const PlacedJob& r = jobs[i];
+      if (r.priority == Priority::kGuaranteed && e.after < Floor(r.slowdown_target) - kEpsilon) {
+        return block(Blocker::Why::kResidentTarget, &r, e.after, r.slowdown_target);
+      }
+      s.loss += e.loss;
+      s.unc_loss += e.unc;
+    }
+    *score = s;
+    return true;
+  }
+
+  // The exact score of putting a job of `k` GPUs on `chosen` (indices into
+  // `views`, each with its per-GPU `scores`). The job runs at the pace of its
+  // slowest GPU; a resident gang sharing several of the chosen GPUs loses
+  // once, on the GPU that hurts it most, not once per GPU.
+  SetScore ScoreSet(std::span<const GpuView> views, std::span<const size_t> chosen,
+                    std::span<const GpuScore> scores) {
+    const double k = static_cast<double>(chosen.size());
+    SetScore set;
+    double unc_new = 0;
+    for (size_t n = 0; n < chosen.size(); ++n) {
+      const GpuScore& s = scores[n];
+      set.p_new = std::min(set.p_new, s.p_new);
+      unc_new = std::max(unc_new, s.unc_new);
+      set.loss += s.loss;
+      set.uncertainty += s.unc_loss;
+    }
+    if (chosen.size() > 1) {
+      gang_losses_.clear();
+      for (size_t c : chosen) {
+        const GpuView& view = views[c];
+        for (size_t i = 0; i < view.jobs.size(); ++i) {
+          const PlacedJob& r = view.jobs[i];
+          if (r.gpu_count <= 1) continue;
+          const double loss = Effect(view, i, Pair(r)).loss;
+          auto seen = std::find_if(gang_losses_.begin(), gang_losses_.end(),
+                                   [&](const auto& g) { return g.first == r.job; });
+          if (seen == gang_losses_.end()) {
+            gang_losses_.emplace_back(r.job, loss);
+          } else {
+            set.loss -= std::min(seen->second, loss);
+            seen->second = std::max(seen->second, loss);
+          }
+        }
+      }
+    }
+    set.gain = k * set.p_new - set.loss;
+    set.uncertainty += k * unc_new;
+    set.adjusted = set.gain - options_.uncertainty_weight * set.uncertainty;
+    return set;
+  }
+
+ private:
+  // A GPU that would hold a guaranteed job: the share controller keeps that
+  // job within its target by throttling the opportunistic ones, so the
+  // prediction does too. Unthrottled, each job runs at the product of its
+  // pairwise predictions; if the guaranteed job would fall below its floor
+  // 1 / (1 + target), every opportunistic job's share is cut to
+  //   s = (1 - floor) / (1 - p_guaranteed)
+  // (harm taken as proportional to the share, the controller's own model),
+  // which brings the guaranteed job to its floor and scales the
+  // opportunistic jobs' throughput by s. Below the controller's smallest
+  // share the target cannot be defended, and the GPU is not a candidate.
+  template <typename Block>
+  bool ScoreProtected(const GpuView& view, GpuScore s, const PlacedJob* resident_guaranteed,
+                      GpuScore* score, Block& block) {
+    const std::span<const PlacedJob> jobs = view.jobs;
+    const size_t n = jobs.size();
+    // Throughputs of the residents before, and of residents + new after;
+    // index n is the new job.
+    before_.assign(n, 1.0);
+    after_.assign(n + 1, 1.0);
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        if (j != i) before_[i] *= Sane(predictor_.Predict(jobs[i].traits, jobs[j].traits)).throughput;
+      }
+      after_[i] = before_[i] * pairs_[i].resident_next_to_new.throughput;
+    }
+    after_[n] = s.p_new;
+    const auto throttle = [&](std::vector<double>& t, size_t count, size_t g, double target) {
+      const double floor = Floor(target);
+      if (t[g] >= floor - kEpsilon) return true;
+      const double share = (1.0 - floor) / std::max(1e-9, 1.0 - t[g]);
+      if (share < options_.min_share) return false;
+      for (size_t i = 0; i < count; ++i) t[i] = i == g ? floor : t[i] * share;
+      return true;
+    };
+    const bool new_guaranteed = resident_guaranteed == nullptr;
+    const size_t g = new_guaranteed ? n : static_cast<size_t>(resident_guaranteed - jobs.data());
+    const double target =
+        new_guaranteed ? request_.slowdown_target : resident_guaranteed->slowdown_target;
+    if (!new_guaranteed) throttle(before_, n, g, target);  // as the controller holds it now
+    if (!throttle(after_, n + 1, g, target)) {
+      if (new_guaranteed) return block(Blocker::Why::kNewTarget, nullptr, after_[g], target);
+      return block(Blocker::Why::kResidentTarget, resident_guaranteed, after_[g], target);
+    }
+    s.p_new = after_[n];
+    for (size_t i = 0; i < n; ++i) {
+      const double k = Weight(jobs[i]);
+      s.loss += k * std::max(0.0, before_[i] - after_[i]);
+      s.unc_loss += k * before_[i] * pairs_[i].resident_next_to_new.uncertainty;
+    }
+    *score = s;
+    return true;
+  }
+
+  const PairInfo& Pair(const PlacedJob& resident) {
+    auto [it, inserted] = cache_.try_emplace(TraitsKey(resident.traits));
+    PairInfo& pair = it->second;
+    if (inserted) {
+      pair.may_share = rule_ == nullptr || rule_->MayShare(request_.traits, resident.traits);
+      if (pair.may_share) {
+        pair.new_next_to_resident = Sane(predictor_.Predict(request_.traits, resident.traits));
+        pair.resident_next_to_new = Sane(predictor_.Predict(resident.traits, request_.traits));
+      }
+    }
+    return pair;
+  }
+
+  // Resident i's throughput is the product of its pairwise predictions with
+  // every co-runner, so the new job multiplies it by one more factor. Its
+  // loss is measured from what it is predicted to do now (not from 1): a job
+  // already slowed has less left to lose.
+  ResidentEffect Effect(const GpuView& view, size_t i, const PairInfo& pair) const {
+    const PlacedJob& r = view.jobs[i];
+    double before = 1;
+    for (size_t j = 0; j < view.jobs.size(); ++j) {
+      if (j != i) before *= Sane(predictor_.Predict(r.traits, view.jobs[j].traits)).throughput;
+    }
+    const InterferencePrediction& p = pair.resident_next_to_new;
+    const double k = Weight(r);
+    ResidentEffect e;
+    e.after = before * p.throughput;
+    e.loss = k * (before - e.after);
+    e.unc = k * before * p.uncertainty;
+    return e;
+  }
+
+  const PlacementRequest& request_;
+  const InterferencePredictor& predictor_;
+  const ShareRule* rule_;
+  const InterferenceAwarePlacement::Options& options_;
+  absl::flat_hash_map<TraitsKey, PairInfo> cache_;
+  std::vector<double> before_, after_;  // ScoreProtected's scratch
+  std::vector<PairInfo> pairs_;                                   // scratch for Score
+  std::vector<std::pair<std::string_view, double>> gang_losses_;  // scratch for ScoreSet
+};
+
+// "a:0, a:1" for reasons.
+std::string GpuNames(std::span<const GpuView> views, std::span<const size_t> chosen) {
+  std::string out;
+  for (size_t c : chosen) {
+    if (!out.empty()) out += ", ";
+    out += GpuName(views[c].gpu->id);
+  }
+  return out;
+}
+
+// "x, y" for reasons: the jobs on the chosen GPUs (a gang once).
+std::string JobNames(std::span<const GpuView> views, std::span<const size_t> chosen) {
+  std::vector<std::string_view> names;
+  for (size_t c : chosen) {
+    for (const PlacedJob& j : views[c].jobs) {
+      if (std::find(names.begin(), names.end(), j.job) == names.end()) names.push_back(j.job);
+    }
+  }
+  std::string out;
+  for (std::string_view n : names) {
+    if (!out.empty()) out += ", ";
+    out.append(n);
+  }
+  return out.empty() ? std::string("no job") : out;
+}
+
+std::string Explain(const Blocker& b, const PlacementRequest& r, int max_jobs) {
+  const std::string gpu = GpuName(b.view->gpu->id);
+  switch (b.why) {
+    case Blocker::Why::kNone:
+      return "";
+    case Blocker::Why::kFull:
+      return absl::StrCat(gpu, " already runs ", b.view->jobs.size(), " job(s), max_jobs_per_gpu ",
+                          max_jobs);
+    case Blocker::Why::kMemory:
+      if (r.mem_bytes == 0) {
+        return absl::StrCat(gpu, " runs ", b.view->jobs.size(), " job(s); the whole GPU was asked");
+      }
+      return absl::StrCat(gpu, " has ", Bytes(FreeBytes(*b.view->gpu, b.view->jobs)), " free of ",
+                          Bytes(b.view->gpu->memory_bytes), "; ", Bytes(r.mem_bytes), " asked");
+    case Blocker::Why::kTwoGuaranteed:
+      return absl::StrCat(gpu, " already runs guaranteed job ", b.resident->job);
+    case Blocker::Why::kShareRule:
+      return absl::StrCat("job ", b.resident->job, " on ", gpu, " may not share a GPU with it");
+    case Blocker::Why::kNewTarget:
+      return absl::StrFormat(
+          "on %s it would run at predicted throughput %.2f, past its slowdown "
+          "target %.2f",
+          gpu, b.throughput, b.target);
+    case Blocker::Why::kResidentTarget:
+      return absl::StrFormat(
+          "guaranteed job %s on %s would run at predicted throughput %.2f, "
+          "past its slowdown target %.2f",
+          b.resident->job, gpu, b.throughput, b.target);
+  }
+  return "";
+}
+
+// The GPUs a request may use, grouped by node, each with its jobs.
+struct Scope {
+  std::vector<GpuView> views;    // in GpuId order
+  std::vector<size_t> nodes;     // views [nodes[i], nodes[i + 1]) are one node's
+  std::vector<GpuId> placed_at;  // GPUs the job already holds (a retry)
+};
+
+// Finds the node runs in `views`; returns whether `views` is in GpuId order.
+// One string comparison per GPU (hosts), and an ordering one per node.
+bool FindNodes(const std::vector<GpuView>& views, std::vector<size_t>* nodes) {
+  nodes->clear();
+  bool sorted = true;
+  for (size_t i = 0; i < views.size(); ++i) {
+    const GpuId& id = views[i].gpu->id;
+    if (i > 0 && id.host == views[i - 1].gpu->id.host) {
+      sorted = sorted && views[i - 1].gpu->id.index < id.index;
+      continue;
+    }
+    if (i > 0) sorted = sorted && views[i - 1].gpu->id.host < id.host;
+    nodes->push_back(i);
+  }
+  nodes->push_back(views.size());
+  return sorted;
+}
+
+// One pass over the cluster and one over the jobs (a merge of two sequences
+// in GpuId order, comparing hosts once per GPU that has jobs), so no map
+// lookup per GPU.
+void CollectScope(const PlacementRequest& r, const ClusterState& state, Scope* scope) {
+  std::vector<GpuView>& views = scope->views;
+  for (const GpuInfo& g : state.cluster.gpus) {
+    const bool in_scope =
+        r.gpu.has_value() ? g.id == *r.gpu : (r.host.empty() || g.id.host == r.host);
+    if (in_scope) views.push_back({&g, {}, CanEverFit(g, r.mem_bytes)});
+  }
+  if (!FindNodes(views, &scope->nodes)) {
+    std::sort(views.begin(), views.end(),
+              [](const GpuView& a, const GpuView& b) { return a.gpu->id < b.gpu->id; });
+    FindNodes(views, &scope->nodes);
+  }
+  const std::vector<size_t>& nodes = scope->nodes;
+  size_t node = 0;  // the node of the previous entry, or the next one
+  size_t at = 0;    // within it, the first view not yet passed
+  for (const auto& [id, jobs] : state.jobs) {
+    if (!r.job.empty()) {
+      for (const PlacedJob& j : jobs) {
+        // Ids differ mostly at the end: a cheap test before the full compare.
+        if (j.job.size() == r.job.size() && j.job.back() == r.job.back() && j.job == r.job) {
+          scope->placed_at.push_back(id);
+          break;
+        }
+      }
+    }
+    while (node + 1 < nodes.size()) {
+      const int c = views[nodes[node]].gpu->id.host.compare(id.host);
+      if (c < 0) {
+        ++node;
+        at = nodes[node];
+        continue;
+      }
+      if (c == 0) {
+        while (at < nodes[node + 1] && views[at].gpu->id.index < id.index) ++at;
+        if (at < nodes[node + 1] && views[at].gpu->id.index == id.index) views[at].jobs = jobs;
+      }
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+InterferenceAwarePlacement::InterferenceAwarePlacement(const InterferencePredictor* predictor,
+                                                       const ShareRule* rule, Options options)
+    : predictor_(predictor), rule_(rule), options_(options) {}
+
+PlacementDecision InterferenceAwarePlacement::Place(const PlacementRequest& r,
+                                                    const ClusterState& state) const {
+  const int k = r.gpu_count;
+  if (k < 1) {
+    return PlacementDecision::Rejected(absl::StrCat("gpu_count ", k, " asked; at least 1"));
+  }
+  Scope scope;
+  scope.views.reserve(r.gpu.has_value() ? 1 : state.cluster.gpus.size());
+  CollectScope(r, state, &scope);
+  const std::vector<GpuView>& views = scope.views;
+  const std::vector<size_t>& nodes = scope.nodes;
+  std::vector<GpuId>& placed_at = scope.placed_at;
+  if (!placed_at.empty()) {
+    std::string reason = absl::StrCat("already placed on ", GpuName(placed_at.front()));
+    if (placed_at.size() == 1) return PlacementDecision::Placed(placed_at.front(), reason);
+    return PlacementDecision::PlacedGang(std::move(placed_at), std::move(reason));
+  }
+  if (r.gpu.has_value() && k > 1) {
+    return PlacementDecision::Rejected(
+        absl::StrCat("a gang of ", k, " GPUs cannot be pinned to one GPU; name its host instead"));
+  }
+  const std::string where = r.gpu.has_value() ? GpuName(*r.gpu)
+                            : r.host.empty()  ? std::string("the cluster")
+                                              : absl::StrCat("host ", r.host);
+  if (views.empty()) {
+    return PlacementDecision::Rejected(r.gpu.has_value()
+                                           ? absl::StrCat("no GPU ", where, " in the cluster")
+                                           : absl::StrCat("no GPUs on ", where));
+  }
+
+  // Could any node ever hold the job?
+  // Meanwhile, the empty GPUs that could hold it.
+  const size_t want = static_cast<size_t>(k);
+  std::vector<const GpuInfo*> empty;
+  bool ever = false;
+  for (size_t n = 0; n + 1 < nodes.size(); ++n) {
+    size_t could = 0;
+    for (size_t i = nodes[n]; i < nodes[n + 1]; ++i) {
+      if (!views[i].fits_ever) continue;
+      ++could;
+      if (views[i].jobs.empty()) empty.push_back(views[i].gpu);
+    }
+    ever = ever || could >= want;
+  }
+  if (!ever) {
+    if (k > 1) {
+      return PlacementDecision::Rejected(
+          absl::StrCat("a gang of ", k, " GPUs with ", Asked(r.mem_bytes),
+                       " each asked; no node on ", where, " has that many such GPUs"));
+    }
+    if (r.gpu.has_value()) {
+      return PlacementDecision::Rejected(absl::StrCat(
+          Asked(r.mem_bytes), " asked; ", where, " has ", Bytes(views.front().gpu->memory_bytes)));
+    }
+    return PlacementDecision::Rejected(
+        absl::StrCat(Asked(r.mem_bytes), " asked; no GPU on ", where, " has that much memory"));
+  }
+
+  // 1. Exclusive: all of the job's speed, at no one's expense.
+  std::vector<const GpuInfo*> alone = BestFitEmptyGpus(empty, k);
+  if (!alone.empty()) {
+    if (k == 1) return PlacementDecision::Placed(alone.front()->id, "an empty GPU");
+    std::vector<GpuId> gpus;
+    for (const GpuInfo* g : alone) gpus.push_back(g->id);
+    return PlacementDecision::PlacedGang(
+        std::move(gpus), absl::StrCat(k, " empty GPUs on node ", alone.front()->id.host));
+  }
+
+  // 2. Shared: score every node's best k GPUs by the predicted gain.
+  if (predictor_ == nullptr) {
+    return PlacementDecision::Queued("no empty GPU, and no interference predictor to share one");
+  }
+  Scorer scorer(r, *predictor_, rule_, options_);
+  Blocker blocker;
+  struct Ranked {
+    size_t index;  // into views
+    GpuScore score;
+    double rank;  // the GPU's own share of the gain, less its uncertainty
+  };
+  std::vector<Ranked> node;
+  std::vector<size_t> chosen;
+  std::vector<GpuScore> chosen_scores;
+  std::vector<size_t> best;
+  SetScore best_score;
+  const double kd = static_cast<double>(k);
+  for (size_t n = 0; n + 1 < nodes.size(); ++n) {
+    node.clear();
+    for (size_t i = nodes[n]; i < nodes[n + 1]; ++i) {
+      if (!views[i].fits_ever) continue;
+      GpuScore s;
+      if (!scorer.Score(views[i], &s, &blocker)) continue;
+      const double unc = kd * s.unc_new + s.unc_loss;
+      node.push_back({i, s, kd * s.p_new - s.loss - options_.uncertainty_weight * unc});
+    }
+    if (node.size() < want) continue;
+    // Greedy: the k GPUs best on their own (ties in GpuId order), then the
+    // set scored exactly.
+    std::partial_sort(node.begin(), node.begin() + k, node.end(),
+                      [](const Ranked& a, const Ranked& b) {
+                        return a.rank != b.rank ? a.rank > b.rank : a.index < b.index;
+                      });
+    std::sort(node.begin(), node.begin() + k,
+              [](const Ranked& a, const Ranked& b) { return a.index < b.index; });
+    chosen.clear();
+    chosen_scores.clear();
+    for (size_t n = 0; n < want; ++n) {
+      chosen.push_back(node[n].index);
+      chosen_scores.push_back(node[n].score);
+    }
+    const SetScore set = scorer.ScoreSet(views, chosen, chosen_scores);
+    if (best.empty() || set.adjusted > best_score.adjusted) {
+      best.assign(chosen.begin(), chosen.end());
+      best_score = set;
+    }
+  }
+
+  // 3. Admission: sharing must add more than leaving the job queued.
+  if (best.empty()) {
+    std::string reason =
+        k > 1 ? absl::StrCat("no node on ", where, " has ", k, " GPUs that can take the job now")
+              : absl::StrCat("no GPU on ", where, " can take the job now");
+    if (blocker.why != Blocker::Why::kNone) {
+      absl::StrAppend(&reason, " (e.g. ", Explain(blocker, r, options_.max_jobs_per_gpu), ")");
+    }
+    return PlacementDecision::Queued(std::move(reason));
+  }
+  const std::string detail = absl::StrFormat(
+      "%s with %s: predicted gain %.3f solo-GPU equivalents (the job at %.2f, residents lose "
+      "%.3f, uncertainty %.3f)",
+      GpuNames(views, best), JobNames(views, best), best_score.gain, best_score.p_new,
+      best_score.loss, best_score.uncertainty);
+  if (best_score.adjusted < options_.min_gain) {
+    return PlacementDecision::Queued(absl::StrFormat(
+        "sharing would not pay: best candidate %s; min_gain %.3f", detail, options_.min_gain));
+  }
+  if (k == 1) return PlacementDecision::Placed(views[best.front()].gpu->id, "shared " + detail);
+  std::vector<GpuId> gpus;
+  for (size_t c : best) gpus.push_back(views[c].gpu->id);
+  return PlacementDecision::PlacedGang(std::move(gpus), "shared " + detail);
+}
+
+}  // namespace iashim::policy

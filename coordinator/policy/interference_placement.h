@@ -11,12 +11,19 @@
 //  2. Otherwise every GPU (set) where the job fits now (memory, ShareRule,
 //     max_jobs_per_gpu, never two guaranteed jobs on one GPU) is scored by
 //     the predicted change in progress:
-//        gain = k_new * p_new - sum over residents r of k_r * (1 - p_r)
+//        gain = k_new * p_new - sum over residents r of k_r * b_r * (1 - p_r)
 //     where p_new is the new job's predicted normalised throughput (the
-//     product over its co-runners, the minimum over a gang's GPUs) and p_r a
-//     resident's throughput after the new job joins, relative to before.
-//     Candidates whose guaranteed jobs would be predicted past their
-//     slowdown target (throughput < 1 / (1 + target)) are excluded.
+//     product over its co-runners, the minimum over a gang's GPUs), p_r a
+//     resident's throughput after the new job joins, relative to before, and
+//     b_r its throughput before (so b_r * (1 - p_r) is what it loses; a
+//     resident gang sharing several of a new gang's GPUs loses once).
+//     A guaranteed job (new or resident) is held at its slowdown target by
+//     the share controller, which throttles its opportunistic co-runners:
+//     when it would be predicted below 1 / (1 + target), the prediction
+//     throttles them too (each share cut to (1 - floor) / (1 - p_g), their
+//     throughput scaled by it), and a GPU where that share would fall below
+//     min_share is not a candidate (with protect_by_throttling off: any GPU
+//     where a guaranteed job is predicted past its target unthrottled).
 //  3. The best candidate is taken if its gain is at least min_gain (sharing
 //     must beat leaving the job queued, counting uncertainty:
 //     gain - uncertainty_weight * uncertainty); otherwise the job is queued,
@@ -36,6 +43,12 @@ class InterferenceAwarePlacement : public PlacementPolicy {
     double min_gain = 0.05;           // solo-GPU equivalents sharing must add
     double uncertainty_weight = 0.0;  // how much predicted uncertainty costs
     int max_jobs_per_gpu = 2;         // 0 = no limit beyond memory
+    // Guaranteed jobs are defended by throttling their opportunistic
+    // co-runners (the share controller), and scored that way; false: a GPU
+    // where a guaranteed job would be predicted past its target unthrottled
+    // is not a candidate at all.
+    bool protect_by_throttling = true;
+    double min_share = 0.05;          // the share controller's smallest share
   };
 
   // `predictor` and `rule` (nullable: any pair may share) must outlive the

@@ -34,15 +34,16 @@ struct PredictorScore {
 
 struct CrossValidationResult {
   int folds = 0;
-  int64_t pairs = 0;
-  int64_t predictions = 0;  // 2 per pair
+  int64_t pairs = 0;        // unordered kind pairs: (a, b) and (b, a) count once
+  int64_t predictions = 0;  // values scored: 2 per measurement with both values usable
   PredictorScore model;
   PredictorScore median;
   PredictorScore table;
 };
 
-// `folds` in [2, pairs.size()]; fewer pairs than 2 folds need is an error the
-// caller checks (returns folds = 0).
+// `folds` in [2, number of unordered pairs]; otherwise nothing is scored and
+// folds = 0 is returned, which the caller checks. Measurements of the same
+// unordered kind pair (listed once per direction, or repeated) share a fold.
 CrossValidationResult CrossValidatePairs(std::span<const PairMeasurement> pairs, int folds,
                                          uint64_t seed, const InterferenceModel::Options& options);
 

@@ -1,11 +1,14 @@
 #include "policy/simple_placement.h"
 
+#include <algorithm>
 #include <span>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "policy/best_fit.h"
 
 namespace iashim::policy {
 namespace {
@@ -57,18 +60,72 @@ PlacementDecision PlaceOnRequestedGpu(const PlacementRequest& r, const ClusterSt
   return PlacementDecision::Placed(gpu->id, "the requested GPU");
 }
 
+// A gang runs alone on k GPUs of one node: sharing its GPUs would slow the
+// whole gang to its slowest member, which this policy cannot foresee.
+PlacementDecision PlaceGang(const PlacementRequest& r, const ClusterState& state,
+                            const std::string& where) {
+  std::vector<const GpuInfo*> gpus;
+  for (const GpuInfo& g : state.cluster.gpus) {
+    if (r.host.empty() || g.id.host == r.host) gpus.push_back(&g);
+  }
+  if (gpus.empty()) return PlacementDecision::Rejected(absl::StrCat("no GPUs on ", where));
+  std::sort(gpus.begin(), gpus.end(),
+            [](const GpuInfo* a, const GpuInfo* b) { return a->id < b->id; });
+  const size_t want = static_cast<size_t>(r.gpu_count);
+  bool ever = false;
+  std::vector<const GpuInfo*> empty;
+  for (size_t begin = 0; begin < gpus.size();) {
+    size_t end = begin, could = 0;
+    for (; end < gpus.size() && gpus[end]->id.host == gpus[begin]->id.host; ++end) {
+      if (!CanEverFit(*gpus[end], r.mem_bytes)) continue;
+      ++could;
+      if (state.JobsOn(gpus[end]->id).empty()) empty.push_back(gpus[end]);
+    }
+    ever = ever || could >= want;
+    begin = end;
+  }
+  if (!ever) {
+    return PlacementDecision::Rejected(absl::StrCat("a gang of ", r.gpu_count, " GPUs with ",
+                                                    Asked(r.mem_bytes), " each asked; no node on ",
+                                                    where, " has that many such GPUs"));
+  }
+  const std::vector<const GpuInfo*> chosen = BestFitEmptyGpus(empty, r.gpu_count);
+  if (chosen.empty()) {
+    return PlacementDecision::Queued(
+        absl::StrCat("no node on ", where, " has ", r.gpu_count, " empty GPUs now"));
+  }
+  std::vector<GpuId> ids;
+  for (const GpuInfo* g : chosen) ids.push_back(g->id);
+  return PlacementDecision::PlacedGang(
+      std::move(ids), absl::StrCat(r.gpu_count, " empty GPUs on node ", chosen.front()->id.host));
+}
+
 }  // namespace
 
 PlacementDecision SimplePlacement::Place(const PlacementRequest& r,
                                          const ClusterState& state) const {
+  if (r.gpu_count < 1) {
+    return PlacementDecision::Rejected(
+        absl::StrCat("gpu_count ", r.gpu_count, " asked; at least 1"));
+  }
   if (!r.job.empty()) {
-    if (const GpuId* at = state.FindJob(r.job)) {
-      return PlacementDecision::Placed(*at, absl::StrCat("already placed on ", GpuName(*at)));
+    std::vector<GpuId> at = state.FindJobGpus(r.job);
+    if (!at.empty()) {
+      std::string reason = absl::StrCat("already placed on ", GpuName(at.front()));
+      if (at.size() == 1) return PlacementDecision::Placed(at.front(), std::move(reason));
+      return PlacementDecision::PlacedGang(std::move(at), std::move(reason));
     }
   }
-  if (r.gpu.has_value()) return PlaceOnRequestedGpu(r, state);
+  if (r.gpu.has_value()) {
+    if (r.gpu_count > 1) {
+      return PlacementDecision::Rejected(absl::StrCat(
+          "a gang of ", r.gpu_count, " GPUs cannot be pinned to one GPU; name its host instead"));
+    }
+    return PlaceOnRequestedGpu(r, state);
+  }
 
   const std::string where = r.host.empty() ? "the cluster" : absl::StrCat("host ", r.host);
+  if (r.gpu_count > 1) return PlaceGang(r, state, where);
   std::vector<const GpuInfo*> candidates;
   for (const GpuInfo& g : state.cluster.gpus) {
     if (r.host.empty() || g.id.host == r.host) candidates.push_back(&g);

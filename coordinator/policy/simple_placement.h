@@ -16,6 +16,10 @@
 //  3. else queued; rejected if no candidate could ever fit the request.
 // Rules the GPU must satisfy are the same in 1-3: FitsNow() for memory, and
 // the two-guaranteed rule.
+//
+// A gang (gpu_count > 1) runs only alone, on empty GPUs of one node: the node
+// with the fewest empty GPUs that still has enough (BestFitEmptyGpus), else
+// queued; rejected if no node could ever hold it or it names a single GPU.
 #ifndef IASHIM_POLICY_SIMPLE_PLACEMENT_H_
 #define IASHIM_POLICY_SIMPLE_PLACEMENT_H_
 

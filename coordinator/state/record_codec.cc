@@ -27,9 +27,11 @@ struct Encoder {
     auto host = b->CreateString(j.host);
     auto command = b->CreateString(j.command);
     auto gpu_host = b->CreateString(j.gpu_host);
+    auto kind = b->CreateString(j.kind);
     auto t = disk::CreateJobUpsert(
         *b, job, j.pid, host, command, static_cast<disk::Priority>(j.priority), j.mem_bytes,
-        gpu_host, j.gpu_index, j.slowdown_target, j.share, j.fingerprint, j.registered_unix_ns);
+        gpu_host, j.gpu_index, j.slowdown_target, j.share, j.fingerprint, j.registered_unix_ns,
+        kind);
     return {disk::Body::JobUpsert, t.Union()};
   }
   std::pair<disk::Body, fb::Offset<void>> operator()(const JobRemoval& r) const {
@@ -42,8 +44,10 @@ struct Encoder {
   }
   std::pair<disk::Body, fb::Offset<void>> operator()(const ObservationRecord& o) const {
     auto gpu_type = b->CreateString(o.gpu_type);
+    auto kind_a = b->CreateString(o.kind_a);
+    auto kind_b = b->CreateString(o.kind_b);
     auto t = disk::CreateObservation(*b, gpu_type, o.fingerprint_a, o.fingerprint_b, o.slowdown_a,
-                                     o.slowdown_b, o.share_a, o.share_b, o.unix_ns);
+                                     o.slowdown_b, o.share_a, o.share_b, o.unix_ns, kind_a, kind_b);
     return {disk::Body::Observation, t.Union()};
   }
   std::pair<disk::Body, fb::Offset<void>> operator()(const BudgetSeqUpdate& u) const {
@@ -81,7 +85,8 @@ absl::StatusOr<Mutation> DecodeMutation(const disk::Record& r) {
                        .slowdown_target = j.slowdown_target(),
                        .share = j.share(),
                        .fingerprint = j.fingerprint(),
-                       .registered_unix_ns = j.registered_unix_ns()};
+                       .registered_unix_ns = j.registered_unix_ns(),
+                       .kind = Str(j.kind())};
     }
     case disk::Body::JobRemove:
       return JobRemoval{Str(r.body_as_JobRemove()->job())};
@@ -94,7 +99,8 @@ absl::StatusOr<Mutation> DecodeMutation(const disk::Record& r) {
       const disk::Observation& o = *r.body_as_Observation();
       return ObservationRecord{Str(o.gpu_type()), o.fingerprint_a(), o.fingerprint_b(),
                                o.slowdown_a(),    o.slowdown_b(),    o.share_a(),
-                               o.share_b(),       o.unix_ns()};
+                               o.share_b(),       o.unix_ns(),       Str(o.kind_a()),
+                               Str(o.kind_b())};
     }
     case disk::Body::BudgetSeq:
       return BudgetSeqUpdate{r.body_as_BudgetSeq()->seq()};

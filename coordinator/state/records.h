@@ -29,6 +29,7 @@ struct JobRecord {
   double share = 1.0;
   uint64_t fingerprint = 0;  // model fingerprint (hash of its kernel-name set)
   int64_t registered_unix_ns = 0;
+  std::string kind;  // the interference model's name for the job's model; may be empty
 
   friend bool operator==(const JobRecord&, const JobRecord&) = default;
 };
@@ -54,6 +55,8 @@ struct ObservationRecord {
   double share_a = 0;
   double share_b = 0;
   int64_t unix_ns = 0;
+  std::string kind_a;  // the jobs' kinds (JobRecord::kind); may be empty
+  std::string kind_b;
 
   friend bool operator==(const ObservationRecord&, const ObservationRecord&) = default;
 };

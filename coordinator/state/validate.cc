@@ -26,6 +26,7 @@ struct Validator {
     if (absl::Status s = CheckLength("host", j.host, kMaxNameBytes); !s.ok()) return s;
     if (absl::Status s = CheckLength("command", j.command, kMaxCommandBytes); !s.ok()) return s;
     if (absl::Status s = CheckLength("gpu host", j.gpu_host, kMaxNameBytes); !s.ok()) return s;
+    if (absl::Status s = CheckLength("kind", j.kind, kMaxNameBytes); !s.ok()) return s;
     if (j.priority != Priority::kGuaranteed && j.priority != Priority::kOpportunistic) {
       return absl::InvalidArgumentError(
           absl::StrCat("priority ", static_cast<int>(j.priority), " is not 0 or 1"));
@@ -35,6 +36,8 @@ struct Validator {
   absl::Status operator()(const JobRemoval& r) const { return CheckName("job id", r.job); }
   absl::Status operator()(const BaselineRecord&) const { return absl::OkStatus(); }
   absl::Status operator()(const ObservationRecord& o) const {
+    if (absl::Status s = CheckLength("kind a", o.kind_a, kMaxNameBytes); !s.ok()) return s;
+    if (absl::Status s = CheckLength("kind b", o.kind_b, kMaxNameBytes); !s.ok()) return s;
     return CheckLength("gpu type", o.gpu_type, kMaxNameBytes);
   }
   absl::Status operator()(const BudgetSeqUpdate&) const { return absl::OkStatus(); }

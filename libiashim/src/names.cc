@@ -33,4 +33,12 @@ bool ValidJobName(std::string_view job) {
   return true;
 }
 
+bool ValidModelKind(std::string_view kind) {
+  if (kind.empty() || kind.size() > 128 || kind.front() == ' ' || kind.back() == ' ') return false;
+  for (char c : kind) {
+    if (c < 0x20 || c > 0x7e) return false;
+  }
+  return true;
+}
+
 }  // namespace iashim

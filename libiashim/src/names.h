@@ -17,6 +17,11 @@ bool ValidConnectEndpoint(std::string_view endpoint);
 // A job id (IASHIM_JOB): 1-128 of letters, digits and . _ - : / @ +
 bool ValidJobName(std::string_view job);
 
+// A model's kind (iashim run --kind, the interference model's key): 1-128
+// printable ASCII characters, not starting or ending with a space, e.g.
+// "ResNet-50 (batch size 64)".
+bool ValidModelKind(std::string_view kind);
+
 }  // namespace iashim
 
 #endif  // IASHIM_NAMES_H_

@@ -26,13 +26,15 @@ TEST(CliOptions, RunWithEveryOption) {
   absl::StatusOr<CliOptions> o =
       Parse({"run", "--priority", "opportunistic", "--mem", "8GiB", "--gpu", "3", "--job",
              "bert.large-1:a/b@c+d", "--coordinator", "ipc:///tmp/c", "--simgpu", "--timeout-s",
-             "0.5", "--", "python", "train.py", "--lr", "0.1"});
+             "0.5", "--kind", "ResNet-50 (batch size 64)", "--", "python", "train.py", "--lr",
+             "0.1"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->kind, CommandKind::kRun);
   EXPECT_EQ(o->placement.priority, JobPriority::kOpportunistic);
   EXPECT_EQ(o->placement.mem_bytes, uint64_t{8} << 30);
   EXPECT_EQ(o->placement.gpu, 3);
   EXPECT_EQ(o->placement.job, "bert.large-1:a/b@c+d");
+  EXPECT_EQ(o->placement.kind, "ResNet-50 (batch size 64)");
   EXPECT_EQ(o->coordinator, "ipc:///tmp/c");
   EXPECT_TRUE(o->simgpu);
   EXPECT_DOUBLE_EQ(o->timeout_s, 0.5);
@@ -48,6 +50,7 @@ TEST(CliOptions, RunDefaults) {
   EXPECT_EQ(o->placement.gpu, -1);
   EXPECT_EQ(o->placement.job, "");
   EXPECT_EQ(o->placement.slowdown_target, 0.0);
+  EXPECT_EQ(o->placement.kind, "");
   EXPECT_EQ(o->coordinator, "tcp://127.0.0.1:5555");
   EXPECT_DOUBLE_EQ(o->timeout_s, 2.0);
   EXPECT_FALSE(o->simgpu);
@@ -150,6 +153,9 @@ TEST(CliOptions, RejectsBadValues) {
   EXPECT_THAT(Error({"place", "--job="}), HasSubstr("--job ''"));
   EXPECT_THAT(Error({"place", "--job", std::string(129, 'a')}), HasSubstr("1-128"));
   EXPECT_TRUE(Parse({"place", "--job", std::string(128, 'a')}).ok());
+  EXPECT_THAT(Error({"place", "--kind", " resnet"}), HasSubstr("--kind ' resnet': must be 1-128"));
+  EXPECT_THAT(Error({"place", "--kind", "a\tb"}), HasSubstr("printable ASCII"));
+  EXPECT_THAT(Error({"place", "--kind", std::string(129, 'k')}), HasSubstr("1-128"));
   EXPECT_THAT(Error({"status", "--timeout-s", "0"}),
               HasSubstr("--timeout-s '0': must be a number of seconds above 0"));
   EXPECT_THAT(Error({"status", "--timeout-s", "-1"}), HasSubstr("--timeout-s '-1'"));

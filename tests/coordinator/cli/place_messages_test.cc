@@ -38,6 +38,7 @@ TEST(PlaceMessages, EncodeRequestCarriesEveryField) {
   p.mem_bytes = 123;
   p.gpu = 5;
   p.slowdown_target = 0.2;
+  p.kind = "ResNet-50 (batch size 64)";
   const std::vector<uint8_t> bytes = EncodePlaceRequest(p, "node-a", "python x.py", 4242);
   flatbuffers::Verifier verifier(bytes.data(), bytes.size());
   ASSERT_TRUE(wire::VerifyEnvelopeBuffer(verifier));
@@ -53,6 +54,8 @@ TEST(PlaceMessages, EncodeRequestCarriesEveryField) {
   EXPECT_EQ(r->host()->str(), "node-a");
   EXPECT_EQ(r->command()->str(), "python x.py");
   EXPECT_DOUBLE_EQ(r->slowdown_target(), 0.2);
+  ASSERT_NE(r->kind(), nullptr);
+  EXPECT_EQ(r->kind()->str(), "ResNet-50 (batch size 64)");
 }
 
 TEST(PlaceMessages, EncodeRequestDefaultsMeanAuto) {

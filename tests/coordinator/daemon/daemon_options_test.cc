@@ -11,18 +11,22 @@ TEST(DaemonOptionsTest, Defaults) {
   EXPECT_EQ(o->listen, "tcp://127.0.0.1:5555");
   EXPECT_TRUE(o->control);
   EXPECT_FALSE(o->state_dir.empty());
+  EXPECT_EQ(o->placement, "interference");
 }
 
 TEST(DaemonOptionsTest, Values) {
   absl::StatusOr<DaemonOptions> o =
       ParseDaemonOptions({"--listen", "ipc:///tmp/x", "--pub=tcp://0.0.0.0:7000", "--no-control",
-                          "--slowdown-target", "0.2", "--state-dir", "/tmp/s"});
+                          "--slowdown-target", "0.2", "--state-dir", "/tmp/s", "--placement",
+                          "simple", "--min-gain=0.2"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->listen, "ipc:///tmp/x");
   EXPECT_EQ(o->pub, "tcp://0.0.0.0:7000");
   EXPECT_FALSE(o->control);
   EXPECT_DOUBLE_EQ(o->slowdown_target, 0.2);
   EXPECT_EQ(o->state_dir, "/tmp/s");
+  EXPECT_EQ(o->placement, "simple");
+  EXPECT_DOUBLE_EQ(o->min_gain, 0.2);
 }
 
 TEST(DaemonOptionsTest, BadInputIsNamed) {
@@ -35,6 +39,8 @@ TEST(DaemonOptionsTest, BadInputIsNamed) {
                         Case{{"--slowdown-target", "abc"}, "--slowdown-target 'abc'"},
                         Case{{"--heartbeat-timeout-s"}, "needs a value"},
                         Case{{"--bogus"}, "unknown option '--bogus'"},
+                        Case{{"--placement", "best"}, "--placement must be 'interference' or"},
+                        Case{{"--min-gain", "2"}, "--min-gain '2'"},
                         Case{{"--state-dir", ""}, "must not be empty"},
                         Case{{"--listen", "tcp://a:1", "--pub", "tcp://a:1"}, "different"}}) {
     absl::StatusOr<DaemonOptions> o = ParseDaemonOptions(c.args);

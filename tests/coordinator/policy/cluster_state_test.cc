@@ -33,6 +33,17 @@ TEST(ClusterStateTest, FindsGpusAndJobs) {
   EXPECT_EQ(GpuName({"node7", 3}), "node7:3");
 }
 
+TEST(ClusterStateTest, FindsEveryGpuOfAGang) {
+  ClusterState s;
+  s.cluster.gpus = {Gpu("a", 0, 16 * kGiB), Gpu("a", 1, 16 * kGiB), Gpu("a", 2, 16 * kGiB)};
+  const PlacedJob gang{.job = "g", .mem_bytes = kGiB, .gpu_count = 2};
+  s.jobs[{"a", 2}] = {gang};
+  s.jobs[{"a", 0}] = {{.job = "x"}, gang};
+  EXPECT_EQ(s.FindJobGpus("g"), (std::vector<GpuId>{{"a", 0}, {"a", 2}}));
+  EXPECT_EQ(s.FindJobGpus("x"), (std::vector<GpuId>{{"a", 0}}));
+  EXPECT_TRUE(s.FindJobGpus("nope").empty());
+}
+
 TEST(ClusterStateTest, ReservationCountsWholeGpuJobsAsAllOfIt) {
   const GpuInfo g = Gpu("a", 0, 16 * kGiB);
   const std::vector<PlacedJob> sized = {{.job = "x", .mem_bytes = 4 * kGiB},

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace iashim::policy {
 namespace {
@@ -159,6 +160,52 @@ TEST_F(SimplePlacementTest, AnAlreadyPlacedJobGetsItsGpuAgain) {
   const PlacementDecision d = Place(Request("j", kG, 4 * kGiB), s);
   EXPECT_EQ(d.outcome, Outcome::kPlaced);
   EXPECT_EQ(d.gpu, (GpuId{"b", 0}));
+}
+
+TEST_F(SimplePlacementTest, AGangRunsAloneOnOneNodeTheFullestThatFits) {
+  ClusterState s;
+  for (const char* host : {"a", "b", "c"}) {
+    for (int i = 0; i < 4; ++i) s.cluster.gpus.push_back(Gpu(host, i, 16 * kGiB));
+  }
+  s.jobs[{"a", 0}] = {Job("x", kO, kGiB, 0.1)};  // a: 3 empty
+  s.jobs[{"b", 1}] = {Job("y", kO, kGiB, 0.1)};
+  s.jobs[{"b", 2}] = {Job("z", kO, kGiB, 0.1)};  // b: 2 empty; c: 4
+  PlacementRequest r = Request("g", kO, 4 * kGiB);
+  r.gpu_count = 2;
+  PlacementDecision d = Place(r, s);
+  ASSERT_EQ(d.outcome, Outcome::kPlaced);
+  EXPECT_EQ(d.gpus, (std::vector<GpuId>{{"b", 0}, {"b", 3}}));
+  EXPECT_EQ(d.gpu, (GpuId{"b", 0}));
+  // Recorded, and asked again: the same GPUs.
+  for (const GpuId& g : d.gpus) {
+    s.jobs[g] = {Job("g", kO, 4 * kGiB, 0.5)};
+    s.jobs[g].front().gpu_count = 2;
+  }
+  d = Place(r, s);
+  EXPECT_EQ(d.gpus, (std::vector<GpuId>{{"b", 0}, {"b", 3}}));
+  // c stayed whole for a gang of 4; no node has 5 GPUs.
+  r.job = "h";
+  r.gpu_count = 4;
+  d = Place(r, s);
+  EXPECT_EQ(d.gpus, (std::vector<GpuId>{{"c", 0}, {"c", 1}, {"c", 2}, {"c", 3}}));
+  r.gpu_count = 5;
+  EXPECT_EQ(Place(r, s).outcome, Outcome::kRejected);
+}
+
+TEST_F(SimplePlacementTest, AGangIsQueuedRatherThanSplitOrShared) {
+  ClusterState s = TwoNodes();
+  s.jobs[{"a", 0}] = {Job("x", kO, kGiB, 0.1)};  // a:1 and b:0 are empty
+  PlacementRequest r = Request("g", kO, 4 * kGiB);
+  r.gpu_count = 2;
+  EXPECT_EQ(Place(r, s).outcome, Outcome::kQueued);
+  r.host = "b";  // one GPU there
+  EXPECT_EQ(Place(r, s).outcome, Outcome::kRejected);
+  r.host.clear();
+  r.gpu = GpuId{"a", 0};
+  EXPECT_EQ(Place(r, s).outcome, Outcome::kRejected);
+  r.gpu.reset();
+  r.gpu_count = 0;
+  EXPECT_EQ(Place(r, s).outcome, Outcome::kRejected);
 }
 
 TEST_F(SimplePlacementTest, NamesOutcomes) {
