@@ -72,8 +72,11 @@ cleanup() {
 trap cleanup EXIT
 
 start_coordinator() {  # [--no-control]
+  # --min-gain -1: the demo puts three jobs on one GPU on purpose. By default the
+  # coordinator would queue the third, which its interference model predicts to
+  # add less progress than it costs the other opportunistic job.
   "$build/coordinator/daemon/iashim-coordinator" --listen "$IASHIM_COORDINATOR" --pub "$pub" \
-    --state-dir "$tmp/state" "$@" >>"$tmp/coordinator.log" 2>&1 &
+    --state-dir "$tmp/state" --min-gain -1 "$@" >>"$tmp/coordinator.log" 2>&1 &
   coordinator_pid=$!
   for _ in $(seq 50); do
     "$iashim" status --timeout-s 0.2 >/dev/null 2>&1 && return 0
@@ -156,6 +159,7 @@ for m in $guaranteed $opportunistic; do
   prio=opportunistic
   [[ $m == "$guaranteed" ]] && prio=guaranteed
   share=$(share_of "demo-$m")
+  [[ -n "$share" ]] && share=$(awk -v s="$share" 'BEGIN { printf "%.2f", s }')
   printf '| %-12s | %-13s | %9s | %15s | %13s | %11s |\n' "$m" "$prio" \
     "$(rate "$tmp/solo-$m" 1 "$solo_s")" "$(rate "$tmp/unmanaged-$m" 3 "$unmanaged_s")" \
     "$(rate "$tmp/managed-$m" "$from" "$managed_s")" "${share:--}"
