@@ -1,0 +1,103 @@
+#include "clustersim/baseline_policies.h"
+
+#include <map>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "clustersim/text.h"
+
+namespace iashim::clustersim {
+
+using policy::ClusterState;
+using policy::GpuId;
+using policy::PlacementDecision;
+using policy::PlacementRequest;
+
+std::optional<std::vector<GpuId>> EmptyGpus(const ClusterState& state, int count) {
+  std::map<std::string, std::vector<GpuId>> empty_by_host;  // hosts in order
+  for (const policy::GpuInfo& g : state.cluster.gpus) {
+    auto& empty = empty_by_host[g.id.host];
+    if (state.JobsOn(g.id).empty()) empty.push_back(g.id);
+  }
+  const std::vector<GpuId>* best = nullptr;
+  for (auto& [host, empty] : empty_by_host) {
+    if (static_cast<int>(empty.size()) < count) continue;
+    if (best == nullptr || empty.size() < best->size()) best = &empty;
+  }
+  if (best == nullptr) return std::nullopt;
+  std::vector<GpuId> chosen = *best;
+  std::sort(chosen.begin(), chosen.end());
+  chosen.resize(count);
+  return chosen;
+}
+
+bool MayJoin(const PlacementRequest& request, const ClusterState& state, const GpuId& gpu,
+             const policy::ShareRule& rule) {
+  if (request.gpu_count != 1) return false;
+  const std::span<const policy::PlacedJob> here = state.JobsOn(gpu);
+  return here.size() == 1 && here[0].gpu_count == 1 && rule.MayShare(request.traits, here[0].traits);
+}
+
+namespace {
+
+// Gangs and any job that finds empty GPUs: the same for every baseline.
+std::optional<PlacementDecision> PlaceOnEmpty(const PlacementRequest& request,
+                                              const ClusterState& state) {
+  std::optional<std::vector<GpuId>> gpus = EmptyGpus(state, request.gpu_count);
+  if (!gpus.has_value()) return std::nullopt;
+  if (gpus->size() == 1) return PlacementDecision::Placed(gpus->front(), "an empty GPU");
+  return PlacementDecision::PlacedGang(std::move(*gpus),
+                                       Cat(request.gpu_count, " empty GPUs of one node"));
+}
+
+PlacementDecision NoRoom(const PlacementRequest& request) {
+  return PlacementDecision::Queued(Cat("no node has ", request.gpu_count,
+                                                " empty GPU(s) and no GPU can share"));
+}
+
+}  // namespace
+
+PlacementDecision ExclusivePlacement::Place(const PlacementRequest& request,
+                                            const ClusterState& state) const {
+  if (std::optional<PlacementDecision> d = PlaceOnEmpty(request, state)) return *d;
+  return NoRoom(request);
+}
+
+PlacementDecision FirstFitPlacement::Place(const PlacementRequest& request,
+                                           const ClusterState& state) const {
+  if (request.gpu_count != 1) {
+    if (std::optional<PlacementDecision> d = PlaceOnEmpty(request, state)) return *d;
+    return NoRoom(request);
+  }
+  for (const policy::GpuInfo& g : state.cluster.gpus) {
+    if (state.JobsOn(g.id).empty()) return PlacementDecision::Placed(g.id, "the first GPU: empty");
+    if (MayJoin(request, state, g.id, *rule_)) {
+      return PlacementDecision::Placed(g.id, "the first GPU that fits: shared");
+    }
+  }
+  return NoRoom(request);
+}
+
+PlacementDecision IadeepPlacement::Place(const PlacementRequest& request,
+                                         const ClusterState& state) const {
+  if (std::optional<PlacementDecision> d = PlaceOnEmpty(request, state)) return *d;
+  if (request.gpu_count != 1) return NoRoom(request);
+  const GpuId* best = nullptr;
+  double best_sum = 0;
+  for (const policy::GpuInfo& g : state.cluster.gpus) {
+    if (!MayJoin(request, state, g.id, *rule_)) continue;
+    const policy::JobTraits& resident = state.JobsOn(g.id)[0].traits;
+    const double sum = predictor_->Predict(request.traits, resident).throughput +
+                       predictor_->Predict(resident, request.traits).throughput;
+    if (best == nullptr || sum > best_sum) {
+      best = &g.id;
+      best_sum = sum;
+    }
+  }
+  if (best == nullptr) return NoRoom(request);
+  return PlacementDecision::Placed(
+      *best, absl::StrFormat("least predicted interference: combined throughput %.2f", best_sum));
+}
+
+}  // namespace iashim::clustersim

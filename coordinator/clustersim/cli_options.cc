@@ -1,0 +1,220 @@
+#include "clustersim/cli_options.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <set>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "clustersim/replay.h"
+#include "clustersim/text.h"
+
+namespace iashim::clustersim {
+namespace {
+
+std::string PolicyList() {
+  std::string list;
+  for (std::string_view name : kPolicyNames) Append(&list, list.empty() ? "" : ",", name);
+  return list;
+}
+
+absl::Status Bad(std::string_view flag, std::string_view why) {
+  return absl::InvalidArgumentError(Cat(flag, ": ", why));
+}
+
+template <typename Int>
+absl::StatusOr<Int> ParseInt(std::string_view flag, std::string_view text, Int min, Int max) {
+  Int v{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    return Bad(flag, Cat("\"", text, "\" is not an integer"));
+  }
+  if (v < min || v > max) {
+    return Bad(flag, Cat(text, " is out of range [", min, ", ", max, "]"));
+  }
+  return v;
+}
+
+absl::StatusOr<double> ParseDouble(std::string_view flag, std::string_view text) {
+  double v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
+    return Bad(flag, Cat("\"", text, "\" is not a finite number"));
+  }
+  return v;
+}
+
+absl::StatusOr<std::vector<std::string>> ParsePolicies(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::string_view name : Split(text, ',')) {
+    if (std::find(std::begin(kPolicyNames), std::end(kPolicyNames), name) == std::end(kPolicyNames)) {
+      return Bad("--policy", Cat("unknown policy \"", name, "\" (known: ",
+                                          PolicyList(), ")"));
+    }
+    if (std::find(out.begin(), out.end(), name) != out.end()) {
+      return Bad("--policy", Cat("\"", name, "\" given twice"));
+    }
+    out.emplace_back(name);
+  }
+  return out;
+}
+
+bool IsFlag(std::string_view arg) { return arg.starts_with("--") || arg == "-h"; }
+
+}  // namespace
+
+bool IsAlibabaCommandLine(const std::vector<std::string>& args) {
+  return std::any_of(args.begin(), args.end(),
+                     [](const std::string& a) { return a.starts_with("--alibaba"); });
+}
+
+absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args) {
+  CliOptions o;
+  o.min_gain = kDefaultMinGain;
+  o.uncertainty_weight = kDefaultUncertaintyWeight;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string flag = args[i];
+    if (!IsFlag(flag)) {
+      return absl::InvalidArgumentError(
+          Cat("unexpected argument \"", flag, "\" (not after a flag that takes it)"));
+    }
+    std::optional<std::string> inline_value;
+    if (const size_t eq = flag.find('='); eq != std::string::npos) {
+      inline_value = flag.substr(eq + 1);
+      flag.resize(eq);
+    }
+    if (flag == "--help" || flag == "-h") {
+      o.mode = CliOptions::Mode::kHelp;
+      return o;
+    }
+    if (flag != "--trace" && !seen.insert(flag).second) return Bad(flag, "given twice");
+    if (flag == "--json") {
+      if (inline_value.has_value()) return Bad(flag, "takes no value");
+      o.json = true;
+      continue;
+    }
+    if (flag == "--trace") {
+      seen.insert(flag);
+      if (inline_value.has_value()) {
+        if (inline_value->empty()) return Bad(flag, "empty file name");
+        o.traces.push_back(*inline_value);
+        continue;
+      }
+      size_t taken = 0;
+      while (i + 1 < args.size() && !IsFlag(args[i + 1])) {
+        if (args[i + 1].empty()) return Bad(flag, "empty file name");
+        o.traces.push_back(args[++i]);
+        ++taken;
+      }
+      if (taken == 0) return Bad(flag, "needs at least one trace file");
+      continue;
+    }
+    std::string value;
+    if (inline_value.has_value()) {
+      value = *inline_value;
+    } else if (i + 1 < args.size() && !args[i + 1].starts_with("--")) {
+      value = args[++i];
+    } else {
+      static const std::set<std::string> kKnown = {
+          "--throughputs", "--gpu-type", "--gpus",     "--gpus-per-node",     "--arrival-scale",
+          "--policy",      "--seed",     "--out",      "--kfold",             "--min-gain",
+          "--uncertainty-weight"};
+      if (kKnown.contains(flag)) return Bad(flag, "needs a value");
+      return absl::InvalidArgumentError(Cat("unknown flag ", flag, " (see --help)"));
+    }
+    if (flag == "--throughputs") {
+      if (value.empty()) return Bad(flag, "empty file name");
+      o.throughputs = value;
+    } else if (flag == "--gpu-type") {
+      if (value.empty()) return Bad(flag, "empty GPU type");
+      o.gpu_type = value;
+    } else if (flag == "--gpus") {
+      absl::StatusOr<int> v = ParseInt<int>(flag, value, 1, 1'000'000);
+      if (!v.ok()) return v.status();
+      o.gpus = *v;
+    } else if (flag == "--gpus-per-node") {
+      absl::StatusOr<int> v = ParseInt<int>(flag, value, 1, 1024);
+      if (!v.ok()) return v.status();
+      o.gpus_per_node = *v;
+    } else if (flag == "--arrival-scale") {
+      absl::StatusOr<double> v = ParseDouble(flag, value);
+      if (!v.ok()) return v.status();
+      if (*v <= 0) return Bad(flag, "must be > 0 (2 = jobs arrive twice as fast)");
+      o.arrival_scale = *v;
+    } else if (flag == "--policy") {
+      absl::StatusOr<std::vector<std::string>> v = ParsePolicies(value);
+      if (!v.ok()) return v.status();
+      o.policies = *std::move(v);
+    } else if (flag == "--seed") {
+      absl::StatusOr<uint64_t> v = ParseInt<uint64_t>(flag, value, 0, UINT64_MAX);
+      if (!v.ok()) return v.status();
+      o.seed = *v;
+    } else if (flag == "--out") {
+      if (value.empty()) return Bad(flag, "empty directory name");
+      o.out_dir = value;
+    } else if (flag == "--kfold") {
+      absl::StatusOr<int> v = ParseInt<int>(flag, value, 2, 1000);
+      if (!v.ok()) return v.status();
+      o.kfold = *v;
+    } else if (flag == "--min-gain") {
+      absl::StatusOr<double> v = ParseDouble(flag, value);
+      if (!v.ok()) return v.status();
+      o.min_gain = *v;
+    } else if (flag == "--uncertainty-weight") {
+      absl::StatusOr<double> v = ParseDouble(flag, value);
+      if (!v.ok()) return v.status();
+      if (*v < 0) return Bad(flag, "must be >= 0");
+      o.uncertainty_weight = *v;
+    } else {
+      return absl::InvalidArgumentError(Cat("unknown flag ", flag, " (see --help)"));
+    }
+  }
+
+  if (o.throughputs.empty()) return Bad("--throughputs", "required (Gavel's throughputs JSON)");
+  if (o.gpu_type.empty()) return Bad("--gpu-type", "required (e.g. v100)");
+  if (seen.contains("--kfold")) {
+    o.mode = CliOptions::Mode::kKfold;
+    for (const char* replay_only : {"--trace", "--gpus", "--gpus-per-node", "--arrival-scale",
+                                    "--policy", "--out", "--min-gain", "--uncertainty-weight"}) {
+      if (seen.contains(replay_only)) return Bad(replay_only, "does not apply to --kfold");
+    }
+    return o;
+  }
+  if (o.traces.empty()) return Bad("--trace", "required (one or more Gavel trace files)");
+  if (o.gpus == 0) return Bad("--gpus", "required (the cluster's GPU count)");
+  if (o.policies.empty()) o.policies.assign(std::begin(kPolicyNames), std::end(kPolicyNames));
+  return o;
+}
+
+std::string Usage() {
+  return Cat(
+      "usage: iashim-clustersim --trace FILE... --throughputs FILE --gpu-type TYPE --gpus N\n"
+      "           [--gpus-per-node K] [--arrival-scale X] [--policy P,...] [--seed S]\n"
+      "           [--out DIR] [--json] [--min-gain G] [--uncertainty-weight W]\n"
+      "       iashim-clustersim --kfold K --throughputs FILE --gpu-type TYPE [--seed S] [--json]\n"
+      "       iashim-clustersim --alibaba-nodes F --alibaba-pods F ...   (Alibaba replay)\n"
+      "\n"
+      "Replays Gavel's traces on N GPUs of TYPE, with Gavel's measured solo and paired\n"
+      "throughputs as ground truth, under each policy (default: all of ",
+      PolicyList(),
+      ").\n"
+      "  --gpus-per-node K     GPUs per node, gangs stay on one (default 8)\n"
+      "  --arrival-scale X     divide arrival times by X (2 = twice as fast; default 1)\n"
+      "  --out DIR             write summary.csv, summary.json and jobs-<policy>.csv\n"
+      "  --json                one JSON object per policy per line instead of a table\n"
+      "  --min-gain G          iashim/oracle: progress sharing must add (default ",
+      kDefaultMinGain,
+      ")\n"
+      "  --uncertainty-weight W  iashim/oracle: cost of predicted uncertainty (default ",
+      kDefaultUncertaintyWeight,
+      ")\n"
+      "  --kfold K             cross-validate the interference predictors over the\n"
+      "                        measured one-GPU pairs of TYPE, K folds\n");
+}
+
+}  // namespace iashim::clustersim

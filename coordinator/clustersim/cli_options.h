@@ -1,0 +1,50 @@
+// iashim-clustersim's command line, parsed and validated before any file is
+// read: every bad argument is an InvalidArgument error naming it (main exits
+// 2). Flags take "--flag VALUE" or "--flag=VALUE"; --trace takes one or
+// more files (every word up to the next flag) and may repeat.
+#ifndef IASHIM_COORDINATOR_CLUSTERSIM_CLI_OPTIONS_H_
+#define IASHIM_COORDINATOR_CLUSTERSIM_CLI_OPTIONS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace iashim::clustersim {
+
+struct CliOptions {
+  enum class Mode { kReplay, kKfold, kHelp };
+  Mode mode = Mode::kReplay;
+
+  std::string throughputs;  // required
+  std::string gpu_type;     // required
+  uint64_t seed = 1;
+  bool json = false;
+
+  // Replay.
+  std::vector<std::string> traces;
+  int gpus = 0;
+  int gpus_per_node = 8;
+  double arrival_scale = 1;
+  std::vector<std::string> policies;  // default: all, in kPolicyNames order
+  std::string out_dir;
+  double min_gain = 0;            // set to kDefaultMinGain unless given
+  double uncertainty_weight = 0;  // set to kDefaultUncertaintyWeight unless given
+
+  // K-fold cross-validation of the interference predictors.
+  int kfold = 0;
+};
+
+// `args` without the program name.
+absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args);
+
+// Whether this is the Alibaba replay's command line (any argument starting
+// with --alibaba): main hands it to RunAlibabaCli untouched.
+bool IsAlibabaCommandLine(const std::vector<std::string>& args);
+
+std::string Usage();
+
+}  // namespace iashim::clustersim
+
+#endif  // IASHIM_COORDINATOR_CLUSTERSIM_CLI_OPTIONS_H_

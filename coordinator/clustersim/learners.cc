@@ -1,0 +1,10 @@
+#include "clustersim/learners.h"
+
+namespace iashim::clustersim {
+
+void PrequentialError::Add(double predicted, double observed) {
+  ++predictions;
+  sum_abs_error += std::fabs(predicted - observed);
+}
+
+}  // namespace iashim::clustersim

@@ -1,0 +1,120 @@
+#include "clustersim/replay.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "clustersim/baseline_policies.h"
+#include "clustersim/learners.h"
+#include "clustersim/measured_pair_rule.h"
+#include "clustersim/oracle_predictor.h"
+#include "policy/interference_model.h"
+#include "policy/interference_placement.h"
+#include "policy/pair_table.h"
+#include "clustersim/text.h"
+
+namespace iashim::clustersim {
+namespace {
+
+policy::InterferenceAwarePlacement::Options PlacementOptions(const ReplayOptions& options) {
+  policy::InterferenceAwarePlacement::Options o;
+  o.min_gain = options.min_gain;
+  o.uncertainty_weight = options.uncertainty_weight;
+  o.max_jobs_per_gpu = 2;  // only pairs were measured
+  return o;
+}
+
+// Simulates one policy by name, with its predictor and learner.
+absl::StatusOr<PolicyRun> RunPolicy(std::string_view name, const PreparedJobs& prepared,
+                                    const GavelThroughputs& truth, const ReplayOptions& options) {
+  const MeasuredPairRule rule(&truth);
+  std::optional<PrequentialError> error;
+  absl::StatusOr<SimResult> result = absl::InternalError("unreachable");
+  if (name == "exclusive") {
+    SimConfig sim = options.sim;
+    sim.policy_may_share = false;
+    result = Simulate(prepared.jobs, truth, sim, ExclusivePlacement(), nullptr);
+  } else if (name == "firstfit") {
+    result = Simulate(prepared.jobs, truth, options.sim, FirstFitPlacement(&rule), nullptr);
+  } else if (name == "iadeep") {
+    policy::PairTable table;
+    Learner<policy::PairTable> learner(&table);
+    result = Simulate(prepared.jobs, truth, options.sim, IadeepPlacement(&table, &rule), &learner);
+    error = learner.error();
+  } else if (name == "iashim") {
+    policy::InterferenceModel::Options model_options;
+    model_options.seed = options.seed;
+    policy::InterferenceModel model(model_options);
+    Learner<policy::InterferenceModel> learner(&model);
+    const policy::InterferenceAwarePlacement placement(&model, &rule, PlacementOptions(options));
+    result = Simulate(prepared.jobs, truth, options.sim, placement, &learner);
+    error = learner.error();
+  } else if (name == "oracle") {
+    const OraclePredictor oracle(truth);
+    const policy::InterferenceAwarePlacement placement(&oracle, &rule, PlacementOptions(options));
+    result = Simulate(prepared.jobs, truth, options.sim, placement, nullptr);
+  } else {
+    return absl::InvalidArgumentError(Cat("unknown policy \"", name, "\""));
+  }
+  if (!result.ok()) {
+    return absl::Status(result.status().code(),
+                        Cat("policy ", name, ": ", result.status().message()));
+  }
+  PolicyRun run;
+  run.jobs = MakeJobRecords(prepared.jobs, *result);
+  run.summary.policy = std::string(name);
+  if (error.has_value()) {
+    run.summary.predictor_mae = error->mean();
+    run.summary.predictor_predictions = error->predictions;
+  }
+  // later_than_exclusive is counted by Replay, against the exclusive run.
+  Summarise(run.jobs, *result, options.sim.gpus, run.jobs, &run.summary);
+  return run;
+}
+
+}  // namespace
+
+PreparedJobs PrepareJobs(std::span<const TraceJob> trace, const GavelThroughputs& truth,
+                         const SimConfig& sim, double arrival_scale) {
+  PreparedJobs out;
+  const int largest_node = std::min(sim.gpus, sim.gpus_per_node);
+  for (const TraceJob& t : trace) {
+    if (!truth.Solo(t.type).has_value()) {
+      ++out.skipped;
+      continue;
+    }
+    if (t.type.scale > largest_node) {
+      ++out.unplaceable;
+      continue;
+    }
+    out.jobs.push_back({t.id, t.type, static_cast<double>(t.total_steps), t.arrival_s / arrival_scale});
+  }
+  // The trace is in arrival order already; stable_sort keeps it so for any input.
+  std::stable_sort(out.jobs.begin(), out.jobs.end(),
+                   [](const SimJob& a, const SimJob& b) { return a.arrival_s < b.arrival_s; });
+  return out;
+}
+
+absl::StatusOr<std::vector<PolicyRun>> Replay(const PreparedJobs& prepared,
+                                              const GavelThroughputs& truth,
+                                              const ReplayOptions& options) {
+  absl::StatusOr<PolicyRun> exclusive = RunPolicy("exclusive", prepared, truth, options);
+  if (!exclusive.ok()) return exclusive.status();
+  std::vector<PolicyRun> runs;
+  for (const std::string& name : options.policies) {
+    absl::StatusOr<PolicyRun> run =
+        name == "exclusive" ? *exclusive : RunPolicy(name, prepared, truth, options);
+    if (!run.ok()) return run.status();
+    run->summary.later_than_exclusive = CountLaterThan(run->jobs, exclusive->jobs);
+    run->summary.skipped = prepared.skipped;
+    run->summary.unplaceable = prepared.unplaceable;
+    run->summary.arrival_scale = options.arrival_scale;
+    run->summary.seed = options.seed;
+    runs.push_back(std::move(*run));
+  }
+  return runs;
+}
+
+}  // namespace iashim::clustersim

@@ -1,0 +1,60 @@
+// One replay: prepares the trace's jobs against the ground truth, builds each
+// requested policy with its predictor and learner, simulates them, and
+// summarises. `exclusive` is always simulated (every policy's
+// later_than_exclusive is counted against it) and reported only if asked.
+#ifndef IASHIM_COORDINATOR_CLUSTERSIM_REPLAY_H_
+#define IASHIM_COORDINATOR_CLUSTERSIM_REPLAY_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "clustersim/gavel_throughputs.h"
+#include "clustersim/gavel_trace.h"
+#include "clustersim/report.h"
+#include "clustersim/simulator.h"
+
+namespace iashim::clustersim {
+
+// The policies, in the order they are reported.
+inline constexpr std::string_view kPolicyNames[] = {"exclusive", "firstfit", "iadeep", "iashim",
+                                                    "oracle"};
+
+// iashim's InterferenceAwarePlacement settings (README.md says why these).
+inline constexpr double kDefaultMinGain = 0.3;
+inline constexpr double kDefaultUncertaintyWeight = 0.0;
+
+struct ReplayOptions {
+  SimConfig sim;
+  double arrival_scale = 1;  // arrival times are divided by it
+  uint64_t seed = 1;         // the learned model's initial factors
+  std::vector<std::string> policies;
+  double min_gain = kDefaultMinGain;  // iashim and oracle
+  double uncertainty_weight = kDefaultUncertaintyWeight;
+};
+
+struct PreparedJobs {
+  std::vector<SimJob> jobs;  // in arrival order
+  int64_t skipped = 0;       // no solo throughput for the type at its scale
+  int64_t unplaceable = 0;   // more GPUs than the largest node
+};
+
+PreparedJobs PrepareJobs(std::span<const TraceJob> trace, const GavelThroughputs& truth,
+                         const SimConfig& sim, double arrival_scale);
+
+struct PolicyRun {
+  PolicySummary summary;
+  std::vector<JobRecord> jobs;
+};
+
+// One PolicyRun per requested policy, in the order asked.
+absl::StatusOr<std::vector<PolicyRun>> Replay(const PreparedJobs& prepared,
+                                              const GavelThroughputs& truth,
+                                              const ReplayOptions& options);
+
+}  // namespace iashim::clustersim
+
+#endif  // IASHIM_COORDINATOR_CLUSTERSIM_REPLAY_H_

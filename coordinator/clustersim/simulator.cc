@@ -1,0 +1,466 @@
+#include "clustersim/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <optional>
+#include <queue>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "clustersim/job_kinds.h"
+#include "clustersim/text.h"
+
+namespace iashim::clustersim {
+namespace {
+
+using policy::ClusterState;
+using policy::GpuId;
+using policy::PlacedJob;
+using policy::PlacementDecision;
+using policy::PlacementRequest;
+
+// Jobs reserve a nominal byte on GPUs of unknown size, so memory never
+// blocks sharing: MeasuredPairRule stands for the memory check.
+constexpr uint64_t kNominalJobBytes = 1;
+
+std::string HostName(int node) { return absl::StrFormat("node%03d", node); }
+
+class Simulation {
+ public:
+  Simulation(std::span<const SimJob> jobs, const GavelThroughputs& truth, const SimConfig& config,
+             const policy::PlacementPolicy& policy, CoLocationObserver* observer)
+      : jobs_(jobs), truth_(truth), config_(config), policy_(policy), observer_(observer) {}
+
+  absl::StatusOr<SimResult> Run();
+
+ private:
+  struct Running {
+    std::vector<int> gpus;
+    double remaining = 0;  // steps
+    double rate = 0;       // steps/s now
+    double since = 0;      // when `remaining` was last brought up to date
+    uint64_t version = 0;  // bumps on every re-timing; stale completions are skipped
+    bool done = false;
+  };
+  struct Completion {
+    double t;
+    int job;
+    uint64_t version;
+    bool operator>(const Completion& o) const {
+      return t != o.t ? t > o.t : job > o.job;  // job order breaks ties: deterministic
+    }
+  };
+
+  absl::Status Init();
+  void AdvanceTo(double t);
+  void Finish(int job);
+  absl::Status SchedulePass();
+  absl::Status Start(int job, const PlacementDecision& decision, const ClusterState& seen);
+  absl::Status Validate(int job, const std::vector<int>& gpus, const ClusterState& seen) const;
+  void Retime(int job);
+  double RateOf(int job) const;
+  // Whether any GPU `job` could possibly be given is open now (a cheap
+  // filter before asking the policy; the policy still decides).
+  bool MightFit(int job) const;
+  void Reserve(int job);
+  void AddToStates(int gpu, const PlacedJob& placed);
+  void RemoveFromStates(int gpu, const std::string& id);
+  bool Hidden(int gpu) const { return reserved_node_ >= 0 && node_of_[gpu] == reserved_node_; }
+  void StateChanged() { std::fill(queued_kind_.begin(), queued_kind_.end(), false); }
+
+  std::span<const SimJob> jobs_;
+  const GavelThroughputs& truth_;
+  const SimConfig& config_;
+  const policy::PlacementPolicy& policy_;
+  CoLocationObserver* observer_;
+
+  // Per job.
+  std::vector<double> solo_rate_;
+  std::vector<policy::JobTraits> traits_;
+  std::vector<int> kind_of_;  // index into kinds
+  std::vector<Running> running_;
+  std::vector<JobOutcome> out_;
+
+  // Kinds (distinct job types) and which may share with which.
+  std::vector<JobType> kinds_;
+  std::vector<std::vector<char>> may_share_;
+  // Kinds asked since the state last changed and queued: asking again would
+  // get the same answer (Place is a pure function of request and state, and
+  // requests differ only in the job id).
+  std::vector<char> queued_kind_;
+
+  // Per GPU and node.
+  std::vector<GpuId> gpu_ids_;
+  std::map<GpuId, int> gpu_index_;
+  std::vector<int> node_of_;
+  std::vector<std::vector<int>> node_gpus_;
+  std::vector<std::vector<int>> on_gpu_;  // jobs on each GPU (0 to 2)
+
+  ClusterState full_;  // what the oldest job (holding a reservation) sees
+  ClusterState view_;  // everything but the reserved node: what the rest see
+  int reserved_node_ = -1;
+  int reserving_job_ = -1;
+
+  std::vector<int> waiting_;  // arrival order
+  std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
+  double now_ = 0;
+  int busy_gpus_ = 0;
+  SimResult result_;
+};
+
+absl::Status Simulation::Init() {
+  if (config_.gpus <= 0) return absl::InvalidArgumentError("the cluster needs at least one GPU");
+  if (config_.gpus_per_node <= 0) {
+    return absl::InvalidArgumentError("gpus_per_node must be positive");
+  }
+  full_.cluster = MakeCluster(config_);
+  for (int g = 0; g < config_.gpus; ++g) {
+    const int node = g / config_.gpus_per_node;
+    gpu_ids_.push_back(full_.cluster.gpus[g].id);
+    gpu_index_[gpu_ids_.back()] = g;
+    node_of_.push_back(node);
+    if (static_cast<int>(node_gpus_.size()) <= node) node_gpus_.emplace_back();
+    node_gpus_[node].push_back(g);
+  }
+  view_ = full_;
+  on_gpu_.assign(config_.gpus, {});
+
+  absl::flat_hash_map<std::string, int> kind_index;
+  const size_t n = jobs_.size();
+  solo_rate_.resize(n);
+  traits_.resize(n);
+  kind_of_.resize(n);
+  running_.resize(n);
+  out_.resize(n);
+  double last_arrival = 0;
+  for (size_t j = 0; j < n; ++j) {
+    const SimJob& job = jobs_[j];
+    if (!std::isfinite(job.arrival_s) || job.arrival_s < 0 || job.arrival_s < last_arrival) {
+      return absl::InvalidArgumentError(
+          Cat("job ", job.id, ": arrival ", job.arrival_s,
+                       " is not finite, negative, or before the previous job's"));
+    }
+    last_arrival = job.arrival_s;
+    if (!(job.total_steps > 0) || !std::isfinite(job.total_steps)) {
+      return absl::InvalidArgumentError(Cat("job ", job.id, ": total_steps must be > 0"));
+    }
+    const std::optional<double> solo = truth_.Solo(job.type);
+    if (!solo.has_value()) {
+      return absl::InvalidArgumentError(
+          Cat("job ", job.id, ": no solo throughput for ", JobTypeKey(job.type)));
+    }
+    const int largest_node = static_cast<int>(node_gpus_.front().size());
+    if (job.type.scale > largest_node) {
+      return absl::InvalidArgumentError(Cat("job ", job.id, " needs ", job.type.scale,
+                                                     " GPUs; the largest node has ", largest_node));
+    }
+    solo_rate_[j] = *solo;
+    traits_[j] = TraitsOf(job.type);
+    auto [it, inserted] = kind_index.try_emplace(traits_[j].kind, static_cast<int>(kinds_.size()));
+    if (inserted) kinds_.push_back(job.type);
+    kind_of_[j] = it->second;
+    out_[j].solo_s = job.total_steps / *solo;
+  }
+  may_share_.assign(kinds_.size(), std::vector<char>(kinds_.size(), 0));
+  for (size_t a = 0; a < kinds_.size(); ++a) {
+    for (size_t b = 0; b < kinds_.size(); ++b) {
+      may_share_[a][b] = kinds_[a].scale == 1 && kinds_[b].scale == 1 &&
+                         truth_.Pair(kinds_[a], kinds_[b]).has_value() &&
+                         truth_.Pair(kinds_[b], kinds_[a]).has_value();
+    }
+  }
+  queued_kind_.assign(kinds_.size(), 0);
+  return absl::OkStatus();
+}
+
+void Simulation::AdvanceTo(double t) {
+  result_.busy_gpu_seconds += busy_gpus_ * (t - now_);
+  now_ = t;
+}
+
+double Simulation::RateOf(int job) const {
+  const Running& r = running_[job];
+  if (r.gpus.size() != 1) return solo_rate_[job];
+  const std::vector<int>& here = on_gpu_[r.gpus[0]];
+  if (here.size() == 1) return solo_rate_[job];
+  const int other = here[0] == job ? here[1] : here[0];
+  return truth_.Pair(jobs_[job].type, jobs_[other].type)->a;  // Validate checked it exists
+}
+
+void Simulation::Retime(int job) {
+  Running& r = running_[job];
+  r.remaining = std::max(0.0, r.remaining - r.rate * (now_ - r.since));
+  r.since = now_;
+  r.rate = RateOf(job);
+  ++r.version;
+  completions_.push({now_ + r.remaining / r.rate, job, r.version});
+}
+
+void Simulation::AddToStates(int gpu, const PlacedJob& placed) {
+  full_.jobs[gpu_ids_[gpu]].push_back(placed);
+  if (!Hidden(gpu)) view_.jobs[gpu_ids_[gpu]].push_back(placed);
+}
+
+void Simulation::RemoveFromStates(int gpu, const std::string& id) {
+  for (ClusterState* state : {&full_, &view_}) {
+    auto it = state->jobs.find(gpu_ids_[gpu]);
+    if (it == state->jobs.end()) continue;
+    std::erase_if(it->second, [&](const PlacedJob& p) { return p.job == id; });
+    if (it->second.empty()) state->jobs.erase(it);
+  }
+}
+
+void Simulation::Finish(int job) {
+  Running& r = running_[job];
+  r.done = true;
+  out_[job].finish_s = now_;
+  std::vector<int> neighbours;
+  for (int g : r.gpus) {
+    std::erase(on_gpu_[g], job);
+    RemoveFromStates(g, jobs_[job].id);
+    if (on_gpu_[g].empty()) {
+      --busy_gpus_;
+    } else {
+      neighbours.insert(neighbours.end(), on_gpu_[g].begin(), on_gpu_[g].end());
+    }
+  }
+  for (int other : neighbours) Retime(other);
+  StateChanged();
+}
+
+bool Simulation::MightFit(int job) const {
+  const int k = jobs_[job].type.scale;
+  const bool sees_all = job == reserving_job_;
+  for (size_t node = 0; node < node_gpus_.size(); ++node) {
+    if (!sees_all && static_cast<int>(node) == reserved_node_) continue;
+    int empty = 0;
+    for (int g : node_gpus_[node]) {
+      if (on_gpu_[g].empty()) {
+        if (++empty >= k) return true;
+      } else if (k == 1 && config_.policy_may_share && on_gpu_[g].size() == 1 &&
+                 may_share_[kind_of_[job]][kind_of_[on_gpu_[g][0]]]) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+void Simulation::Reserve(int job) {
+  // The node with the most empty GPUs drains fastest (ties: the lowest).
+  int best = -1;
+  int best_empty = -1;
+  for (size_t node = 0; node < node_gpus_.size(); ++node) {
+    if (static_cast<int>(node_gpus_[node].size()) < jobs_[job].type.scale) continue;
+    int empty = 0;
+    for (int g : node_gpus_[node]) empty += on_gpu_[g].empty() ? 1 : 0;
+    if (empty > best_empty) {
+      best = static_cast<int>(node);
+      best_empty = empty;
+    }
+  }
+  reserved_node_ = best;
+  reserving_job_ = job;
+  view_ = full_;
+  std::erase_if(view_.cluster.gpus,
+                [&](const policy::GpuInfo& g) { return Hidden(gpu_index_.at(g.id)); });
+  for (int g : node_gpus_[best]) view_.jobs.erase(gpu_ids_[g]);
+  StateChanged();
+}
+
+absl::Status Simulation::Validate(int job, const std::vector<int>& gpus,
+                                  const ClusterState& seen) const {
+  const SimJob& j = jobs_[job];
+  const auto bad = [&](std::string_view why) {
+    return absl::InternalError(Cat("the policy placed job ", j.id, " (",
+                                            JobTypeKey(j.type), ") badly: ", why));
+  };
+  if (static_cast<int>(gpus.size()) != j.type.scale) {
+    return bad(Cat(gpus.size(), " GPUs for a job of ", j.type.scale));
+  }
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    const int g = gpus[i];
+    if (seen.FindGpu(gpu_ids_[g]) == nullptr) return bad("a GPU reserved for another job");
+    if (node_of_[g] != node_of_[gpus[0]]) return bad("a gang across nodes");
+    if (std::count(gpus.begin(), gpus.end(), g) != 1) return bad("one GPU twice");
+    const std::vector<int>& here = on_gpu_[g];
+    if (here.empty()) continue;
+    if (!config_.policy_may_share) return bad("shared by a policy declared never to share");
+    if (j.type.scale != 1 || here.size() != 1 || jobs_[here[0]].type.scale != 1) {
+      return bad(Cat(policy::GpuName(gpu_ids_[g]), " cannot take it: gangs never share "
+                                                            "and a GPU holds at most two jobs"));
+    }
+    if (!may_share_[kind_of_[job]][kind_of_[here[0]]]) {
+      return bad(Cat("next to ", jobs_[here[0]].id,
+                              ", a pair that was never measured together"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Simulation::Start(int job, const PlacementDecision& decision,
+                               const ClusterState& seen) {
+  std::vector<policy::GpuId> ids = decision.gpus;
+  if (ids.empty()) ids.push_back(decision.gpu);
+  std::vector<int> gpus;
+  for (const GpuId& id : ids) {
+    auto it = gpu_index_.find(id);
+    if (it == gpu_index_.end()) {
+      return absl::InternalError(Cat("the policy placed job ", jobs_[job].id,
+                                              " on ", policy::GpuName(id), ", no such GPU"));
+    }
+    gpus.push_back(it->second);
+  }
+  if (absl::Status s = Validate(job, gpus, seen); !s.ok()) return s;
+
+  Running& r = running_[job];
+  r.gpus = gpus;
+  r.remaining = jobs_[job].total_steps;
+  r.since = now_;
+  r.rate = solo_rate_[job];
+  out_[job].start_s = now_;
+  PlacedJob placed;
+  placed.job = jobs_[job].id;
+  placed.priority = policy::Priority::kOpportunistic;
+  placed.mem_bytes = kNominalJobBytes;
+  placed.traits = traits_[job];
+  placed.gpu_count = jobs_[job].type.scale;
+  int neighbour = -1;
+  for (int g : gpus) {
+    if (on_gpu_[g].empty()) {
+      ++busy_gpus_;
+    } else {
+      neighbour = on_gpu_[g][0];
+    }
+    on_gpu_[g].push_back(job);
+    AddToStates(g, placed);
+  }
+  Retime(job);
+  if (neighbour >= 0) {
+    Retime(neighbour);
+    out_[job].shared = out_[neighbour].shared = true;
+    ++result_.pair_starts;
+    if (observer_ != nullptr) {
+      const PairThroughput p = *truth_.Pair(jobs_[job].type, jobs_[neighbour].type);
+      observer_->Observe(traits_[job], traits_[neighbour], p.a / solo_rate_[job],
+                         p.b / solo_rate_[neighbour]);
+    }
+  }
+  if (job == reserving_job_) {
+    reserving_job_ = -1;
+    reserved_node_ = -1;
+  }
+  StateChanged();
+  return absl::OkStatus();
+}
+
+absl::Status Simulation::SchedulePass() {
+  size_t i = 0;
+  while (i < waiting_.size()) {
+    const int job = waiting_[i];
+    const bool head = i == 0;
+    if (queued_kind_[kind_of_[job]] && job != reserving_job_) {
+      ++i;
+      continue;
+    }
+    if (!MightFit(job)) {
+      if (head && jobs_[job].type.scale > 1 && reserving_job_ < 0) Reserve(job);
+      if (job != reserving_job_) queued_kind_[kind_of_[job]] = true;
+      ++i;
+      continue;
+    }
+    const ClusterState& seen = reserved_node_ >= 0 && job != reserving_job_ ? view_ : full_;
+    PlacementRequest request;
+    request.job = jobs_[job].id;
+    request.priority = policy::Priority::kOpportunistic;
+    request.mem_bytes = kNominalJobBytes;
+    request.traits = traits_[job];
+    request.gpu_count = jobs_[job].type.scale;
+    const PlacementDecision decision = policy_.Place(request, seen);
+    ++result_.place_calls;
+    switch (decision.outcome) {
+      case PlacementDecision::Outcome::kPlaced:
+        if (absl::Status s = Start(job, decision, seen); !s.ok()) return s;
+        waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(i));
+        break;  // the next job now sits at i
+      case PlacementDecision::Outcome::kQueued:
+        if (head && jobs_[job].type.scale > 1 && reserving_job_ < 0) Reserve(job);
+        if (job != reserving_job_) queued_kind_[kind_of_[job]] = true;
+        ++i;
+        break;
+      case PlacementDecision::Outcome::kRejected:
+        return absl::InternalError(Cat("the policy rejected job ", jobs_[job].id, " (",
+                                                JobTypeKey(jobs_[job].type), "): ",
+                                                decision.reason));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SimResult> Simulation::Run() {
+  if (absl::Status s = Init(); !s.ok()) return s;
+  size_t next = 0;
+  const auto stale = [&](const Completion& c) {
+    return running_[c.job].done || running_[c.job].version != c.version;
+  };
+  while (true) {
+    while (!completions_.empty() && stale(completions_.top())) completions_.pop();
+    const bool arrivals = next < jobs_.size();
+    if (!arrivals && completions_.empty()) {
+      if (!waiting_.empty()) {
+        return absl::InternalError(Cat(
+            "the policy left ", waiting_.size(), " job(s) waiting on an idle cluster, e.g. ",
+            jobs_[waiting_[0]].id));
+      }
+      break;
+    }
+    double t = arrivals ? jobs_[next].arrival_s : completions_.top().t;
+    if (!completions_.empty()) t = std::min(t, completions_.top().t);
+    AdvanceTo(std::max(t, now_));
+    while (!completions_.empty() && completions_.top().t <= now_) {
+      const Completion c = completions_.top();
+      completions_.pop();
+      if (!stale(c)) Finish(c.job);
+    }
+    while (next < jobs_.size() && jobs_[next].arrival_s <= now_) {
+      waiting_.push_back(static_cast<int>(next++));
+    }
+    if (absl::Status s = SchedulePass(); !s.ok()) return s;
+  }
+  result_.jobs = std::move(out_);
+  if (!jobs_.empty()) {
+    double last = 0;
+    for (const JobOutcome& o : result_.jobs) last = std::max(last, o.finish_s);
+    result_.makespan_s = last - jobs_.front().arrival_s;
+  }
+  return std::move(result_);
+}
+
+}  // namespace
+
+policy::Cluster MakeCluster(const SimConfig& config) {
+  policy::Cluster cluster;
+  for (int g = 0; g < config.gpus; ++g) {
+    policy::GpuInfo info;
+    info.id = GpuId{HostName(g / config.gpus_per_node), g % config.gpus_per_node};
+    info.type = config.gpu_type;
+    info.name = config.gpu_type;
+    info.memory_bytes = 0;  // unknown: MeasuredPairRule decides who fits together
+    cluster.gpus.push_back(std::move(info));
+  }
+  return cluster;
+}
+
+absl::StatusOr<SimResult> Simulate(std::span<const SimJob> jobs, const GavelThroughputs& truth,
+                                   const SimConfig& config, const policy::PlacementPolicy& policy,
+                                   CoLocationObserver* observer) {
+  Simulation sim(jobs, truth, config, policy, observer);
+  return sim.Run();
+}
+
+}  // namespace iashim::clustersim

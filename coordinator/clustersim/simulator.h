@@ -1,0 +1,97 @@
+// The event-driven cluster simulator. Pure: no I/O, no clock, no randomness;
+// the same jobs, ground truth and policy give the same result.
+//
+// Rules (README.md has the why):
+//  - N GPUs of one type in nodes of `gpus_per_node` (the last node may be
+//    smaller). A GPU is GpuId{"node%03d", index}.
+//  - A job alone on its GPU(s) advances at its solo throughput; two one-GPU
+//    jobs on one GPU advance at the pair's measured throughputs. Rates are
+//    piecewise constant; they change only when a GPU's set of jobs changes,
+//    so the simulation is exact (events: arrivals and completions).
+//  - At most two jobs on a GPU, and only pairs Gavel measured (the policies
+//    get MeasuredPairRule); gangs (k > 1 GPUs) take k empty GPUs of one node
+//    and never share. A decision breaking these rules is an error, not a
+//    silent fix.
+//  - After every event time the queue is walked in arrival order and the
+//    policy asked for each waiting job; placed jobs start at once. A later
+//    job may start when an earlier cannot (backfill), but when the oldest
+//    waiting job is a gang that cannot start, it reserves a node (the one
+//    with the most empty GPUs, then the lowest): the node is hidden from
+//    every other job until the gang starts, so it drains and the gang
+//    cannot starve. One-GPU jobs need no reservation: every policy gives
+//    an empty GPU to the first job asking, and the oldest asks first.
+//  - No preemption, no migration: a job runs where it started until done.
+//  - When a policy starts a pair, the observer (its learner) is told both
+//    jobs' normalised throughputs (paired / solo), as the daemon would
+//    measure them.
+#ifndef IASHIM_COORDINATOR_CLUSTERSIM_SIMULATOR_H_
+#define IASHIM_COORDINATOR_CLUSTERSIM_SIMULATOR_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "clustersim/gavel_throughputs.h"
+#include "policy/interference_model.h"
+#include "policy/placement.h"
+
+namespace iashim::clustersim {
+
+struct SimJob {
+  std::string id;
+  JobType type;
+  double total_steps = 0;
+  double arrival_s = 0;  // jobs must be given in non-decreasing arrival order
+};
+
+struct SimConfig {
+  int gpus = 0;
+  int gpus_per_node = 8;
+  std::string gpu_type = "v100";
+  // False for a policy that never co-locates jobs (exclusive): the simulator
+  // then does not ask it while only sharing could place a job. Saves time
+  // only; a co-location such a policy makes anyway is an error.
+  bool policy_may_share = true;
+};
+
+// What the simulator tells a learning policy after it starts a pair.
+class CoLocationObserver {
+ public:
+  virtual ~CoLocationObserver() = default;
+  virtual void Observe(const policy::JobTraits& a, const policy::JobTraits& b, double a_norm,
+                       double b_norm) = 0;
+};
+
+struct JobOutcome {
+  double start_s = 0;
+  double finish_s = 0;
+  double solo_s = 0;  // total_steps / solo throughput: its duration alone
+  bool shared = false;  // ran next to another job for some of its time
+};
+
+struct SimResult {
+  std::vector<JobOutcome> jobs;  // in the order of the input jobs
+  double busy_gpu_seconds = 0;   // GPU-seconds with at least one job
+  double makespan_s = 0;         // last finish - first arrival
+  int64_t pair_starts = 0;       // co-locations the policy made
+  int64_t place_calls = 0;       // policy consultations (for profiling)
+};
+
+// The cluster the simulator builds for `config` (exposed for tests and for
+// policies' unit tests).
+policy::Cluster MakeCluster(const SimConfig& config);
+
+// Runs `jobs` to completion. Every job's type must have a solo throughput in
+// `truth` and fit on one node (the caller filters and counts the others).
+// `observer` may be null. Errors: invalid input, or a policy decision that
+// breaks the rules above, or a policy that leaves a job waiting forever on
+// an idle cluster.
+absl::StatusOr<SimResult> Simulate(std::span<const SimJob> jobs, const GavelThroughputs& truth,
+                                   const SimConfig& config, const policy::PlacementPolicy& policy,
+                                   CoLocationObserver* observer);
+
+}  // namespace iashim::clustersim
+
+#endif  // IASHIM_COORDINATOR_CLUSTERSIM_SIMULATOR_H_

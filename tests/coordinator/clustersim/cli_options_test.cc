@@ -1,0 +1,107 @@
+#include "clustersim/cli_options.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace iashim::clustersim {
+namespace {
+
+std::vector<std::string> Base() {
+  return {"--trace", "a.trace", "b.trace", "--throughputs", "t.json", "--gpu-type", "v100",
+          "--gpus", "64"};
+}
+
+TEST(ParseCliOptions, ReplayDefaults) {
+  absl::StatusOr<CliOptions> o = ParseCliOptions(Base());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->mode, CliOptions::Mode::kReplay);
+  EXPECT_EQ(o->traces, (std::vector<std::string>{"a.trace", "b.trace"}));
+  EXPECT_EQ(o->gpus, 64);
+  EXPECT_EQ(o->gpus_per_node, 8);
+  EXPECT_EQ(o->arrival_scale, 1);
+  EXPECT_EQ(o->policies.size(), 5u);
+  EXPECT_FALSE(o->json);
+}
+
+TEST(ParseCliOptions, EverySetting) {
+  std::vector<std::string> args = Base();
+  for (const char* a : {"--arrival-scale=2.5", "--policy", "iashim,exclusive", "--seed", "7",
+                        "--out", "dir", "--json", "--gpus-per-node", "4", "--min-gain",
+                        "-0.1", "--uncertainty-weight", "0.5", "--trace=c.trace"}) {
+    args.push_back(a);
+  }
+  absl::StatusOr<CliOptions> o = ParseCliOptions(args);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->arrival_scale, 2.5);
+  EXPECT_EQ(o->policies, (std::vector<std::string>{"iashim", "exclusive"}));
+  EXPECT_EQ(o->seed, 7u);
+  EXPECT_EQ(o->out_dir, "dir");
+  EXPECT_TRUE(o->json);
+  EXPECT_EQ(o->gpus_per_node, 4);
+  EXPECT_EQ(o->min_gain, -0.1);
+  EXPECT_EQ(o->uncertainty_weight, 0.5);
+  EXPECT_EQ(o->traces.size(), 3u);
+}
+
+TEST(ParseCliOptions, Kfold) {
+  absl::StatusOr<CliOptions> o =
+      ParseCliOptions({"--kfold", "5", "--throughputs", "t.json", "--gpu-type", "v100", "--json"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->mode, CliOptions::Mode::kKfold);
+  EXPECT_EQ(o->kfold, 5);
+}
+
+void ExpectError(std::vector<std::string> args, const std::string& fragment) {
+  absl::StatusOr<CliOptions> o = ParseCliOptions(args);
+  ASSERT_FALSE(o.ok()) << fragment;
+  EXPECT_NE(o.status().message().find(fragment), std::string::npos)
+      << o.status().message() << " should mention " << fragment;
+}
+
+std::vector<std::string> With(std::vector<std::string> extra) {
+  std::vector<std::string> args = Base();
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+TEST(ParseCliOptions, EveryBadArgumentIsNamed) {
+  ExpectError(With({"--gpus", "8"}), "--gpus: given twice");
+  ExpectError({"--trace", "a", "--gpu-type", "v100", "--gpus", "1"}, "--throughputs");
+  ExpectError({"--trace", "a", "--throughputs", "t", "--gpus", "1"}, "--gpu-type");
+  ExpectError({"--trace", "a", "--throughputs", "t", "--gpu-type", "v100"}, "--gpus");
+  ExpectError({"--throughputs", "t", "--gpu-type", "v100", "--gpus", "1"}, "--trace");
+  ExpectError({"--trace", "--throughputs", "t"}, "--trace: needs at least one");
+  ExpectError({"--trace", "a", "--throughputs", "t", "--gpu-type", "v100", "--gpus", "0"},
+              "--gpus: 0 is out of range");
+  ExpectError({"--trace", "a", "--throughputs", "t", "--gpu-type", "v100", "--gpus", "x"},
+              "--gpus: \"x\" is not an integer");
+  ExpectError(With({"--arrival-scale", "0"}), "--arrival-scale: must be > 0");
+  ExpectError(With({"--arrival-scale", "inf"}), "--arrival-scale");
+  ExpectError(With({"--policy", "fifo"}), "unknown policy \"fifo\"");
+  ExpectError(With({"--policy", "iashim,iashim"}), "given twice");
+  ExpectError(With({"--policy", ""}), "unknown policy \"\"");
+  ExpectError(With({"--seed", "-1"}), "--seed");
+  ExpectError(With({"--gpus-per-node", "0"}), "--gpus-per-node");
+  ExpectError(With({"--uncertainty-weight", "-1"}), "--uncertainty-weight: must be >= 0");
+  ExpectError(With({"--out"}), "--out: needs a value");
+  ExpectError(With({"--json=yes"}), "--json: takes no value");
+  ExpectError(With({"--bogus"}), "unknown flag --bogus");
+  ExpectError(With({"stray"}), "unexpected argument \"stray\"");
+  ExpectError(With({"--kfold", "5"}), "--trace: does not apply to --kfold");
+  ExpectError({"--kfold", "1", "--throughputs", "t", "--gpu-type", "v100"}, "--kfold");
+}
+
+TEST(ParseCliOptions, Help) {
+  EXPECT_EQ(ParseCliOptions({"--help"})->mode, CliOptions::Mode::kHelp);
+  EXPECT_NE(Usage().find("--arrival-scale"), std::string::npos);
+}
+
+TEST(IsAlibabaCommandLine, AnyArgumentStartingWithAlibaba) {
+  EXPECT_TRUE(IsAlibabaCommandLine({"--json", "--alibaba-nodes", "n.csv"}));
+  EXPECT_FALSE(IsAlibabaCommandLine(Base()));
+}
+
+}  // namespace
+}  // namespace iashim::clustersim

@@ -1,0 +1,129 @@
+#include "clustersim/replay.h"
+
+#include <string>
+#include <vector>
+
+#include "clustersim/measured_pairs.h"
+#include "clustersim/oracle_predictor.h"
+#include "gtest/gtest.h"
+
+namespace iashim::clustersim {
+namespace {
+
+const std::string kData = std::string(IASHIM_SOURCE_DIR) + "/bench/data/gavel/";
+
+class ReplayTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<GavelThroughputs> t =
+        ReadGavelThroughputsFile(kData + "simulation_throughputs.json", "v100");
+    ASSERT_TRUE(t.ok()) << t.status();
+    truth_ = *std::move(t);
+    const std::vector<std::string> paths = {kData + "msr-seed0/23dbec.trace",
+                                            kData + "msr-seed0/51b7ef.trace",
+                                            kData + "msr-seed0/2869ce.trace"};
+    absl::StatusOr<std::vector<TraceJob>> trace = ReadGavelTraces(paths);
+    ASSERT_TRUE(trace.ok()) << trace.status();
+    trace_ = *std::move(trace);
+    options_.sim.gpus = 16;
+    options_.arrival_scale = 20;  // enough load that policies differ
+    options_.policies.assign(std::begin(kPolicyNames), std::end(kPolicyNames));
+  }
+
+  GavelThroughputs truth_;
+  std::vector<TraceJob> trace_;
+  ReplayOptions options_;
+};
+
+TEST_F(ReplayTest, PrepareCountsSkippedAndScalesArrivals) {
+  const PreparedJobs p = PrepareJobs(trace_, truth_, options_.sim, 2);
+  EXPECT_EQ(p.jobs.size() + p.skipped + p.unplaceable, trace_.size());
+  EXPECT_GT(p.skipped, 0);  // e.g. scale factors Gavel did not measure
+  for (const SimJob& j : p.jobs) EXPECT_TRUE(truth_.Solo(j.type).has_value());
+  const PreparedJobs unscaled = PrepareJobs(trace_, truth_, options_.sim, 1);
+  EXPECT_DOUBLE_EQ(p.jobs.back().arrival_s * 2, unscaled.jobs.back().arrival_s);
+  SimConfig small = options_.sim;
+  small.gpus = 2;
+  EXPECT_GT(PrepareJobs(trace_, truth_, small, 1).unplaceable, 0);
+}
+
+TEST_F(ReplayTest, EveryPolicyRunsAndExclusiveIsNeverLaterThanItself) {
+  const PreparedJobs p = PrepareJobs(trace_, truth_, options_.sim, options_.arrival_scale);
+  absl::StatusOr<std::vector<PolicyRun>> runs = Replay(p, truth_, options_);
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  ASSERT_EQ(runs->size(), 5u);
+  for (const PolicyRun& run : *runs) {
+    EXPECT_EQ(run.summary.jobs, static_cast<int64_t>(p.jobs.size())) << run.summary.policy;
+    EXPECT_EQ(run.summary.skipped, p.skipped);
+    EXPECT_GT(run.summary.gpu_util, 0);
+    EXPECT_LE(run.summary.gpu_util, 1 + 1e-9);
+    for (const JobRecord& j : run.jobs) {
+      EXPECT_GE(j.start_s, j.arrival_s);
+      EXPECT_GE(j.slowdown, 1 - 1e-9) << run.summary.policy << " " << j.job;
+    }
+  }
+  EXPECT_EQ((*runs)[0].summary.policy, "exclusive");
+  EXPECT_EQ((*runs)[0].summary.later_than_exclusive, 0);
+  EXPECT_EQ((*runs)[0].summary.shared_jobs, 0);
+  EXPECT_GT((*runs)[1].summary.shared_jobs, 0);  // firstfit packs
+  EXPECT_TRUE(std::isfinite((*runs)[3].summary.predictor_mae));  // iashim learns
+  EXPECT_TRUE(std::isnan((*runs)[4].summary.predictor_mae));     // the oracle does not
+}
+
+TEST_F(ReplayTest, LaterThanExclusiveIsCountedWithoutAskingForExclusive) {
+  options_.policies = {"firstfit"};
+  const PreparedJobs p = PrepareJobs(trace_, truth_, options_.sim, options_.arrival_scale);
+  absl::StatusOr<std::vector<PolicyRun>> alone = Replay(p, truth_, options_);
+  options_.policies = {"exclusive", "firstfit"};
+  absl::StatusOr<std::vector<PolicyRun>> both = Replay(p, truth_, options_);
+  ASSERT_TRUE(alone.ok() && both.ok());
+  ASSERT_EQ(alone->size(), 1u);
+  EXPECT_EQ((*alone)[0].summary.later_than_exclusive, (*both)[1].summary.later_than_exclusive);
+  // Recount by hand.
+  int64_t later = 0;
+  for (size_t i = 0; i < p.jobs.size(); ++i) {
+    if ((*both)[1].jobs[i].jct_s > (*both)[0].jobs[i].jct_s * (1 + 1e-6)) ++later;
+  }
+  EXPECT_EQ((*alone)[0].summary.later_than_exclusive, later);
+}
+
+TEST_F(ReplayTest, SameSeedSameResult) {
+  const PreparedJobs p = PrepareJobs(trace_, truth_, options_.sim, options_.arrival_scale);
+  absl::StatusOr<std::vector<PolicyRun>> a = Replay(p, truth_, options_);
+  absl::StatusOr<std::vector<PolicyRun>> b = Replay(p, truth_, options_);
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (size_t i = 0; i < a->size(); ++i) {
+    const PolicyRun& x = (*a)[i];
+    const PolicyRun& y = (*b)[i];
+    EXPECT_EQ(x.summary.mean_jct_s, y.summary.mean_jct_s) << x.summary.policy;
+    EXPECT_EQ(x.summary.pair_starts, y.summary.pair_starts) << x.summary.policy;
+    for (size_t j = 0; j < x.jobs.size(); ++j) {
+      ASSERT_EQ(x.jobs[j].finish_s, y.jobs[j].finish_s) << x.summary.policy << " " << x.jobs[j].job;
+    }
+  }
+}
+
+TEST_F(ReplayTest, OracleReadsTheMeasuredPairs) {
+  const OraclePredictor oracle(truth_);
+  policy::JobTraits a;
+  a.kind = "ResNet-18 (batch size 16)";
+  policy::JobTraits b;
+  b.kind = "ResNet-18 (batch size 64)";
+  const double expected =
+      truth_.Pair({a.kind, 1}, {b.kind, 1})->a / *truth_.Solo({a.kind, 1});
+  EXPECT_DOUBLE_EQ(oracle.Predict(a, b).throughput, expected);
+  EXPECT_EQ(oracle.Predict(a, b).uncertainty, 0);
+}
+
+TEST_F(ReplayTest, MeasuredPairsAreUnorderedOneGpuPairs) {
+  const std::vector<policy::PairMeasurement> pairs = MeasuredPairs(truth_);
+  EXPECT_EQ(pairs.size(), 330u);  // 26 one-GPU types on v100, minus [0, 0] pairs
+  for (const policy::PairMeasurement& m : pairs) {
+    EXPECT_GT(m.a_norm, 0);
+    EXPECT_GT(m.b_norm, 0);
+    EXPECT_EQ(m.a.kind.find(" x"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace iashim::clustersim

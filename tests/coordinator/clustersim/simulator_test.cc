@@ -1,0 +1,205 @@
+#include "clustersim/simulator.h"
+
+#include <string>
+#include <vector>
+
+#include "clustersim/baseline_policies.h"
+#include "clustersim/measured_pair_rule.h"
+#include "gtest/gtest.h"
+
+namespace iashim::clustersim {
+namespace {
+
+// A: 10 steps/s alone; B: 5. Together A runs at 5 (0.5 of solo), B at 4
+// (0.8). G: a 2-GPU gang at 20 steps/s.
+GavelThroughputs Truth() {
+  GavelThroughputs t;
+  t.SetSolo({"A", 1}, 10);
+  t.SetSolo({"B", 1}, 5);
+  t.SetSolo({"G", 2}, 20);
+  t.SetPair({"A", 1}, {"B", 1}, 5, 4);
+  return t;
+}
+
+SimJob Job(std::string id, JobType type, double steps, double arrival) {
+  return {std::move(id), std::move(type), steps, arrival};
+}
+
+SimConfig Config(int gpus, int per_node) {
+  SimConfig c;
+  c.gpus = gpus;
+  c.gpus_per_node = per_node;
+  return c;
+}
+
+struct Observation {
+  std::string a, b;
+  double a_norm, b_norm;
+};
+
+class Recorder : public CoLocationObserver {
+ public:
+  void Observe(const policy::JobTraits& a, const policy::JobTraits& b, double a_norm,
+               double b_norm) override {
+    seen.push_back({a.kind, b.kind, a_norm, b_norm});
+  }
+  std::vector<Observation> seen;
+};
+
+TEST(Simulate, JobAloneTakesStepsOverSoloThroughput) {
+  const GavelThroughputs truth = Truth();
+  const std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 3)};
+  absl::StatusOr<SimResult> r = Simulate(jobs, truth, Config(1, 8), ExclusivePlacement(), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[0].start_s, 3);
+  EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 13);
+  EXPECT_DOUBLE_EQ(r->jobs[0].solo_s, 10);
+  EXPECT_DOUBLE_EQ(r->busy_gpu_seconds, 10);
+  EXPECT_DOUBLE_EQ(r->makespan_s, 10);
+}
+
+TEST(Simulate, PairRunsAtMeasuredPairThroughputs) {
+  // FirstFit shares the one GPU. B: 40 steps at 4/s ends at t=10; A has done
+  // 5*10 = 50 of 100 steps, the other 50 alone at 10/s take 5 s: t=15.
+  const GavelThroughputs truth = Truth();
+  const MeasuredPairRule rule(&truth);
+  const std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0), Job("b", {"B", 1}, 40, 0)};
+  Recorder recorder;
+  absl::StatusOr<SimResult> r =
+      Simulate(jobs, truth, Config(1, 8), FirstFitPlacement(&rule), &recorder);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 10);
+  EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 15);
+  EXPECT_TRUE(r->jobs[0].shared);
+  EXPECT_EQ(r->pair_starts, 1);
+  EXPECT_DOUBLE_EQ(r->busy_gpu_seconds, 15);
+  // The learner hears of the pair it made, normalised: new job first.
+  ASSERT_EQ(recorder.seen.size(), 1u);
+  EXPECT_EQ(recorder.seen[0].a, "B");
+  EXPECT_EQ(recorder.seen[0].b, "A");
+  EXPECT_DOUBLE_EQ(recorder.seen[0].a_norm, 0.8);
+  EXPECT_DOUBLE_EQ(recorder.seen[0].b_norm, 0.5);
+}
+
+TEST(Simulate, UnmeasuredPairNeverShares) {
+  const GavelThroughputs truth = Truth();
+  const MeasuredPairRule rule(&truth);
+  // B with B was never measured: the second B waits for the GPU.
+  const std::vector<SimJob> jobs = {Job("b1", {"B", 1}, 50, 0), Job("b2", {"B", 1}, 50, 0)};
+  absl::StatusOr<SimResult> r = Simulate(jobs, truth, Config(1, 8), FirstFitPlacement(&rule), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 10);
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 10);
+  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 20);
+}
+
+TEST(Simulate, GangTakesGpusOfOneNode) {
+  const GavelThroughputs truth = Truth();
+  // 3 GPUs as nodes of 2 and 1: one gang fits (node000), the second waits.
+  const std::vector<SimJob> jobs = {Job("g1", {"G", 2}, 200, 0), Job("g2", {"G", 2}, 200, 0)};
+  absl::StatusOr<SimResult> r = Simulate(jobs, truth, Config(3, 2), ExclusivePlacement(), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 10);
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 10);
+  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 20);
+  EXPECT_DOUBLE_EQ(r->busy_gpu_seconds, 40);
+}
+
+TEST(Simulate, QueueIsServedInArrivalOrder) {
+  const GavelThroughputs truth = Truth();
+  const std::vector<SimJob> jobs = {Job("1", {"A", 1}, 100, 0), Job("2", {"B", 1}, 10, 1),
+                                    Job("3", {"A", 1}, 10, 2)};
+  absl::StatusOr<SimResult> r = Simulate(jobs, truth, Config(1, 8), ExclusivePlacement(), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 10);  // 2 before 3 although 3 is shorter
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 12);
+}
+
+TEST(Simulate, OldestGangReservesANodeAndDoesNotStarve) {
+  const GavelThroughputs truth = Truth();
+  // Nodes of 2 GPUs. a, b fill node000 (a until 100, b until 50); c, d fill
+  // node001 (c until 100, d until 150). The gang arrives at 1 and reserves
+  // node000, so e (arriving at 60, when b's GPU is free) may not take that
+  // GPU: the gang starts at 100 when a ends, and e then gets c's GPU.
+  const std::vector<SimJob> jobs = {
+      Job("a", {"A", 1}, 1000, 0), Job("b", {"A", 1}, 500, 0), Job("c", {"A", 1}, 1000, 0),
+      Job("d", {"A", 1}, 1500, 0), Job("g", {"G", 2}, 200, 1), Job("e", {"A", 1}, 10000, 60)};
+  absl::StatusOr<SimResult> r = Simulate(jobs, truth, Config(4, 2), ExclusivePlacement(), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[4].start_s, 100);
+  EXPECT_DOUBLE_EQ(r->jobs[5].start_s, 100);
+}
+
+TEST(Simulate, BackfillsPastAWaitingGang) {
+  const GavelThroughputs truth = Truth();
+  // Nodes of 2 GPUs. a, c on node000 and d, e on node001; c and e end at 10,
+  // leaving one free GPU on each node. The gang (arriving at 11) reserves
+  // node000; b (arriving at 12) starts at once on node001's free GPU, past
+  // the waiting gang, which starts at 100 when a ends.
+  const std::vector<SimJob> jobs = {
+      Job("a", {"A", 1}, 1000, 0), Job("c", {"A", 1}, 100, 0), Job("d", {"A", 1}, 1000, 0),
+      Job("e", {"A", 1}, 100, 0),  Job("g", {"G", 2}, 200, 11), Job("b", {"A", 1}, 100, 12)};
+  absl::StatusOr<SimResult> r = Simulate(jobs, truth, Config(4, 2), ExclusivePlacement(), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[5].start_s, 12);
+  EXPECT_DOUBLE_EQ(r->jobs[4].start_s, 100);
+}
+
+// Breaks the rules on purpose.
+class SharesEverything : public policy::PlacementPolicy {
+ public:
+  policy::PlacementDecision Place(const policy::PlacementRequest& request,
+                                  const policy::ClusterState& state) const override {
+    std::vector<policy::GpuId> gpus;
+    for (int i = 0; i < request.gpu_count; ++i) gpus.push_back(state.cluster.gpus[i].id);
+    return policy::PlacementDecision::PlacedGang(gpus, "anywhere");
+  }
+};
+
+class NeverPlaces : public policy::PlacementPolicy {
+ public:
+  policy::PlacementDecision Place(const policy::PlacementRequest&,
+                                  const policy::ClusterState&) const override {
+    return policy::PlacementDecision::Queued("no");
+  }
+};
+
+TEST(Simulate, RuleBreakingDecisionsAreErrors) {
+  const GavelThroughputs truth = Truth();
+  const std::vector<SimJob> unmeasured = {Job("b1", {"B", 1}, 50, 0), Job("b2", {"B", 1}, 50, 0)};
+  absl::StatusOr<SimResult> r = Simulate(unmeasured, truth, Config(2, 2), SharesEverything(), nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("never measured together"), std::string::npos)
+      << r.status();
+  // The gang takes GPUs 0 and 1; a could go to GPU 2 but is put on GPU 0.
+  const std::vector<SimJob> gang = {Job("g", {"G", 2}, 50, 0), Job("a", {"A", 1}, 50, 0)};
+  r = Simulate(gang, truth, Config(3, 4), SharesEverything(), nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("gangs never share"), std::string::npos) << r.status();
+  const std::vector<SimJob> one = {Job("a", {"A", 1}, 50, 0)};
+  r = Simulate(one, truth, Config(2, 2), NeverPlaces(), nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("waiting on an idle cluster"), std::string::npos);
+}
+
+TEST(Simulate, RejectsBadInput) {
+  const GavelThroughputs truth = Truth();
+  const std::vector<SimJob> unknown = {Job("x", {"X", 1}, 50, 0)};
+  EXPECT_FALSE(Simulate(unknown, truth, Config(1, 1), ExclusivePlacement(), nullptr).ok());
+  const std::vector<SimJob> unordered = {Job("a", {"A", 1}, 50, 5), Job("b", {"A", 1}, 50, 1)};
+  EXPECT_FALSE(Simulate(unordered, truth, Config(1, 1), ExclusivePlacement(), nullptr).ok());
+  const std::vector<SimJob> too_big = {Job("g", {"G", 2}, 50, 0)};
+  EXPECT_FALSE(Simulate(too_big, truth, Config(2, 1), ExclusivePlacement(), nullptr).ok());
+  EXPECT_FALSE(Simulate({}, truth, Config(0, 1), ExclusivePlacement(), nullptr).ok());
+}
+
+TEST(MakeCluster, NamesGpusByNodeAndAllowsAPartialLastNode) {
+  const policy::Cluster c = MakeCluster(Config(10, 8));
+  ASSERT_EQ(c.gpus.size(), 10u);
+  EXPECT_EQ(c.gpus[0].id, (policy::GpuId{"node000", 0}));
+  EXPECT_EQ(c.gpus[9].id, (policy::GpuId{"node001", 1}));
+  EXPECT_EQ(c.gpus[9].type, "v100");
+}
+
+}  // namespace
+}  // namespace iashim::clustersim
