@@ -130,9 +130,9 @@ absl::StatusOr<GavelThroughputs> ParseGavelThroughputs(std::string_view json_tex
     }
     absl::StatusOr<double> solo_speed = Speed(*solo, Cat(where, " \"null\""));
     if (!solo_speed.ok()) return solo_speed.status();
-    if (*solo_speed <= 0) {
-      return absl::InvalidArgumentError(Cat(where, ": solo throughput must be positive"));
-    }
+    // A solo throughput of 0 is how the file says a type was not measured on
+    // this GPU type (k80 has one): its jobs are skipped, as for a missing type.
+    if (*solo_speed == 0) continue;
     out.SetSolo(*type, *solo_speed);
     for (const auto& [other_key, pair] : entry.items()) {
       if (other_key == "null") continue;

@@ -64,8 +64,9 @@ absl::StatusOr<JobType> ParseJobTypeKey(std::string_view key);
 std::string JobTypeKey(const JobType& type);
 
 // Parses the JSON text for `gpu_type` (a top-level key such as "v100").
-// Strict: every key must parse, every type needs a positive finite "null"
-// (solo) throughput, every pair is [this, other] of two finite numbers >= 0,
+// Strict: every key must parse, every type needs a finite "null" (solo)
+// throughput >= 0 (0: not measured on this GPU type; the type is left out,
+// so its jobs are skipped like those of a missing type), every pair is [this, other] of two finite numbers >= 0,
 // and [0, 0] (not run together) is the only pair with a zero in it. The
 // other GPU types in the file are not read. Errors name the offending key;
 // `source` (the file name) prefixes them.
