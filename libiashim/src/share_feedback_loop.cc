@@ -1,11 +1,28 @@
 #include "share_feedback_loop.h"
 
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <mutex>
 
 #include "launch_gate.h"
 #include "log.h"
 
 namespace iashim {
+namespace {
+
+// The loop whose thread reads NVML, to be stopped before NVML is torn down.
+// NVML's own static state is destroyed at exit by a handler registered when
+// it was first initialised; a handler registered after that runs before it
+// (exit runs them in reverse), so the thread never calls into a library whose
+// state is gone (seen with simgpu's NVML: a job exiting mid-reading crashed).
+std::atomic<ShareFeedbackLoop*> g_reading_nvml{nullptr};
+
+void StopBeforeNvmlIsTornDown() {
+  if (ShareFeedbackLoop* loop = g_reading_nvml.exchange(nullptr)) loop->Stop();
+}
+
+}  // namespace
 
 void ShareFeedbackLoop::StartIfThrottled() {
   if (started_ || !gate_->throttled()) return;
@@ -14,6 +31,8 @@ void ShareFeedbackLoop::StartIfThrottled() {
 }
 
 void ShareFeedbackLoop::Stop() {
+  ShareFeedbackLoop* self = this;
+  g_reading_nvml.compare_exchange_strong(self, nullptr);
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
@@ -53,6 +72,9 @@ void ShareFeedbackLoop::Tick() {
       stop_ = true;  // not retried
       return;
     }
+    static std::once_flag registered;
+    std::call_once(registered, [] { std::atexit(StopBeforeNvmlIsTornDown); });
+    g_reading_nvml.store(this);
   }
   const std::optional<double> reading = usage_->ShareSinceLastCall(pid_);
   const uint64_t held = gate_->held_launches();
