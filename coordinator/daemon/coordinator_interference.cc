@@ -9,12 +9,9 @@
 namespace iashim::daemon {
 namespace {
 
-// A slowdown and the job's share when it was measured, as a normalised
-// throughput; NaN when it does not measure interference alone (not measured,
-// or the job was throttled, so part of its slowdown was its budget).
-double Unharmed(double slowdown, double share) {
-  if (!(slowdown >= 0) || !(share >= 0.999)) return std::numeric_limits<double>::quiet_NaN();
-  return 1.0 / (1.0 + slowdown);
+// A measured slowdown as a normalised throughput; NaN when not measured.
+double Normalised(double slowdown) {
+  return slowdown >= 0 ? 1.0 / (1.0 + slowdown) : std::numeric_limits<double>::quiet_NaN();
 }
 
 }  // namespace
@@ -39,11 +36,12 @@ void Coordinator::LearnInterference(const state::ObservationRecord& o) {
       o.kind_b == kUnknownKind) {
     return;
   }
-  const double a = Unharmed(o.slowdown_a, o.share_a);
-  const double b = Unharmed(o.slowdown_b, o.share_b);
-  // A throttled partner makes the other's slowdown smaller than sharing
-  // alone would: learn only from pairs where neither was throttled.
+  // A throttled job's slowdown is partly its budget, and a throttled partner
+  // makes the other's slowdown smaller than sharing alone would: learn only
+  // from pairs where neither was throttled.
   if (!(o.share_a >= 0.999 && o.share_b >= 0.999)) return;
+  const double a = Normalised(o.slowdown_a);
+  const double b = Normalised(o.slowdown_b);
   if (std::isnan(a) && std::isnan(b)) return;
   interference_.Observe({.kind = o.kind_a}, {.kind = o.kind_b}, a, b);
 }

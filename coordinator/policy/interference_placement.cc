@@ -248,9 +248,7 @@ class Scorer {
     before_.assign(n, 1.0);
     after_.assign(n + 1, 1.0);
     for (size_t i = 0; i < n; ++i) {
-      for (size_t j = 0; j < n; ++j) {
-        if (j != i) before_[i] *= Sane(predictor_.Predict(jobs[i].traits, jobs[j].traits)).throughput;
-      }
+      before_[i] = Unthrottled(view, i);
       after_[i] = before_[i] * pairs_[i].resident_next_to_new.throughput;
     }
     after_[n] = s.p_new;
@@ -281,6 +279,16 @@ class Scorer {
     return true;
   }
 
+  // Resident i's predicted throughput beside the GPU's other residents, before
+  // any throttling: the product of its pairwise predictions.
+  double Unthrottled(const GpuView& view, size_t i) const {
+    double p = 1;
+    for (size_t j = 0; j < view.jobs.size(); ++j) {
+      if (j != i) p *= Sane(predictor_.Predict(view.jobs[i].traits, view.jobs[j].traits)).throughput;
+    }
+    return p;
+  }
+
   const PairInfo& Pair(const PlacedJob& resident) {
     auto [it, inserted] = cache_.try_emplace(TraitsKey(resident.traits));
     PairInfo& pair = it->second;
@@ -300,10 +308,7 @@ class Scorer {
   // already slowed has less left to lose.
   ResidentEffect Effect(const GpuView& view, size_t i, const PairInfo& pair) const {
     const PlacedJob& r = view.jobs[i];
-    double before = 1;
-    for (size_t j = 0; j < view.jobs.size(); ++j) {
-      if (j != i) before *= Sane(predictor_.Predict(r.traits, view.jobs[j].traits)).throughput;
-    }
+    const double before = Unthrottled(view, i);
     const InterferencePrediction& p = pair.resident_next_to_new;
     const double k = Weight(r);
     ResidentEffect e;
