@@ -11,9 +11,11 @@
 namespace simgpu {
 
 inline constexpr uint64_t kDeviceStateMagic = 0x53494d4750550001ULL;  // "SIMGPU" + 1
-inline constexpr uint32_t kLayoutVersion = 3;
-inline constexpr int kMaxProcesses = 64;
-inline constexpr int kMaxStreams = 256;
+inline constexpr uint32_t kLayoutVersion = 4;
+// Room for a few hundred processes on one device at once (the fault tests
+// start 200), each with its default stream and a few more.
+inline constexpr int kMaxProcesses = 256;
+inline constexpr int kMaxStreams = 512;
 // Like a real GPU's launch queue: a launch into a full stream queue blocks.
 inline constexpr int kStreamQueueDepth = 1024;
 inline constexpr int kMaxEvents = 4096;

@@ -43,6 +43,9 @@ uint64_t ReadStartTicks(int32_t pid) {
   // The command name (field 2) may contain spaces; fields resume after the last ')'.
   const char* p = std::strrchr(buf, ')');
   if (p == nullptr) return 0;
+  // Field 3, the state: a zombie has exited (its parent has not reaped it
+  // yet), and a real driver has already torn down its contexts and memory.
+  if (p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X' || p[2] == 'x')) return 0;
   int field = 2;
   for (; *p != '\0' && field < 22; ++p) {
     if (*p == ' ') ++field;
@@ -69,7 +72,7 @@ bool ProcessAlive(int32_t pid, uint64_t start_ticks) {
   if (pid <= 0) return false;
   if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
   const uint64_t now_ticks = ReadStartTicks(pid);
-  // A zombie or a reused pid has a different (or no) start time.
+  // A reused pid has a different start time; a zombie reads as none.
   return now_ticks != 0 && now_ticks == start_ticks;
 }
 
