@@ -28,10 +28,11 @@ struct Encoder {
     auto command = b->CreateString(j.command);
     auto gpu_host = b->CreateString(j.gpu_host);
     auto kind = b->CreateString(j.kind);
+    auto token = b->CreateString(j.token);
     auto t = disk::CreateJobUpsert(
         *b, job, j.pid, host, command, static_cast<disk::Priority>(j.priority), j.mem_bytes,
         gpu_host, j.gpu_index, j.slowdown_target, j.share, j.fingerprint, j.registered_unix_ns,
-        kind);
+        kind, token);
     return {disk::Body::JobUpsert, t.Union()};
   }
   std::pair<disk::Body, fb::Offset<void>> operator()(const JobRemoval& r) const {
@@ -86,7 +87,8 @@ absl::StatusOr<Mutation> DecodeMutation(const disk::Record& r) {
                        .share = j.share(),
                        .fingerprint = j.fingerprint(),
                        .registered_unix_ns = j.registered_unix_ns(),
-                       .kind = Str(j.kind())};
+                       .kind = Str(j.kind()),
+                       .token = Str(j.token())};
     }
     case disk::Body::JobRemove:
       return JobRemoval{Str(r.body_as_JobRemove()->job())};

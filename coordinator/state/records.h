@@ -30,6 +30,7 @@ struct JobRecord {
   uint64_t fingerprint = 0;  // model fingerprint (hash of its kernel-name set)
   int64_t registered_unix_ns = 0;
   std::string kind;  // the interference model's name for the job's model; may be empty
+  std::string token;  // the job's token (32 hex digits); empty for records written before tokens
 
   friend bool operator==(const JobRecord&, const JobRecord&) = default;
 };

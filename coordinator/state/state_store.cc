@@ -1,6 +1,7 @@
 #include "state/state_store.h"
 
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -19,6 +20,13 @@ namespace {
 
 constexpr char kJournalName[] = "journal.log";
 constexpr char kSnapshotName[] = "snapshot.bin";
+constexpr int64_t kCatchUpEveryNs = 1'000'000'000;
+
+int64_t MonotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
 
 }  // namespace
 
@@ -121,11 +129,31 @@ absl::Status StateStore::Commit(const Mutation& m) {
   if (absl::Status s = Validate(m); !s.ok()) return s;
   std::string frame;
   AppendFrame(EncodeRecord(next_seq_, m), &frame);
-  if (absl::Status s = Append(frame); !s.ok()) return s;
+  const absl::Status written = Append(frame);
+  // Applied even when the disk refused it: the caller goes on with it, and
+  // the catch-up snapshot writes it once the disk has room.
   ++next_seq_;
   Apply(m, options_.max_observations, &state_);
+  if (!written.ok()) {
+    WriteFailed(written);
+    return written;
+  }
+  if (!write_error_.ok()) (void)CatchUp();  // this record fitting: there may be room again
   MaybeCompact();
   return absl::OkStatus();
+}
+
+void StateStore::WriteFailed(const absl::Status& status) {
+  ++failed_writes_;
+  write_error_ = status;
+  next_catch_up_ns_ = MonotonicNs() + kCatchUpEveryNs;
+}
+
+absl::Status StateStore::CatchUp() {
+  if (write_error_.ok() || MonotonicNs() < next_catch_up_ns_) return write_error_;
+  // Everything in memory, as one snapshot: the refused records are in it.
+  if (absl::Status s = Compact(); !s.ok()) WriteFailed(s);
+  return write_error_;
 }
 
 absl::Status StateStore::Append(const std::string& frame) {
@@ -163,6 +191,7 @@ absl::Status StateStore::Compact() {
   if (absl::Status s = WriteFileAtomically(dir_.path, kSnapshotName, snapshot); !s.ok()) return s;
   if (ftruncate(journal_.get(), 0) != 0) return PathError(errno, "ftruncate", Path(kJournalName));
   journal_size_ = 0;
+  write_error_ = absl::OkStatus();  // the whole state is on disk
   return absl::OkStatus();
 }
 

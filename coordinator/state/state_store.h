@@ -61,9 +61,13 @@ class StateStore {
   const LoadReport& load_report() const { return report_; }
   const std::string& dir() const { return dir_.path; }
 
-  // Each mutation is checked (limits.h: InvalidArgument), written, and then
-  // applied to state(); on error state() is unchanged. One that would change
-  // nothing writes nothing.
+  // Each mutation is checked (limits.h: InvalidArgument; state() is then
+  // unchanged), written, and applied to state(). One that would change nothing
+  // writes nothing. When the write fails (a full disk) the mutation is still
+  // applied to state(), the error is returned, and write_error() says the
+  // disk is behind: the whole state is written as a snapshot as soon as the
+  // disk takes data again (CatchUp()), so nothing the caller knew is lost
+  // unless the process dies before that.
   absl::Status PutJob(const JobRecord& job);
   absl::Status RemoveJob(std::string_view job);
   absl::Status PutBaseline(const BaselineRecord& baseline);
@@ -81,6 +85,16 @@ class StateStore {
   // fdatasync of the journal: what is written survives power loss too.
   absl::Status Sync();
 
+  // While write_error() is not OK, retries writing the whole state (at most
+  // once a second, and after any mutation whose own record was written).
+  // Returns write_error() afterwards.
+  absl::Status CatchUp();
+  // OK when everything in state() is on disk; else the error that left it
+  // behind (naming the file and the reason), until CatchUp() succeeds.
+  const absl::Status& write_error() const { return write_error_; }
+  // Writes that failed (records and catch-up snapshots) since Open().
+  uint64_t failed_writes() const { return failed_writes_; }
+
   uint64_t journal_bytes() const { return journal_size_; }
   // The last automatic compaction's result (OK if none failed since).
   const absl::Status& last_compaction_status() const { return last_compaction_; }
@@ -91,6 +105,7 @@ class StateStore {
   absl::Status Commit(const Mutation& m);
   absl::Status Append(const std::string& frame);
   void MaybeCompact();
+  void WriteFailed(const absl::Status& status);
   std::string Path(absl::string_view name) const;
 
   LockedDir dir_;
@@ -102,6 +117,10 @@ class StateStore {
   State state_;
   LoadReport report_;
   absl::Status last_compaction_;
+  // Not OK while state() holds changes the disk refused (see write_error()).
+  absl::Status write_error_;
+  uint64_t failed_writes_ = 0;
+  int64_t next_catch_up_ns_ = 0;  // CLOCK_MONOTONIC; retries are at most once a second
   // Set when a failed write could not be undone: the journal's end is unknown,
   // so nothing more is written (reopening recovers).
   absl::Status broken_;

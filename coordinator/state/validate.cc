@@ -1,6 +1,9 @@
 #include "state/validate.h"
 
+#include <cmath>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -20,6 +23,18 @@ absl::Status CheckName(absl::string_view field, absl::string_view value) {
   return CheckLength(field, value, kMaxNameBytes);
 }
 
+// NaN or infinity in a share, a slowdown or a baseline would poison every
+// figure computed from it (and NaN never compares equal, so it could not be
+// told apart from a changed value).
+absl::Status CheckFinite(std::initializer_list<std::pair<absl::string_view, double>> fields) {
+  for (const auto& [field, value] : fields) {
+    if (!std::isfinite(value)) {
+      return absl::InvalidArgumentError(absl::StrCat(field, " is ", value, ", not a finite number"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 struct Validator {
   absl::Status operator()(const JobRecord& j) const {
     if (absl::Status s = CheckName("job id", j.job); !s.ok()) return s;
@@ -27,17 +42,29 @@ struct Validator {
     if (absl::Status s = CheckLength("command", j.command, kMaxCommandBytes); !s.ok()) return s;
     if (absl::Status s = CheckLength("gpu host", j.gpu_host, kMaxNameBytes); !s.ok()) return s;
     if (absl::Status s = CheckLength("kind", j.kind, kMaxNameBytes); !s.ok()) return s;
+    if (absl::Status s = CheckLength("token", j.token, kMaxNameBytes); !s.ok()) return s;
     if (j.priority != Priority::kGuaranteed && j.priority != Priority::kOpportunistic) {
       return absl::InvalidArgumentError(
           absl::StrCat("priority ", static_cast<int>(j.priority), " is not 0 or 1"));
     }
-    return absl::OkStatus();
+    return CheckFinite({{"slowdown target", j.slowdown_target}, {"share", j.share}});
   }
   absl::Status operator()(const JobRemoval& r) const { return CheckName("job id", r.job); }
-  absl::Status operator()(const BaselineRecord&) const { return absl::OkStatus(); }
+  absl::Status operator()(const BaselineRecord& b) const {
+    return CheckFinite({{"baseline iteration_ns", b.iteration_ns},
+                        {"baseline kernels_per_s", b.kernels_per_s},
+                        {"baseline busy", b.busy}});
+  }
   absl::Status operator()(const ObservationRecord& o) const {
     if (absl::Status s = CheckLength("kind a", o.kind_a, kMaxNameBytes); !s.ok()) return s;
     if (absl::Status s = CheckLength("kind b", o.kind_b, kMaxNameBytes); !s.ok()) return s;
+    if (absl::Status s = CheckFinite({{"slowdown a", o.slowdown_a},
+                                      {"slowdown b", o.slowdown_b},
+                                      {"share a", o.share_a},
+                                      {"share b", o.share_b}});
+        !s.ok()) {
+      return s;
+    }
     return CheckLength("gpu type", o.gpu_type, kMaxNameBytes);
   }
   absl::Status operator()(const BudgetSeqUpdate&) const { return absl::OkStatus(); }

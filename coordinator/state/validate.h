@@ -9,7 +9,8 @@
 
 namespace iashim::state {
 
-// InvalidArgument naming the field and the bound when `m` breaks one.
+// InvalidArgument naming the field and the bound when `m` breaks one, or a
+// floating-point field that is NaN or infinite.
 absl::Status Validate(const Mutation& m);
 
 }  // namespace iashim::state

@@ -1,5 +1,6 @@
 #include "state/record_codec.h"
 
+#include <limits>
 #include <random>
 #include <string>
 #include <variant>
@@ -100,6 +101,30 @@ TEST(RecordCodecTest, RefusesOtherVersionsUnknownKindsAndMissingBodies) {
     absl::StatusOr<Record> r = DecodeRecord(c.bytes);
     EXPECT_TRUE(absl::IsDataLoss(r.status())) << c.why;
     EXPECT_NE(r.status().message().find(c.why), std::string::npos) << r.status();
+  }
+}
+
+// Found by tests/fuzz (state_record): a record holding NaN decoded, and NaN
+// in a baseline, share or slowdown would poison everything computed from it.
+// Non-finite numbers are refused on write and dropped as corrupt on read.
+TEST(RecordCodecTest, NonFiniteNumbersAreRefused) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  BaselineRecord baseline = SampleBaseline(4);
+  baseline.iteration_ns = nan;
+  ObservationRecord observation = SampleObservation(5);
+  observation.slowdown_b = -inf;
+  JobRecord job = SampleJob(3);
+  job.share = inf;
+  JobRecord target = SampleJob(3);
+  target.slowdown_target = nan;
+  for (const Mutation& m : {Mutation(baseline), Mutation(observation), Mutation(job),
+                            Mutation(target)}) {
+    const absl::Status v = Validate(m);
+    EXPECT_TRUE(absl::IsInvalidArgument(v)) << "kind " << m.index() << ": " << v;
+    EXPECT_NE(v.message().find("not a finite number"), std::string::npos) << v;
+    absl::StatusOr<Record> r = DecodeRecord(EncodeRecord(1, m));
+    EXPECT_TRUE(absl::IsDataLoss(r.status())) << "kind " << m.index() << ": " << r.status();
   }
 }
 

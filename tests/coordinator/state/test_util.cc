@@ -39,7 +39,9 @@ JobRecord SampleJob(int i) {
                    .slowdown_target = 0.05 * (i % 4),
                    .share = 1.0 / (i % 3 + 1),
                    .fingerprint = 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(i + 1),
-                   .registered_unix_ns = int64_t{1'700'000'000'000'000'000} + i};
+                   .registered_unix_ns = int64_t{1'700'000'000'000'000'000} + i,
+                   .kind = i % 4 == 0 ? "" : absl::StrCat("model-", i % 4),
+                   .token = i % 6 == 0 ? "" : std::string(32, "0123456789abcdef"[i % 16])};
 }
 
 BaselineRecord SampleBaseline(int i) {
