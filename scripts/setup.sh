@@ -5,16 +5,19 @@
 #   scripts/setup.sh                      # install + build into build/
 #   scripts/setup.sh --sanitize address   # ASan+UBSan build into build-asan/
 #   scripts/setup.sh --sanitize thread    # TSan build into build-tsan/
+#   scripts/setup.sh --fuzz               # libFuzzer targets (clang) into build-fuzz/
 #   scripts/setup.sh --no-build           # install packages only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 sanitize=""
 build=1
+fuzz=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --sanitize) sanitize="${2:-}"; shift 2 ;;
     --no-build) build=0; shift ;;
+    --fuzz) fuzz=1; shift ;;
     -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -25,6 +28,11 @@ case "$sanitize" in
   thread) build_dir=build-tsan ;;
   *) echo "setup.sh: --sanitize must be 'address' or 'thread' (got '$sanitize')" >&2; exit 2 ;;
 esac
+if [[ $fuzz -eq 1 ]]; then
+  # The fuzz build brings its own ASan+UBSan (cmake/Fuzz.cmake).
+  [[ -n "$sanitize" ]] && { echo "setup.sh: --fuzz and --sanitize do not combine" >&2; exit 2; }
+  build_dir=build-fuzz
+fi
 
 packages=(
   build-essential cmake ninja-build pkg-config git
@@ -35,6 +43,8 @@ packages=(
   nlohmann-json3-dev  # iashim-clustersim: reads Gavel's throughputs file, writes reports
   gnuplot-nox  # scripts/clustersim-report.sh: the PNG plots
 )
+# --fuzz: clang and its libFuzzer runtime (libclang_rt.fuzzer-x86_64.a; Debian 12's clang is 14).
+[[ $fuzz -eq 1 ]] && packages+=(clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -64,6 +74,14 @@ fi
 
 [[ $build -eq 1 ]] || exit 0
 jobs=$(nproc)
+if [[ $fuzz -eq 1 ]]; then
+  # Only the fuzz targets and the libraries they link.
+  cmake -S . -B "$build_dir" -G Ninja -DCUDA_INCLUDE_DIR="$found" \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DIASHIM_FUZZ=ON >/dev/null
+  cmake --build "$build_dir" -j "$jobs" --target fuzz_all
+  echo "setup.sh: built the fuzz targets into $build_dir/fuzz/"
+  exit 0
+fi
 cmake -S . -B "$build_dir" -G Ninja -DCUDA_INCLUDE_DIR="$found" \
   -DIASHIM_SANITIZE="$sanitize" >/dev/null
 cmake --build "$build_dir" -j "$jobs"

@@ -2,7 +2,7 @@
 # The whole test suite, from a fresh machine: installs and builds (scripts/setup.sh),
 # then runs every test with CTest, then the sanitizer builds' suites.
 #
-#   scripts/test.sh            # everything: default build, ASan+UBSan, TSan
+#   scripts/test.sh            # everything: default build, ASan+UBSan, TSan, 10 s of each fuzzer
 #   scripts/test.sh --quick    # default build only
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,5 +24,7 @@ if [[ $quick -eq 0 ]]; then
   (cd build-asan && ctest --output-on-failure -j "$jobs" -L sanitize)
   scripts/setup.sh --sanitize thread
   (cd build-tsan && ctest --output-on-failure -j "$jobs" -L sanitize)
+  scripts/setup.sh --fuzz
+  scripts/fuzz.sh --short
 fi
 echo "test.sh: all suites passed"

@@ -54,8 +54,10 @@ absl::StatusOr<ListenAddress> ParseListenAddress(std::string_view text) {
       return error("expected ':PORT' after ']'");
     }
     port = text.substr(close + 2);
+    // inet_pton reads a C string: a NUL inside would hide what follows it.
     in6_addr v6;
-    if (::inet_pton(AF_INET6, std::string(host).c_str(), &v6) != 1) {
+    if (host.find_first_not_of("0123456789abcdefABCDEF:.") != std::string_view::npos ||
+        ::inet_pton(AF_INET6, std::string(host).c_str(), &v6) != 1) {
       return error("'" + std::string(host) + "' is not an IPv6 address");
     }
   } else {

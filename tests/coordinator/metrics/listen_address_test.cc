@@ -30,6 +30,16 @@ TEST(ListenAddressTest, PrintsBackInTheSameForm) {
   EXPECT_EQ((ListenAddress{"localhost", 80}).ToString(), "localhost:80");
 }
 
+// Found by tests/fuzz (listen_address): inet_pton reads a C string, so
+// "[::1<NUL>junk]" was accepted with the junk in the host.
+TEST(ListenAddressTest, RejectsNulInsideAnIpv6Address) {
+  const std::string text("[::1\0junk]:9400", 15);
+  absl::StatusOr<ListenAddress> a = ParseListenAddress(text);
+  ASSERT_FALSE(a.ok()) << a->host;
+  EXPECT_TRUE(absl::IsInvalidArgument(a.status()));
+  EXPECT_NE(a.status().message().find("is not an IPv6 address"), std::string::npos) << a.status();
+}
+
 TEST(ListenAddressTest, RejectsWithAReason) {
   struct Case {
     const char* text;
