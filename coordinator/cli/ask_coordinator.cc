@@ -14,6 +14,7 @@ RequestResult AskCoordinator(const CliOptions& options, std::span<const uint8_t>
   spec.request = request;
   spec.expected = expected;
   spec.timeout_s = options.timeout_s;
+  spec.keys = options.keys;
   spec.interrupted = Interrupted;
   return Request(spec);
 }
@@ -23,6 +24,15 @@ std::optional<int> FailedRequestExit(const CliOptions& options, const RequestRes
   if (result.status == RequestStatus::kOk) return std::nullopt;
   std::fprintf(stderr, "iashim: no coordinator at %s (%s)\n", options.coordinator.c_str(),
                result.detail.c_str());
+  // A failed CURVE handshake looks like silence: say what to check.
+  if (result.status == RequestStatus::kNoReply && result.detail.starts_with("no reply in")) {
+    std::fputs(options.keys.curve()
+                   ? "iashim: if it is running, check that --coordinator-key (or "
+                     "IASHIM_COORDINATOR_KEY) is its public key\n"
+                   : "iashim: a coordinator with CurveZMQ answers only clients given its public "
+                     "key (--coordinator-key or IASHIM_COORDINATOR_KEY)\n",
+               stderr);
+  }
   return kExitNoCoordinator;
 }
 

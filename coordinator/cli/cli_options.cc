@@ -23,6 +23,7 @@ std::string Quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 // so that --help answers even a line with a bad value on it.
 struct RawValues {
   std::optional<std::string> job, priority, mem, gpu, slowdown_target, kind, coordinator, timeout_s;
+  std::optional<std::string> coordinator_key, admin_key;
 };
 
 enum class OptionKind { kValue, kFlag };
@@ -44,6 +45,8 @@ constexpr OptionSpec kOptions[] = {
     {"--kind", OptionKind::kValue, true, true, false, "MODEL"},
     {"--coordinator", OptionKind::kValue, true, true, true, "ENDPOINT"},
     {"--timeout-s", OptionKind::kValue, true, true, true, "SECONDS"},
+    {"--coordinator-key", OptionKind::kValue, true, true, true, "FILE"},
+    {"--admin-key", OptionKind::kValue, true, true, true, "FILE"},
     {"--simgpu", OptionKind::kFlag, true, false, false, ""},
     {"--json", OptionKind::kFlag, false, false, true, ""},
 };
@@ -51,9 +54,12 @@ constexpr OptionSpec kOptions[] = {
 const OptionSpec* FindOption(std::string_view name, CommandKind kind) {
   for (const OptionSpec& spec : kOptions) {
     if (spec.name != name) continue;
+    // The admin commands take what says how to reach the coordinator: the
+    // options `status` takes, less its output format.
     const bool taken = (kind == CommandKind::kRun && spec.run) ||
                        (kind == CommandKind::kPlace && spec.place) ||
-                       (kind == CommandKind::kStatus && spec.status);
+                       (kind == CommandKind::kStatus && spec.status) ||
+                       (IsAdminCommand(kind) && spec.status && spec.name != "--json");
     return taken ? &spec : nullptr;
   }
   return nullptr;
@@ -68,6 +74,8 @@ std::optional<std::string>* Slot(RawValues& raw, std::string_view name) {
   if (name == "--kind") return &raw.kind;
   if (name == "--coordinator") return &raw.coordinator;
   if (name == "--timeout-s") return &raw.timeout_s;
+  if (name == "--coordinator-key") return &raw.coordinator_key;
+  if (name == "--admin-key") return &raw.admin_key;
   return nullptr;
 }
 
@@ -79,9 +87,65 @@ std::string_view CommandName(CommandKind kind) {
       return "place";
     case CommandKind::kStatus:
       return "status";
+    case CommandKind::kDrain:
+      return "drain";
+    case CommandKind::kUndrain:
+      return "undrain";
+    case CommandKind::kPriority:
+      return "priority";
     default:
       return "";
   }
+}
+
+absl::StatusOr<JobPriority> ParsePriority(std::string_view what, const std::string& value) {
+  if (EqualsIgnoreCase(value, "guaranteed")) return JobPriority::kGuaranteed;
+  if (EqualsIgnoreCase(value, "opportunistic")) return JobPriority::kOpportunistic;
+  return Invalid(std::string(what) + " " + Quoted(value) + ": must be guaranteed or opportunistic");
+}
+
+// drain/undrain HOST[:GPU], priority JOB guaranteed|opportunistic.
+absl::Status ParseAdminArguments(CommandKind kind, const std::vector<std::string>& args,
+                                 AdminOptions& admin) {
+  const std::string where = "'iashim " + std::string(CommandName(kind)) + "'";
+  if (kind == CommandKind::kPriority) {
+    if (args.size() != 2) {
+      return Invalid(where + " takes a job id and a priority (iashim priority JOB "
+                     "guaranteed|opportunistic), got " + std::to_string(args.size()) +
+                     " arguments");
+    }
+    if (!ValidJobName(args[0])) {
+      return Invalid("job id " + Quoted(args[0]) +
+                     ": must be 1-128 characters of letters, digits and ._-:/@+");
+    }
+    absl::StatusOr<JobPriority> priority = ParsePriority("priority", args[1]);
+    if (!priority.ok()) return priority.status();
+    admin.job = args[0];
+    admin.priority = *priority;
+    return absl::OkStatus();
+  }
+  if (args.size() != 1) {
+    return Invalid(where + " takes one HOST or HOST:GPU, got " + std::to_string(args.size()) +
+                   " arguments");
+  }
+  const std::string& target = args[0];
+  const size_t colon = target.rfind(':');
+  const std::string host = target.substr(0, colon);
+  if (!ValidHostName(host)) {
+    return Invalid("host " + Quoted(host) + ": must be 1-255 characters of letters, digits and ._-");
+  }
+  admin.host = host;
+  admin.gpu = -1;
+  if (colon != std::string::npos) {
+    const std::string gpu = target.substr(colon + 1);
+    std::optional<int64_t> index = ParseInt(gpu, 0, kMaxGpuIndex);
+    if (!index) {
+      return Invalid("GPU " + Quoted(gpu) + " in " + Quoted(target) + ": must be an index from 0 to " +
+                     std::to_string(kMaxGpuIndex) + " (or leave ':GPU' out for every GPU of the host)");
+    }
+    admin.gpu = static_cast<int>(*index);
+  }
+  return absl::OkStatus();
 }
 
 // Turns the raw values into `options`, or says which one is wrong.
@@ -103,14 +167,9 @@ absl::Status Validate(const RawValues& raw, const char* env_coordinator, CliOpti
     p.kind = *raw.kind;
   }
   if (raw.priority) {
-    if (EqualsIgnoreCase(*raw.priority, "guaranteed")) {
-      p.priority = JobPriority::kGuaranteed;
-    } else if (EqualsIgnoreCase(*raw.priority, "opportunistic")) {
-      p.priority = JobPriority::kOpportunistic;
-    } else {
-      return Invalid("--priority " + Quoted(*raw.priority) +
-                     ": must be guaranteed or opportunistic");
-    }
+    absl::StatusOr<JobPriority> priority = ParsePriority("--priority", *raw.priority);
+    if (!priority.ok()) return priority.status();
+    p.priority = *priority;
   }
   if (raw.mem) {
     const std::optional<uint64_t> bytes = ParseByteSize(*raw.mem);
@@ -163,6 +222,15 @@ absl::Status Validate(const RawValues& raw, const char* env_coordinator, CliOpti
     }
     options.coordinator = env_coordinator;
   }
+  // Read (and checked against the endpoint) by ResolveToolKeys, after parsing.
+  if (raw.coordinator_key) {
+    if (raw.coordinator_key->empty()) return Invalid("--coordinator-key must not be empty");
+    options.coordinator_key = *raw.coordinator_key;
+  }
+  if (raw.admin_key) {
+    if (raw.admin_key->empty()) return Invalid("--admin-key must not be empty");
+    options.admin_key_file = *raw.admin_key;
+  }
   if (raw.timeout_s) {
     const std::optional<double> seconds = ParseDouble(*raw.timeout_s, 0, kMaxTimeoutS);
     if (!seconds || *seconds <= 0) {
@@ -176,6 +244,20 @@ absl::Status Validate(const RawValues& raw, const char* env_coordinator, CliOpti
 
 }  // namespace
 
+bool IsAdminCommand(CommandKind kind) {
+  return kind == CommandKind::kDrain || kind == CommandKind::kUndrain ||
+         kind == CommandKind::kPriority;
+}
+
+bool ValidHostName(std::string_view host) {
+  if (host.empty() || host.size() > 255) return false;
+  for (char c : host) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 std::string_view PriorityName(JobPriority priority) {
   return priority == JobPriority::kOpportunistic ? "opportunistic" : "guaranteed";
 }
@@ -183,7 +265,7 @@ std::string_view PriorityName(JobPriority priority) {
 absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string>& args,
                                             const char* env_coordinator) {
   CliOptions options;
-  if (args.empty()) return Invalid("no command given (run, place or status)");
+  if (args.empty()) return Invalid("no command given (run, place, status, drain, undrain or priority)");
   const std::string& first = args[0];
   if (first == "--help" || first == "-h") {
     options.kind = CommandKind::kHelp;
@@ -196,8 +278,10 @@ absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string>& args
   if (first == "help") {
     options.kind = CommandKind::kHelp;
     if (args.size() > 1) {
-      if (args[1] != "run" && args[1] != "place" && args[1] != "status") {
-        return Invalid("no help for " + Quoted(args[1]) + ": the commands are run, place, status");
+      if (args[1] != "run" && args[1] != "place" && args[1] != "status" && args[1] != "drain" &&
+          args[1] != "undrain" && args[1] != "priority") {
+        return Invalid("no help for " + Quoted(args[1]) +
+                       ": the commands are run, place, status, drain, undrain, priority");
       }
       options.help_topic = args[1];
     }
@@ -209,16 +293,24 @@ absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string>& args
     options.kind = CommandKind::kPlace;
   } else if (first == "status") {
     options.kind = CommandKind::kStatus;
+  } else if (first == "drain") {
+    options.kind = CommandKind::kDrain;
+  } else if (first == "undrain") {
+    options.kind = CommandKind::kUndrain;
+  } else if (first == "priority") {
+    options.kind = CommandKind::kPriority;
   } else if (first.starts_with("-")) {
     return Invalid("unknown option " + Quoted(first) +
-                   " (the command comes first: run, place or status)");
+                   " (the command comes first: run, place, status, drain, undrain or priority)");
   } else {
-    return Invalid("unknown command " + Quoted(first) + " (the commands are run, place, status)");
+    return Invalid("unknown command " + Quoted(first) +
+                   " (the commands are run, place, status, drain, undrain, priority)");
   }
   const std::string command_name(CommandName(options.kind));
   const std::string where = "'iashim " + command_name + "'";
 
   RawValues raw;
+  std::vector<std::string> positional;  // the admin commands' arguments
   bool help = false;
   bool saw_separator = false;
   for (size_t i = 1; i < args.size(); ++i) {
@@ -230,6 +322,10 @@ absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string>& args
     }
     if (arg == "--help" || arg == "-h") {
       help = true;
+      continue;
+    }
+    if (!arg.starts_with("-") && IsAdminCommand(options.kind)) {
+      positional.push_back(arg);
       continue;
     }
     if (!arg.starts_with("-")) {
@@ -266,6 +362,11 @@ absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string>& args
     return options;
   }
   if (absl::Status s = Validate(raw, env_coordinator, options); !s.ok()) return s;
+  if (IsAdminCommand(options.kind)) {
+    if (absl::Status s = ParseAdminArguments(options.kind, positional, options.admin); !s.ok()) {
+      return s;
+    }
+  }
   if (options.kind == CommandKind::kRun) {
     if (!saw_separator) {
       return Invalid("no command to run: put it after '--' (iashim run [options] -- CMD ARGS...)");
@@ -297,6 +398,11 @@ std::string Usage(std::string_view topic) {
       std::string(kDefaultCoordinator) +
       ")\n"
       "  --timeout-s S           how long to wait for the coordinator's answer (default 2)\n"
+      "  --coordinator-key FILE  the coordinator's public key (coordinator.key from `iashim\n"
+      "                          keygen`; or its 40 characters): talk CurveZMQ; needed beyond\n"
+      "                          loopback (default: $IASHIM_COORDINATOR_KEY)\n"
+      "  --admin-key FILE        the admin's secret key (admin.key_secret from `iashim keygen\n"
+      "                          --admin`): write actions (drain, undrain, priority)\n"
       "  -h, --help              this text\n";
   if (topic == "run") {
     return "Usage: iashim run [options] -- CMD [ARGS...]\n"
@@ -326,6 +432,37 @@ std::string Usage(std::string_view topic) {
            "Exit status: 0 placed, 1 refused, 2 bad command line, 3 queued (no GPU fits\n"
            "now), 4 no coordinator answered.\n";
   }
+  if (topic == "drain" || topic == "undrain") {
+    const std::string name(topic);
+    return "Usage: iashim " + name + " HOST[:GPU] [options]\n"
+           "\n" +
+           (topic == "drain"
+                ? std::string("Tells the coordinator to place no new job on GPU GPU of HOST, or on\n"
+                              "every GPU of HOST; jobs already there run on. `iashim status` shows\n"
+                              "drained GPUs; a restarted coordinator keeps them drained.\n")
+                : std::string("Lets the coordinator place jobs on GPU GPU of HOST (or every GPU of\n"
+                              "HOST) again.\n")) +
+           "Needs the admin key (`iashim keygen --admin`; the coordinator's --admin-key).\n"
+           "\n" +
+           common +
+           "\n"
+           "Exit status: 0 done, 1 refused (no admin key, unknown host or GPU), 2 bad\n"
+           "command line, 4 no coordinator answered.\n";
+  }
+  if (topic == "priority") {
+    return "Usage: iashim priority JOB guaranteed|opportunistic [options]\n"
+           "\n"
+           "Changes a running job's priority. The coordinator's share controller acts on\n"
+           "it at its next step: an opportunistic job next to a guaranteed one is\n"
+           "throttled, a job made guaranteed is unthrottled. A restarted coordinator keeps\n"
+           "it. Needs the admin key (`iashim keygen --admin`; the coordinator's\n"
+           "--admin-key).\n"
+           "\n" +
+           common +
+           "\n"
+           "Exit status: 0 done, 1 refused (no admin key, unknown job), 2 bad command\n"
+           "line, 4 no coordinator answered.\n";
+  }
   if (topic == "status") {
     return "Usage: iashim status [--json] [options]\n"
            "\n"
@@ -345,6 +482,12 @@ std::string Usage(std::string_view topic) {
          "  run [options] -- CMD [ARGS...]  place the job, then run CMD under the shim\n"
          "  place [options]                 ask where a job would be placed; run nothing\n"
          "  status [--json]                 the coordinator's GPUs and jobs\n"
+         "  drain HOST[:GPU]                place no new job there (admin key)\n"
+         "  undrain HOST[:GPU]              place jobs there again (admin key)\n"
+         "  priority JOB guaranteed|opportunistic\n"
+         "                                  change a job's priority (admin key)\n"
+         "  keygen [--admin] [--dir DIR]    make the coordinator's (or the admin's)\n"
+         "                                  CurveZMQ key pair\n"
          "\n"
          "  iashim COMMAND --help           that command's options\n"
          "  iashim --version                print the version\n"

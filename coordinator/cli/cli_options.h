@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "names.h"
+#include "security/curve_socket.h"
 
 namespace iashim::cli {
 
@@ -22,7 +23,10 @@ inline constexpr double kDefaultTimeoutS = 2.0;
 // PlaceRequest.command is for display; the schema caps it at 256 bytes.
 inline constexpr size_t kMaxCommandBytes = 256;
 
-enum class CommandKind { kHelp, kVersion, kRun, kPlace, kStatus };
+enum class CommandKind { kHelp, kVersion, kRun, kPlace, kStatus, kDrain, kUndrain, kPriority };
+
+// drain, undrain and priority: write actions that need the admin key.
+bool IsAdminCommand(CommandKind kind);
 
 // Mirrors wire::Priority without pulling the generated header into every
 // user of the options.
@@ -40,6 +44,14 @@ struct PlacementOptions {
   std::string kind;              // empty: unknown (learned from the job's kernels)
 };
 
+// What `drain HOST[:GPU]`, `undrain HOST[:GPU]` and `priority JOB P` name.
+struct AdminOptions {
+  std::string host;  // drain, undrain
+  int gpu = -1;      // drain, undrain: -1 = every GPU of host
+  std::string job;   // priority
+  JobPriority priority = JobPriority::kGuaranteed;  // priority
+};
+
 struct CliOptions {
   CommandKind kind = CommandKind::kHelp;
   // For kHelp: the command whose help was asked for ("" = the overview).
@@ -50,6 +62,12 @@ struct CliOptions {
   bool simgpu = false;               // run: use the simulated driver
   bool json = false;                 // status: JSON instead of a table
   std::vector<std::string> command;  // run: what follows `--`
+  AdminOptions admin;                // drain, undrain, priority
+  // As given (--coordinator-key; else $IASHIM_COORDINATOR_KEY, read by
+  // ResolveToolKeys) and what they resolve to for `coordinator`.
+  std::string coordinator_key;
+  std::string admin_key_file;
+  security::ClientKeys keys;
 };
 
 // `args` without the program name. `env_coordinator` is $IASHIM_COORDINATOR
@@ -65,6 +83,10 @@ absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string>& args
 // rejected by the shim).
 inline bool ValidEndpoint(std::string_view endpoint) { return ValidConnectEndpoint(endpoint); }
 using ::iashim::ValidJobName;
+
+// A node name as the coordinator's cluster knows it (drain HOST): 1-255 of
+// letters, digits and ._-
+bool ValidHostName(std::string_view host);
 
 // "--help" text: the overview (topic "") or one command's.
 std::string Usage(std::string_view topic);

@@ -1,4 +1,4 @@
-// The three things `iashim` does, one file each. Each takes validated options
+// What `iashim` does, one file each. Each takes validated options
 // and returns the process's exit status (README.md lists them); RunCommand
 // returns only when the job could not be started, since the job replaces
 // iashim.
@@ -22,6 +22,8 @@ inline constexpr int kExitInterrupted = 130;  // 128 + SIGINT
 int RunCommand(const CliOptions& options);
 int PlaceCommand(const CliOptions& options);
 int StatusCommand(const CliOptions& options);
+// drain, undrain and priority (admin_command.cc).
+int AdminCommand(const CliOptions& options);
 
 }  // namespace iashim::cli
 

@@ -91,6 +91,11 @@ RequestResult Request(const RequestSpec& spec) {
     // Nothing is worth keeping once we stop waiting; exit at once.
     socket.set(zmq::sockopt::linger, 0);
     socket.set(zmq::sockopt::maxmsgsize, kMaxReplyBytes);
+    if (std::string error; !security::ApplyClientKeys(socket.handle(), spec.keys, &error)) {
+      result.status = RequestStatus::kBadEndpoint;
+      result.detail = "CurveZMQ: " + error;
+      return result;
+    }
     try {
       socket.connect(spec.endpoint);
     } catch (const zmq::error_t& e) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "security/curve_socket.h"
 #include "telemetry_generated.h"
 
 namespace iashim::cli {
@@ -59,6 +60,8 @@ struct RequestSpec {
   std::span<const uint8_t> request;  // a finished Envelope
   wire::Payload expected = wire::Payload::NONE;
   double timeout_s = 2.0;
+  // CurveZMQ keys (none: plain text, for loopback endpoints).
+  security::ClientKeys keys;
   // Polled at least every 100 ms; true ends the wait (Ctrl-C).
   std::function<bool()> interrupted;
 };

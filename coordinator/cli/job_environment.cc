@@ -54,6 +54,10 @@ std::vector<EnvChange> ManagedEnvironment(const CliOptions& options, const Place
   std::vector<EnvChange> out;
   AddCommon(options, libraries, env, out);
   out.push_back({"IASHIM_COORDINATOR", options.coordinator});
+  // The key `run` itself used, as text: the shim needs no file to read.
+  out.push_back({"IASHIM_COORDINATOR_KEY",
+                 options.keys.curve() ? std::optional<std::string>(options.keys.server_public)
+                                      : std::nullopt});
   if (placement.gpu >= 0) {
     out.push_back({"CUDA_VISIBLE_DEVICES", std::to_string(placement.gpu)});
   } else if (warnings != nullptr) {
@@ -64,6 +68,16 @@ std::vector<EnvChange> ManagedEnvironment(const CliOptions& options, const Place
   // not leak through.
   std::string job = placement.job.empty() ? options.placement.job : placement.job;
   out.push_back({"IASHIM_JOB", job.empty() ? std::nullopt : std::optional<std::string>(job)});
+  // The shim proves with it that it is this job's process; an enclosing job's
+  // token must not leak through either.
+  if (ValidJobToken(placement.token)) {
+    out.push_back({"IASHIM_JOB_TOKEN", placement.token});
+  } else {
+    out.push_back({"IASHIM_JOB_TOKEN", std::nullopt});
+    if (warnings != nullptr && !placement.token.empty()) {
+      warnings->push_back("the coordinator's job token is malformed; the job may run unmanaged");
+    }
+  }
   // The shim accepts 0.001-1 and would fall back to unthrottled on anything
   // else; say so here, where the person who can act on it is looking.
   if (std::isfinite(placement.share) && placement.share >= 0.001 && placement.share <= 1.0) {
@@ -92,6 +106,7 @@ std::vector<EnvChange> UnmanagedEnvironment(const CliOptions& options,
   // could not reach: the shim would keep trying it in the background, and a
   // later coordinator would find a job it never placed.
   out.push_back({"IASHIM_COORDINATOR", std::nullopt});
+  out.push_back({"IASHIM_JOB_TOKEN", std::nullopt});
   if (!options.placement.job.empty()) out.push_back({"IASHIM_JOB", options.placement.job});
   if (options.placement.gpu >= 0) {
     out.push_back({"CUDA_VISIBLE_DEVICES", std::to_string(options.placement.gpu)});

@@ -8,6 +8,8 @@
 
 #include "cli_options.h"
 #include "commands.h"
+#include "keygen_command.h"
+#include "tool_keys.h"
 
 #ifndef IASHIM_CLI_VERSION
 #define IASHIM_CLI_VERSION "unknown"
@@ -18,15 +20,27 @@ namespace {
 
 int Main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
+  // keygen talks to no coordinator and shares none of the other options.
+  if (!args.empty() && args[0] == "keygen") {
+    return KeygenCommand(std::vector<std::string>(args.begin() + 1, args.end()));
+  }
   absl::StatusOr<CliOptions> options = ParseCommandLine(args, std::getenv("IASHIM_COORDINATOR"));
   if (!options.ok()) {
     std::string help = "iashim --help";
-    if (!args.empty() && (args[0] == "run" || args[0] == "place" || args[0] == "status")) {
+    if (!args.empty() && (args[0] == "run" || args[0] == "place" || args[0] == "status" ||
+                          args[0] == "drain" || args[0] == "undrain" || args[0] == "priority")) {
       help = "iashim " + args[0] + " --help";
     }
     std::fprintf(stderr, "iashim: %s\nTry '%s'.\n", std::string(options.status().message()).c_str(),
                  help.c_str());
     return kExitUsage;
+  }
+  if (options->kind != CommandKind::kHelp && options->kind != CommandKind::kVersion) {
+    if (absl::Status s = ResolveToolKeys(*options, std::getenv("IASHIM_COORDINATOR_KEY"));
+        !s.ok()) {
+      std::fprintf(stderr, "iashim: %s\n", std::string(s.message()).c_str());
+      return kExitUsage;
+    }
   }
   switch (options->kind) {
     case CommandKind::kHelp:
@@ -41,6 +55,10 @@ int Main(int argc, char** argv) {
       return PlaceCommand(*options);
     case CommandKind::kStatus:
       return StatusCommand(*options);
+    case CommandKind::kDrain:
+    case CommandKind::kUndrain:
+    case CommandKind::kPriority:
+      return AdminCommand(*options);
   }
   return kExitUsage;
 }

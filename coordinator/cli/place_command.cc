@@ -44,6 +44,8 @@ int PlaceCommand(const CliOptions& options) {
   }
   if (!p.gpu_uuid.empty()) std::printf("gpu_uuid: %s\n", p.gpu_uuid.c_str());
   std::printf("share: %.6g\n", p.share);
+  // A job started some other way needs it as IASHIM_JOB_TOKEN.
+  if (!p.token.empty()) std::printf("token: %s\n", p.token.c_str());
   if (p.mem_limit_bytes != 0) {
     std::printf("mem_limit: %llu (%s)\n", static_cast<unsigned long long>(p.mem_limit_bytes),
                 FormatBytes(p.mem_limit_bytes).c_str());

@@ -63,6 +63,7 @@ Placement DecodePlacement(const wire::Envelope& envelope) {
   p.gpu_uuid = Str(reply->gpu_uuid());
   p.share = reply->share();
   p.mem_limit_bytes = reply->mem_limit_bytes();
+  p.token = Str(reply->token());
   // `queued` wins over `ok`: a coordinator that sets both has not placed the
   // job yet, and running it anyway would defeat the queue.
   if (reply->queued()) {

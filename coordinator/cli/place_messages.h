@@ -31,6 +31,7 @@ struct Placement {
   std::string gpu_uuid;
   double share = 1.0;
   uint64_t mem_limit_bytes = 0;
+  std::string token;  // the job's token (IASHIM_JOB_TOKEN); empty from an older coordinator
 };
 
 // `envelope` is a verified reply holding a PlaceReply or an ErrorReply (an

@@ -154,6 +154,7 @@ void WriteGpu(const wire::GpuState& gpu, JsonWriter& w) {
   w.Key("uuid").String(Str(gpu.uuid()));
   w.Key("memory_bytes").Uint(gpu.memory_bytes());
   w.Key("busy").Double(gpu.busy());
+  w.Key("drained").Bool(gpu.drained());
   w.Key("jobs").BeginArray();
   if (gpu.jobs() != nullptr) {
     for (const wire::JobState* job : *gpu.jobs()) {
@@ -168,6 +169,8 @@ void WriteGpu(const wire::GpuState& gpu, JsonWriter& w) {
 
 std::string FormatUptime(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "-";
+  // The coordinator's figure, not ours: keep the conversion below in range.
+  if (seconds >= 1e9) return ">30y";
   const uint64_t s = static_cast<uint64_t>(seconds);
   if (s < 60) return absl::StrFormat("%ds", s);
   if (s < 3600) return absl::StrFormat("%dm%02ds", s / 60, s % 60);
@@ -224,6 +227,9 @@ std::string FormatStatusTable(const wire::StateSnapshot& snapshot) {
     out += absl::StrFormat("  %d invalid messages dropped", snapshot.invalid_messages());
   }
   out += "\n";
+  if (snapshot.state_error() != nullptr && snapshot.state_error()->size() > 0) {
+    out += "state NOT SAVED (kept in memory, retried): " + Printable(snapshot.state_error()) + "\n";
+  }
   if (gpu_count == 0) return out + "no GPUs known to the coordinator\n";
 
   // Widths over every GPU's jobs, so the columns line up down the page.
@@ -252,10 +258,11 @@ std::string FormatStatusTable(const wire::StateSnapshot& snapshot) {
     const std::vector<Row>& rows = rows_per_gpu[index++];
     out += "\n";
     std::string name = Printable(gpu->name());
-    out += absl::StrFormat("%s:%d%s%s  busy %s  memory %s of %s  %s\n", Printable(gpu->host()),
+    out += absl::StrFormat("%s:%d%s%s  busy %s  memory %s of %s  %s%s\n", Printable(gpu->host()),
                            gpu->id(), name.empty() ? "" : " ", name, Percent(gpu->busy()),
                            FormatBytes(MemoryUsed(*gpu)), FormatBytes(gpu->memory_bytes()),
-                           Plural(rows.size(), "job", "jobs"));
+                           Plural(rows.size(), "job", "jobs"),
+                           gpu->drained() ? "  DRAINED (no new jobs)" : "");
     if (rows.empty()) continue;
     out += RenderRow(header, widths);
     for (const Row& row : rows) out += RenderRow(row, widths);
@@ -271,6 +278,7 @@ std::string FormatStatusJson(const wire::StateSnapshot& snapshot) {
   w.Key("uptime_s").Double(snapshot.uptime_s());
   w.Key("coordinator_version").String(Str(snapshot.coordinator_version()));
   w.Key("invalid_messages").Uint(snapshot.invalid_messages());
+  w.Key("state_error").String(Str(snapshot.state_error()));
   w.Key("gpus").BeginArray();
   if (snapshot.gpus() != nullptr) {
     for (const wire::GpuState* gpu : *snapshot.gpus()) {

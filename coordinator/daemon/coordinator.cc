@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "daemon/job_token.h"
 #include "daemon/wire_convert.h"
 #include "names.h"
 #include "policy/cluster_state.h"
@@ -62,10 +63,12 @@ void Coordinator::Restore(int64_t now_ns) {
     job.command = r.command;
     job.registered_unix_ns = r.registered_unix_ns;
     job.kind = r.kind;
+    job.token = r.token;
     job.created_ns = now_ns;  // the forget timer starts again: its shim may reconnect
     jobs_.emplace(id, std::move(job));
   }
   for (const state::ObservationRecord& o : s.observations) LearnInterference(o);
+  RestoreDrained();
 }
 
 void Coordinator::Check(const absl::Status& status) {
@@ -91,11 +94,13 @@ void Coordinator::Persist(const Job& job) {
   r.fingerprint = job.profile.fingerprint_stable() ? job.profile.fingerprint() : 0;
   r.registered_unix_ns = job.registered_unix_ns;
   r.kind = job.kind;
+  r.token = job.token;
   Check(store_->PutJob(r));
 }
 
-void Coordinator::OnMessage(std::string_view identity, std::span<const uint8_t> bytes,
-                            int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out) {
+void Coordinator::OnMessage(const Sender& from, std::span<const uint8_t> bytes, int64_t now_ns,
+                            int64_t unix_ns, std::vector<Outgoing>* out) {
+  const std::string_view identity = from.identity;
   ++counters_.messages;
   std::vector<uint8_t> aligned;
   const char* why = "";
@@ -123,6 +128,9 @@ void Coordinator::OnMessage(std::string_view identity, std::span<const uint8_t> 
       break;
     case wire::Payload::StatusRequest:
       reply(EncodeSnapshot(now_ns, unix_ns));
+      break;
+    case wire::Payload::AdminRequest:
+      OnAdmin(from, e->payload_as_AdminRequest(), out);
       break;
     case wire::Payload::NONE:
       ++counters_.invalid;
@@ -166,9 +174,25 @@ void Coordinator::OnHello(std::string_view identity, const void* raw, int64_t no
                                  "invalid job id or pid in Hello; running unmanaged")});
     return;
   }
+  const std::string token = Clean(hello->token(), 64);
+  auto refuse = [&](std::string why) {
+    ++counters_.refused_claims;
+    out->push_back({std::string(identity),
+                    EncodeAdvice(wire::AdviceKind::Refused, absl::StrCat(why, "; running unmanaged"))});
+  };
+  std::string new_token;  // sent back when this Hello creates the job
   auto it = jobs_.find(id);
   if (it != jobs_.end()) {
     Job& job = it->second;
+    // Whether or not the job's process is connected: without the token, a
+    // process could take over a placed job's budget and profile.
+    if (!job.token.empty() && !SameToken(token, job.token)) {
+      ++counters_.refused_tokens;
+      return refuse(absl::StrFormat(
+          "job id '%s' exists and this Hello %s its token (IASHIM_JOB_TOKEN, from `iashim run` "
+          "or `iashim place`)",
+          id, token.empty() ? "does not carry" : "carries a wrong"));
+    }
     const bool same_process = job.pid == pid && job.host == host;
     if (job.connected && job.identity != identity && !same_process) {
       ++counters_.refused_claims;
@@ -180,8 +204,18 @@ void Coordinator::OnHello(std::string_view identity, const void* raw, int64_t no
     }
     if (job.connected && job.identity != identity) identity_to_job_.erase(job.identity);
   } else {
+    // A job no one placed (or one a coordinator without its state forgot):
+    // a token the shim already holds stays its token, so a shim that was
+    // given one keeps it; otherwise mint one and tell the shim.
+    std::string job_token = token;
+    if (!ValidJobToken(job_token)) {
+      absl::StatusOr<std::string> fresh = NewJobToken();
+      if (!fresh.ok()) return refuse(absl::StrCat("no job token: ", fresh.status().message()));
+      job_token = new_token = *std::move(fresh);
+    }
     Job job;
     job.id = id;
+    job.token = std::move(job_token);
     job.profile = policy::JobProfile(ProfileOptions());
     job.priority = FromWire(hello->priority());
     job.gpu = SoleGpuOf(host);
@@ -193,17 +227,25 @@ void Coordinator::OnHello(std::string_view identity, const void* raw, int64_t no
     it = jobs_.emplace(id, std::move(job)).first;
   }
   Job& job = it->second;
+  // One routing id is one process: if it was another job's, it is no more.
+  if (Job* previous = BoundJob(identity); previous != nullptr && previous != &job) {
+    Disconnect(*previous);
+  }
   const bool changed = job.pid != pid || job.host != host || !job.connected;
   job.identity = std::string(identity);
   job.pid = pid;
   job.host = host;
   job.command = Clean(hello->command(), 256);
+  if (!job.connected && job.gpu) ++connected_on_gpu_[*job.gpu];
   job.connected = true;
   job.last_seen_ns = now_ns;
   if (hello->mem_limit_bytes() != 0) job.mem_limit_bytes = hello->mem_limit_bytes();
   identity_to_job_[job.identity] = id;
   hello_asked_ns_.erase(job.identity);
-  if (changed) Persist(job);
+  if (changed || !new_token.empty()) Persist(job);
+  if (!new_token.empty()) {
+    out->push_back({std::string(identity), EncodeAdvice(wire::AdviceKind::Token, new_token)});
+  }
 }
 
 void Coordinator::OnTelemetry(std::string_view identity, const void* raw, int64_t now_ns,
@@ -248,25 +290,26 @@ void Coordinator::OnGoodbye(std::string_view identity) {
 }
 
 void Coordinator::Disconnect(Job& job) {
+  if (job.connected && job.gpu) --connected_on_gpu_[*job.gpu];
   identity_to_job_.erase(job.identity);
   job.identity.clear();
   job.connected = false;
 }
 
-void Coordinator::Remove(const std::string& id) {
+void Coordinator::Remove(std::string id) {
   auto it = jobs_.find(id);
   if (it == jobs_.end()) return;
   if (it->second.connected) identity_to_job_.erase(it->second.identity);
+  if (it->second.connected && it->second.gpu) --connected_on_gpu_[*it->second.gpu];
   jobs_.erase(it);
   if (store_ != nullptr) Check(store_->RemoveJob(id));
 }
 
 bool Coordinator::AloneOnGpu(const Job& job) const {
   if (!job.gpu) return false;  // unknown: never count as solo
-  for (const auto& [id, other] : jobs_) {
-    if (id != job.id && other.connected && other.gpu == job.gpu) return false;
-  }
-  return true;
+  const auto it = connected_on_gpu_.find(*job.gpu);
+  const int connected = it == connected_on_gpu_.end() ? 0 : it->second;
+  return connected - (job.connected ? 1 : 0) == 0;
 }
 
 policy::ClusterState Coordinator::PlacementView() const {
@@ -327,9 +370,10 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
       }
     }
     const auto u = fbb.CreateString(uuid);
+    const auto token = fbb.CreateString(job ? job->token : "");
     const auto r = wire::CreatePlaceReply(fbb, ok, err, jid, host, job && job->gpu ? job->gpu->index : -1,
                                           u, job ? job->sent_share : 1.0,
-                                          job ? job->mem_bytes : 0, queued);
+                                          job ? job->mem_bytes : 0, queued, token);
     out->push_back({std::string(identity), FinishEnvelope(fbb, wire::Payload::PlaceReply, r.Union())});
   };
   const std::string requested = Clean(req->job(), 128);
@@ -346,14 +390,19 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
     return reply(false, false, "slowdown_target must be in [0, 10]", nullptr);
   }
   if (req->gpu() < -1 || req->gpu() > 255) return reply(false, false, "gpu must be -1 or 0..255", nullptr);
-  if (!requested.empty()) {
-    auto it = jobs_.find(requested);
-    if (it != jobs_.end() && it->second.connected) {
-      return reply(false, false, absl::StrFormat("job id '%s' is running (pid %d on %s)", requested,
-                                                 it->second.pid, it->second.host),
-                   nullptr);
-    }
-    if (it != jobs_.end()) Remove(requested);  // a finished or lost job's id, reused
+  // A job id the coordinator knows is that job's, connected or not: placing
+  // it again would hand out a second token for it. A finished job's id is
+  // free again once its Goodbye (or forget-after) removed it.
+  if (auto it = jobs_.find(requested); !requested.empty() && it != jobs_.end()) {
+    const Job& known = it->second;
+    return reply(false, false,
+                 known.connected
+                     ? absl::StrFormat("job id '%s' is running (pid %d on %s)", requested,
+                                       known.pid, known.host)
+                     : absl::StrFormat("job id '%s' exists (placed, not connected); choose another "
+                                       "id or wait until it is forgotten",
+                                       requested),
+                 nullptr);
   }
   policy::PlacementRequest p;
   p.job = requested.empty() ? NewJobId(command, unix_ns) : requested;
@@ -375,7 +424,16 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
     for (const policy::GpuInfo& g : cluster_.gpus) known |= g.id.host == p.host;
     if (!known) p.host.clear();  // not a node we know GPUs of: anywhere
   }
-  const policy::PlacementDecision d = placement_->Place(p, PlacementView());
+  if (p.gpu && drained_.contains(*p.gpu)) {
+    return reply(false, false,
+                 absl::StrFormat("GPU %s is drained (iashim undrain)", policy::GpuName(*p.gpu)),
+                 nullptr);
+  }
+  absl::StatusOr<std::string> token = NewJobToken();
+  if (!token.ok()) return reply(false, false, absl::StrCat("no job token: ", token.status().message()), nullptr);
+  policy::ClusterState view = PlacementView();
+  std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) { return drained_.contains(g.id); });
+  const policy::PlacementDecision d = placement_->Place(p, view);
   if (d.outcome == policy::PlacementDecision::Outcome::kQueued) return reply(false, true, d.reason, nullptr);
   if (d.outcome != policy::PlacementDecision::Outcome::kPlaced) return reply(false, false, d.reason, nullptr);
   ++counters_.placements;
@@ -388,6 +446,7 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
   job.slowdown_target = p.slowdown_target;
   job.command = command;
   job.kind = kind;
+  job.token = *std::move(token);
   job.host = p.host;
   job.registered_unix_ns = unix_ns;
   job.created_ns = now_ns;

@@ -4,15 +4,23 @@
 // Shims (DEALER) and tools (DEALER/REQ) talk to one ROUTER, so every message
 // comes with the sender's routing id, and every reply goes back to one.
 //  - Hello binds a routing id to a job: the job `iashim run` placed (its
-//    IASHIM_JOB), or a new unplaced job for a shim started by hand. A Hello
-//    naming a job that another live process holds is refused (Advice Refused).
+//    IASHIM_JOB), or a new unplaced job for a shim started by hand. Every job
+//    has a token (job_token.h), minted when it is created: PlaceReply carries
+//    it, or an Advice Token answers the Hello that created the job. A Hello
+//    naming a known job without its token, or naming a job that another live
+//    process holds, is refused (Advice Refused): that process runs unmanaged.
+//    Telemetry, kernel names and Goodbye count only for the job bound to the
+//    sender's routing id, and budgets go only to that routing id.
 //  - TelemetryBatch / KernelNames feed the job's profile (policy/job_profile.h).
 //    From an unknown routing id (the coordinator restarted) they get an Advice
 //    SendHello, so the shim re-binds within a window.
 //  - Goodbye, or silence past the heartbeat timeout, disconnects a job; a job
 //    disconnected (or placed and never seen) past forget-after is removed.
-//  - PlaceRequest goes through the placement policy; StatusRequest gets the
-//    state snapshot.
+//  - PlaceRequest goes through the placement policy (never onto a drained GPU,
+//    never under a job id the coordinator knows); StatusRequest gets the state
+//    snapshot.
+//  - AdminRequest (drain, undrain, set a job's priority) only from a Sender
+//    with admin set; coordinator_admin.cc.
 // Every tick runs the per-GPU share controllers (policy/share_controller.h)
 // and sends opportunistic jobs their Budgets, refreshed before their TTL.
 // Jobs, baselines, observations, budget sequence numbers and controller state
@@ -23,6 +31,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,6 +51,14 @@ namespace iashim::daemon {
 // fingerprint): predicted from what is known of all jobs, never learned.
 inline constexpr std::string_view kUnknownKind = "unknown";
 
+// Who sent a message: the ROUTER routing id, and whether the connection
+// authenticated with an admin key (server.cc's ZAP handler says so). Only an
+// admin may take write actions (AdminRequest).
+struct Sender {
+  std::string_view identity;
+  bool admin = false;
+};
+
 struct Outgoing {
   std::string identity;  // ROUTER routing id
   std::string bytes;     // one Envelope
@@ -52,7 +69,10 @@ struct CoordinatorCounters {
   uint64_t invalid = 0;       // failed verification or unknown payload
   uint64_t wrong_version = 0;
   uint64_t unexpected = 0;    // a valid message a coordinator does not take (e.g. a Budget)
-  uint64_t refused_claims = 0;
+  uint64_t refused_claims = 0;  // Hellos refused, for any reason
+  uint64_t refused_tokens = 0;  // of those: a known job's id without its token
+  uint64_t admin_refused = 0;   // AdminRequests from a sender without the admin key
+  uint64_t admin_actions = 0;   // AdminRequests applied
   uint64_t unbound_telemetry = 0;
   uint64_t telemetry_batches = 0;
   uint64_t budgets_sent = 0;
@@ -68,9 +88,14 @@ class Coordinator {
   Coordinator(DaemonOptions options, policy::Cluster cluster, state::StateStore* store,
               std::unique_ptr<policy::PlacementPolicy> placement, int64_t now_ns);
 
-  // One message from `identity`; replies and budgets are appended to `out`.
-  void OnMessage(std::string_view identity, std::span<const uint8_t> bytes, int64_t now_ns,
+  // One message from `from`; replies and budgets are appended to `out`.
+  void OnMessage(const Sender& from, std::span<const uint8_t> bytes, int64_t now_ns,
                  int64_t unix_ns, std::vector<Outgoing>* out);
+  // The same from a sender without the admin key.
+  void OnMessage(std::string_view identity, std::span<const uint8_t> bytes, int64_t now_ns,
+                 int64_t unix_ns, std::vector<Outgoing>* out) {
+    OnMessage(Sender{identity, false}, bytes, now_ns, unix_ns, out);
+  }
   // Timers: heartbeats, the control loop, budget refreshes, persistence.
   void OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out);
 
@@ -83,6 +108,7 @@ class Coordinator {
   const CoordinatorCounters& counters() const { return counters_; }
   const policy::Cluster& cluster() const { return cluster_; }
   const policy::InterferenceModel& interference() const { return interference_; }
+  bool drained(const policy::GpuId& gpu) const { return drained_.contains(gpu); }
 
  private:
   void OnHello(std::string_view identity, const void* hello, int64_t now_ns, int64_t unix_ns,
@@ -93,10 +119,16 @@ class Coordinator {
   void OnGoodbye(std::string_view identity);
   void OnPlace(std::string_view identity, const void* request, int64_t now_ns, int64_t unix_ns,
                std::vector<Outgoing>* out);
+  // coordinator_admin.cc
+  void OnAdmin(const Sender& from, const void* request, std::vector<Outgoing>* out);
+  std::string SetDrained(const std::vector<policy::GpuId>& gpus, bool drained);
+  std::string SetPriority(Job& job, policy::Priority priority);
+  void RestoreDrained();
 
   Job* BoundJob(std::string_view identity);
   void Disconnect(Job& job);
-  void Remove(const std::string& id);
+  // By value: callers pass the job's own id, which the erase frees.
+  void Remove(std::string id);
   bool AloneOnGpu(const Job& job) const;
   std::string NewJobId(std::string_view command, int64_t unix_ns);
   std::optional<policy::GpuId> SoleGpuOf(const std::string& host) const;
@@ -127,6 +159,10 @@ class Coordinator {
   std::map<std::string, std::string> identity_to_job_;
   std::map<std::string, int64_t> hello_asked_ns_;  // rate limit for SendHello advice
   std::map<policy::GpuId, policy::ShareController> controllers_;
+  // Connected jobs per GPU, kept with `connected`: AloneOnGpu runs on every
+  // telemetry batch and must not walk all jobs (bench/load/README.md).
+  std::map<policy::GpuId, int> connected_on_gpu_;
+  std::set<policy::GpuId> drained_;  // placement skips them; persisted as kv "drained/HOST:INDEX"
   CoordinatorCounters counters_;
   uint64_t budget_seq_ = 0;
   uint64_t snapshot_seq_ = 0;

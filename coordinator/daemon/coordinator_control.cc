@@ -54,6 +54,8 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
     for (Job* job : jobs) {
       if (job->priority == policy::Priority::kGuaranteed) {
         guaranteed.push_back({job->id, job->profile.slowdown(), job->slowdown_target});
+        // Made guaranteed while throttled (iashim priority): lift its budget.
+        if (job->sent_share < 1.0 - 1e-4) SendBudget(*job, 1.0, now_ns, unix_ns, out);
       } else {
         opportunistic.push_back({job->id, job->sent_share});
         opp_jobs.push_back(job);
@@ -84,7 +86,7 @@ void Coordinator::SendBudget(Job& job, double share, int64_t now_ns, int64_t uni
   if (store_ != nullptr) Check(store_->SetBudgetSeq(budget_seq_));
   flatbuffers::FlatBufferBuilder fbb(128);
   const auto b = wire::CreateBudget(fbb, budget_seq_, share, 0, ToWire(job.priority),
-                                    uint32_t(options_.budget_ttl_s * 1000));
+                                    uint32_t(options_.budget_ttl_s * 1000), uint64_t(unix_ns));
   out->push_back({job.identity, FinishEnvelope(fbb, wire::Payload::Budget, b.Union())});
   ++counters_.budgets_sent;
   const bool changed = std::abs(share - job.sent_share) > 1e-4;

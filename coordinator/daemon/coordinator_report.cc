@@ -2,6 +2,7 @@
 // and the Prometheus metrics.
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "daemon/coordinator.h"
@@ -26,15 +27,18 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns) {
   // Each cluster GPU in order, then one pseudo-GPU (id -1) for unplaced jobs.
   std::vector<std::pair<std::optional<policy::GpuId>, const policy::GpuInfo*>> gpus;
   for (const policy::GpuInfo& g : cluster_.gpus) gpus.push_back({g.id, &g});
-  bool unplaced = false;
-  for (const auto& [id, job] : jobs_) unplaced |= !job.gpu;
-  if (unplaced) gpus.push_back({std::nullopt, nullptr});
+  // Jobs by GPU in one pass (in id order, as before): with thousands of jobs,
+  // one pass per GPU made each snapshot GPUs x jobs (bench/load/README.md).
+  std::map<std::optional<policy::GpuId>, std::vector<const Job*>> jobs_by_gpu;
+  for (const auto& [id, job] : jobs_) jobs_by_gpu[job.gpu].push_back(&job);
+  if (jobs_by_gpu.contains(std::nullopt)) gpus.push_back({std::nullopt, nullptr});
   std::vector<flatbuffers::Offset<wire::GpuState>> gpu_states;
   for (const auto& [gid, info] : gpus) {
     std::vector<flatbuffers::Offset<wire::JobState>> job_states;
     double busy = 0;
-    for (const auto& [id, job] : jobs_) {
-      if (job.gpu != gid) continue;
+    for (const Job* j : jobs_by_gpu[gid]) {
+      const Job& job = *j;
+      const std::string& id = job.id;
       const double job_busy = job.connected ? job.profile.busy().value_or(0) : 0;
       busy += job_busy;
       // 0 = no budget sent; a budget sent this very millisecond shows as 1 ms.
@@ -54,11 +58,14 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns) {
     gpu_states.push_back(wire::CreateGpuStateDirect(
         fbb, gid ? gid->index : -1, gid ? gid->host.c_str() : "", info ? info->name.c_str() : "unplaced",
         info ? info->uuid.c_str() : "", info ? info->memory_bytes : 0, std::min(busy, 1.0),
-        &job_states));
+        &job_states, gid && drained_.contains(*gid)));
   }
   const auto snapshot = wire::CreateStateSnapshotDirect(
       fbb, ++snapshot_seq_, uint64_t(unix_ns), kVersion, double(now_ns - started_ns_) / 1e9,
-      &gpu_states, counters_.invalid + counters_.wrong_version + counters_.unexpected);
+      &gpu_states, counters_.invalid + counters_.wrong_version + counters_.unexpected,
+      store_ != nullptr && !store_->write_error().ok()
+          ? std::string(store_->write_error().message()).c_str()
+          : nullptr);
   return FinishEnvelope(fbb, wire::Payload::StateSnapshot, snapshot.Union());
 }
 
@@ -73,8 +80,16 @@ std::string Coordinator::MetricsText(int64_t now_ns) const {
   b.Sample({{"reason", "version"}}, double(counters_.wrong_version));
   b.Sample({{"reason", "unexpected"}}, double(counters_.unexpected));
   b.Sample({{"reason", "unbound_telemetry"}}, double(counters_.unbound_telemetry));
-  b.Counter("iashim_refused_claims_total", "Hellos refused (job id held by another process).");
+  b.Counter("iashim_refused_claims_total",
+            "Hellos refused (job id held by another process, or without the job's token).");
   b.Sample(double(counters_.refused_claims));
+  b.Counter("iashim_refused_tokens_total", "Hellos refused for a missing or wrong job token.");
+  b.Sample(double(counters_.refused_tokens));
+  b.Counter("iashim_admin_requests_total", "Admin requests (drain, undrain, priority), by outcome.");
+  b.Sample({{"outcome", "applied"}}, double(counters_.admin_actions));
+  b.Sample({{"outcome", "refused_no_admin_key"}}, double(counters_.admin_refused));
+  b.Gauge("iashim_gpus_drained", "GPUs placement puts no new job on (iashim drain).");
+  b.Sample(double(drained_.size()));
   b.Counter("iashim_budgets_sent_total", "Budget messages sent to shims.");
   b.Sample(double(counters_.budgets_sent));
   b.Counter("iashim_placements_total", "Jobs placed.");
@@ -89,6 +104,18 @@ std::string Coordinator::MetricsText(int64_t now_ns) const {
   b.Sample(err.predictions > 0 ? err.mean_abs_error : -1.0);
   b.Counter("iashim_state_errors_total", "State store writes that failed.");
   b.Sample(double(counters_.state_errors));
+  if (store_ != nullptr) {
+    b.Gauge("iashim_state_write_failing",
+            "1 while the state dir refuses writes (e.g. full): changes are kept in memory and "
+            "written when it has room; else 0.");
+    b.Sample(store_->write_error().ok() ? 0.0 : 1.0);
+    b.Gauge("iashim_state_records", "What the state store holds (in memory), by kind.");
+    b.Sample({{"kind", "jobs"}}, double(store_->state().jobs.size()));
+    b.Sample({{"kind", "baselines"}}, double(store_->state().baselines.size()));
+    b.Sample({{"kind", "observations"}}, double(store_->state().observations.size()));
+    b.Gauge("iashim_state_budget_seq", "The highest budget sequence number handed out.");
+    b.Sample(double(store_->state().budget_seq));
+  }
   b.Gauge("iashim_jobs", "Jobs known, by connection state.");
   size_t connected = 0;
   for (const auto& [id, job] : jobs_) connected += job.connected;

@@ -2,10 +2,13 @@
 
 #include <cstdlib>
 #include <optional>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "metrics/listen_address.h"
 #include "names.h"
+#include "security/loopback.h"
 #include "text.h"
 
 namespace iashim::daemon {
@@ -19,6 +22,40 @@ std::string DefaultStateDir() {
     return std::string(home) + "/.local/state/iashim";
   }
   return "/tmp/iashim-state";
+}
+
+// Plain text beyond this machine is refused: anyone on the network could
+// read telemetry and forge messages (coordinator/security/README.md).
+absl::Status CheckExposure(const DaemonOptions& o) {
+  if (!o.admin_key_files.empty() && o.curve_secret_key_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--admin-key needs --curve-secret-key: the admin is recognised by their CURVE key");
+  }
+  if (o.curve_secret_key_file.empty()) {
+    const std::pair<const char*, const std::string*> endpoints[] = {{"--listen", &o.listen},
+                                                                     {"--pub", &o.pub}};
+    for (const auto& [name, endpoint] : endpoints) {
+      if (security::IsLoopbackEndpoint(*endpoint)) continue;
+      return absl::InvalidArgumentError(absl::StrCat(
+          name, " ", *endpoint,
+          " is reachable from other machines, and without CurveZMQ it would be plain text: "
+          "run `iashim keygen` and pass --curve-secret-key with the coordinator.key_secret it "
+          "writes (or use 127.0.0.1, [::1], localhost or ipc://)"));
+    }
+  }
+  if (!o.metrics.empty() && !o.metrics_allow_remote) {
+    absl::StatusOr<metrics::ListenAddress> address = metrics::ParseListenAddress(o.metrics);
+    if (!address.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--metrics: ", address.status().message()));
+    }
+    if (!security::IsLoopbackHost(address->host)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--metrics ", o.metrics,
+          " is reachable from other machines over plain, unauthenticated HTTP (read-only: job "
+          "names, GPUs, shares, slowdowns); add --metrics-allow-remote to accept that"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -37,6 +74,13 @@ shares so guaranteed jobs stay within their slowdown target.
   --cluster FILE           nodes and GPUs (coordinator/cluster/README.md); default: this
                            node's GPUs through NVML
   --metrics HOST:PORT      serve Prometheus metrics at http://HOST:PORT/metrics [off]
+  --metrics-allow-remote   allow --metrics on an address other machines reach (plain,
+                           unauthenticated, read-only HTTP)
+  --curve-secret-key FILE  the coordinator's CurveZMQ secret key (from `iashim keygen`):
+                           --listen and --pub become CURVE servers; without it both must
+                           be loopback (127.0.0.1, [::1], localhost, ipc://)
+  --admin-key FILE         a public key (admin.key from `iashim keygen --admin`) whose
+                           holder may drain GPUs and change priorities; repeatable
   --no-control             do not adapt shares (jobs keep the share they started with)
   --placement P            interference: predict what sharing costs from a learned
                            interference model and queue a job when it would cost more than
@@ -111,6 +155,14 @@ absl::StatusOr<DaemonOptions> ParseDaemonOptions(const std::vector<std::string>&
       s = text(&o.cluster_file);
     } else if (name == "--metrics") {
       s = text(&o.metrics);
+    } else if (name == "--metrics-allow-remote") {
+      o.metrics_allow_remote = true;
+    } else if (name == "--curve-secret-key") {
+      s = text(&o.curve_secret_key_file);
+    } else if (name == "--admin-key") {
+      std::string file;
+      s = text(&file);
+      o.admin_key_files.push_back(std::move(file));
     } else if (name == "--no-control") {
       o.control = false;
     } else if (name == "--placement") {
@@ -139,6 +191,7 @@ absl::StatusOr<DaemonOptions> ParseDaemonOptions(const std::vector<std::string>&
   if (o.listen == o.pub) {
     return absl::InvalidArgumentError("--listen and --pub must be different endpoints");
   }
+  if (absl::Status s = CheckExposure(o); !s.ok()) return s;
   if (o.state_dir.empty()) o.state_dir = DefaultStateDir();
   return o;
 }

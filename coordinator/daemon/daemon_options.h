@@ -15,6 +15,12 @@ struct DaemonOptions {
   std::string state_dir;                        // default: $XDG_STATE_HOME/iashim
   std::string cluster_file;                     // empty: this node's GPUs from NVML
   std::string metrics;                          // HOST:PORT for /metrics; empty = off
+  // Plain HTTP /metrics beyond loopback is refused unless acknowledged.
+  bool metrics_allow_remote = false;
+  // CurveZMQ (security/README.md): the coordinator's secret key file; empty
+  // = no CURVE, and then --listen and --pub must be loopback.
+  std::string curve_secret_key_file;
+  std::vector<std::string> admin_key_files;  // public keys whose holders are the admin
   bool control = true;              // run the share control loop
   // Placement: "interference" (learned interference model, may queue a job
   // when sharing would cost more than it gains) or "simple" (least busy GPU).

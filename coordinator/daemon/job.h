@@ -23,6 +23,9 @@ struct Job {
   int64_t registered_unix_ns = 0;
   std::string command;
   std::string kind;  // the model as the interference model knows it (iashim run --kind); may be empty
+  // What a shim's Hello must present to be this job's process (job_token.h).
+  // Empty only for a job restored from a state written before tokens.
+  std::string token;
 
   // The process, once its shim said Hello.
   std::string identity;  // ROUTER routing id; empty while not connected

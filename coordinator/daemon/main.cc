@@ -12,6 +12,7 @@
 #include "daemon/coordinator.h"
 #include "daemon/daemon_options.h"
 #include "daemon/server.h"
+#include "daemon/server_keys.h"
 #include "policy/simple_placement.h"
 #include "state/state_store.h"
 
@@ -51,6 +52,13 @@ int main(int argc, char** argv) {
     std::puts("iashim-coordinator 0.1.0");
     return 0;
   }
+  // Keys first: a bad key file is a configuration error, found before any
+  // state is opened or anything bound.
+  absl::StatusOr<daemon::ServerKeys> keys = daemon::LoadServerKeys(*options);
+  if (!keys.ok()) {
+    std::fprintf(stderr, "iashim-coordinator: %s\n", std::string(keys.status().message()).c_str());
+    return 2;
+  }
   absl::StatusOr<policy::Cluster> cluster = options->cluster_file.empty()
                                                 ? cluster::DiscoverLocalGpus()
                                                 : cluster::ReadClusterFile(options->cluster_file);
@@ -64,9 +72,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   const state::LoadReport& report = (*store)->load_report();
-  std::fprintf(stderr, "iashim-coordinator: state in %s: %zu jobs, %zu baselines, %zu observations\n",
+  std::fprintf(stderr,
+               "iashim-coordinator: state in %s: %zu jobs, %zu baselines, %zu observations, "
+               "budget seq %llu\n",
                options->state_dir.c_str(), (*store)->state().jobs.size(),
-               (*store)->state().baselines.size(), (*store)->state().observations.size());
+               (*store)->state().baselines.size(), (*store)->state().observations.size(),
+               static_cast<unsigned long long>((*store)->state().budget_seq));
   if (!report.clean()) {
     std::fprintf(stderr, "iashim-coordinator: state recovery: %s\n", report.ToString().c_str());
   }
@@ -74,6 +85,14 @@ int main(int argc, char** argv) {
                cluster->gpus.size(), options->listen.c_str(), options->pub.c_str(),
                options->metrics.empty() ? "" : ", metrics on http://",
                options->metrics.empty() ? "" : (options->metrics + "/metrics").c_str());
+  if (keys->curve()) {
+    std::fprintf(stderr,
+                 "iashim-coordinator: CurveZMQ on; clients need its public key %s; %zu admin "
+                 "key(s)\n",
+                 keys->public_key.c_str(), keys->admin_public_keys.size());
+  } else {
+    std::fprintf(stderr, "iashim-coordinator: plain text on loopback only (no --curve-secret-key)\n");
+  }
   struct sigaction sa = {};
   sa.sa_handler = OnSignal;
   sigaction(SIGTERM, &sa, nullptr);
@@ -83,7 +102,7 @@ int main(int argc, char** argv) {
   if (options->placement == "simple") placement = std::make_unique<policy::SimplePlacement>();
   daemon::Coordinator coordinator(*options, *cluster, store->get(), std::move(placement),
                                   Monotonic());
-  const absl::Status served = daemon::Serve(*options, coordinator, store->get(), &g_stop);
+  const absl::Status served = daemon::Serve(*options, coordinator, store->get(), &g_stop, *keys);
   if (!served.ok()) {
     std::fprintf(stderr, "iashim-coordinator: %s\n", std::string(served.message()).c_str());
     return 1;

@@ -2,13 +2,17 @@
 
 #include <time.h>
 
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <zmq.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "daemon/zap_handler.h"
 #include "metrics/http_server.h"
 #include "metrics/listen_address.h"
+#include "security/curve_socket.h"
+#include "state/write_health.h"
 
 namespace iashim::daemon {
 namespace {
@@ -27,17 +31,37 @@ int64_t Clock(clockid_t id) {
 }  // namespace
 
 absl::Status Serve(const DaemonOptions& options, Coordinator& coordinator,
-                   state::StateStore* store, const std::atomic<bool>* stop) {
+                   state::StateStore* store, const std::atomic<bool>* stop,
+                   const ServerKeys& keys) {
   std::mutex mu;  // the coordinator, between this thread and /metrics
   zmq::context_t context(1);
+  // Bound before the sockets it guards, so no handshake goes unchecked.
+  std::unique_ptr<ZapHandler> zap;
+  if (keys.curve()) {
+    absl::StatusOr<std::unique_ptr<ZapHandler>> started =
+        ZapHandler::Start(context, keys.admin_public_keys);
+    if (!started.ok()) return started.status();
+    zap = std::move(*started);
+  }
   zmq::socket_t router(context, zmq::socket_type::router);
   zmq::socket_t pub(context, zmq::socket_type::pub);
+  if (keys.curve()) {
+    std::string error;
+    if (!security::ApplyServerKey(router.handle(), keys.secret_key, &error) ||
+        !security::ApplyServerKey(pub.handle(), keys.secret_key, &error)) {
+      return absl::FailedPreconditionError(error);
+    }
+  }
   try {
     router.set(zmq::sockopt::linger, 0);
     router.set(zmq::sockopt::maxmsgsize, int64_t(1) << 20);
     // A reply to a peer that has gone is dropped, not an error.
     router.set(zmq::sockopt::router_mandatory, 0);
-    router.set(zmq::sockopt::rcvhwm, 100'000);
+    // Per peer: a coordinator that falls behind holds at most this many
+    // messages of each shim (~25 s of telemetry), so its memory stays bounded;
+    // past that the shim queues a few itself and then drops its oldest batches
+    // (counted, fail-open). 100,000 per peer let 1,000 shims grow it by GiBs.
+    router.set(zmq::sockopt::rcvhwm, 256);
     router.bind(options.listen);
   } catch (const zmq::error_t& e) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", options.listen, ": ", e.what()));
@@ -75,19 +99,23 @@ absl::Status Serve(const DaemonOptions& options, Coordinator& coordinator,
     out.clear();
   };
   int64_t next_tick = 0;
+  state::WriteHealth write_health;  // a full disk is logged once, not per write
   int64_t next_publish = 0;
   const int64_t publish_every = int64_t(options.publish_period_s * 1e9);
   zmq::message_t identity;
   zmq::message_t body;
   zmq::message_t extra;
   while (!stop->load()) {
-    zmq::pollitem_t items[] = {{router.handle(), 0, ZMQ_POLLIN, 0}};
+    zmq::pollitem_t items[] = {{router.handle(), 0, ZMQ_POLLIN, 0},
+                               {zap ? zap->socket().handle() : nullptr, 0, ZMQ_POLLIN, 0}};
     try {
-      zmq::poll(items, 1, std::chrono::milliseconds(kPollMs));
+      zmq::poll(items, zap ? 2 : 1, std::chrono::milliseconds(kPollMs));
     } catch (const zmq::error_t& e) {
       if (e.num() == EINTR) continue;
       throw;
     }
+    // Handshakes wait on these answers; they are cheap and come first.
+    if (zap) zap->HandlePending();
     {
       std::lock_guard<std::mutex> lock(mu);
       for (int i = 0; i < kBurst; ++i) {
@@ -104,7 +132,10 @@ absl::Status Serve(const DaemonOptions& options, Coordinator& coordinator,
           }
         }
         const int64_t now = Clock(CLOCK_MONOTONIC);
-        coordinator.OnMessage(std::string_view(identity.data<char>(), identity.size()),
+        // User-Id is set by our ZAP handler only; without CURVE nobody is admin.
+        const Sender from{std::string_view(identity.data<char>(), identity.size()),
+                          ok && zap != nullptr && FromAdmin(body)};
+        coordinator.OnMessage(from,
                               ok ? std::span<const uint8_t>(body.data<uint8_t>(), body.size())
                                  : std::span<const uint8_t>(),
                               now, Clock(CLOCK_REALTIME), &out);
@@ -115,6 +146,12 @@ absl::Status Serve(const DaemonOptions& options, Coordinator& coordinator,
         next_tick = now + kTickNs;
         coordinator.OnTick(now, Clock(CLOCK_REALTIME), &out);
         flush();
+        if (store != nullptr) {
+          (void)store->CatchUp();  // what a full disk refused, once it has room
+          if (std::optional<std::string> line = write_health.Update(*store)) {
+            std::fprintf(stderr, "iashim-coordinator: %s\n", line->c_str());
+          }
+        }
       }
       if (now >= next_publish) {
         next_publish = now + publish_every;

@@ -9,13 +9,17 @@
 #include "absl/status/status.h"
 #include "daemon/coordinator.h"
 #include "daemon/daemon_options.h"
+#include "daemon/server_keys.h"
 
 namespace iashim::daemon {
 
 // Serves until `*stop` becomes true (a signal handler sets it), then flushes
 // the state store. Errors: sockets or the metrics endpoint that cannot be set up.
+// With `keys.curve()` the ROUTER and the PUB are CURVE servers and a ZAP
+// handler in this loop marks messages from admin keys (Sender::admin).
 absl::Status Serve(const DaemonOptions& options, Coordinator& coordinator,
-                   state::StateStore* store, const std::atomic<bool>* stop);
+                   state::StateStore* store, const std::atomic<bool>* stop,
+                   const ServerKeys& keys = {});
 
 }  // namespace iashim::daemon
 

@@ -39,6 +39,18 @@ absl::StatusOr<TopOptions> ParseOptions(const std::vector<std::string>& args) {
       options.pub_endpoint = args[++i];
     } else if (arg.starts_with("--pub=")) {
       options.pub_endpoint = arg.substr(6);
+    } else if (arg == "--coordinator-key" || arg.starts_with("--coordinator-key=")) {
+      if (arg == "--coordinator-key") {
+        if (i + 1 >= args.size()) {
+          return absl::InvalidArgumentError("--coordinator-key needs a FILE");
+        }
+        options.coordinator_key = args[++i];
+      } else {
+        options.coordinator_key = arg.substr(18);
+      }
+      if (options.coordinator_key.empty()) {
+        return absl::InvalidArgumentError("--coordinator-key must not be empty");
+      }
     } else {
       return absl::InvalidArgumentError("unknown argument '" + arg + "'");
     }
@@ -50,7 +62,7 @@ absl::StatusOr<TopOptions> ParseOptions(const std::vector<std::string>& args) {
 }
 
 std::string Usage() {
-  return "Usage: iashim-top [--pub ENDPOINT]\n"
+  return "Usage: iashim-top [--pub ENDPOINT] [--coordinator-key FILE]\n"
          "\n"
          "Live view of the GPUs and jobs an iashim coordinator manages, from the\n"
          "state snapshots it publishes.\n"
@@ -58,6 +70,10 @@ std::string Usage() {
          "  --pub ENDPOINT  the coordinator's PUB socket (default " +
          std::string(kDefaultPubEndpoint) +
          ")\n"
+         "  --coordinator-key FILE\n"
+         "                  the coordinator's public key (coordinator.key from `iashim\n"
+         "                  keygen`, or its 40 characters): subscribe over CurveZMQ; needed\n"
+         "                  beyond loopback (default: $IASHIM_COORDINATOR_KEY)\n"
          "  -h, --help      this text\n"
          "  --version       print the version\n"
          "\n"

@@ -16,13 +16,16 @@ inline constexpr std::string_view kDefaultPubEndpoint = "tcp://127.0.0.1:5556";
 
 struct TopOptions {
   std::string pub_endpoint = std::string(kDefaultPubEndpoint);
+  // --coordinator-key: the coordinator's public key file (or its 40 Z85
+  // characters); empty: $IASHIM_COORDINATOR_KEY, else plain text (loopback).
+  std::string coordinator_key;
   bool help = false;
   bool version = false;
 };
 
 // `args` without the program name. Accepts "--pub ENDPOINT", "--pub=ENDPOINT",
-// "--help"/"-h" and "--version"; anything else is an InvalidArgument error
-// whose message says what was wrong.
+// "--coordinator-key FILE" (or =FILE), "--help"/"-h" and "--version"; anything
+// else is an InvalidArgument error whose message says what was wrong.
 absl::StatusOr<TopOptions> ParseOptions(const std::vector<std::string>& args);
 
 // The endpoint must be one ZeroMQ can connect a SUB socket to from another

@@ -1,5 +1,6 @@
 #include "subscriber.h"
 
+#include <stdexcept>
 #include <utility>
 
 namespace iashim::top {
@@ -11,8 +12,12 @@ constexpr int kMaxPerDrain = 1000;
 
 }  // namespace
 
-Subscriber::Subscriber(zmq::context_t& context, const std::string& endpoint)
+Subscriber::Subscriber(zmq::context_t& context, const std::string& endpoint,
+                       const security::ClientKeys& keys)
     : socket_(context, zmq::socket_type::sub) {
+  if (std::string error; !security::ApplyClientKeys(socket_.handle(), keys, &error)) {
+    throw std::runtime_error("CurveZMQ: " + error);
+  }
   socket_.set(zmq::sockopt::subscribe, "");
   socket_.set(zmq::sockopt::linger, 0);
   // Snapshots are replaced, not accumulated: a short queue loses nothing

@@ -9,6 +9,7 @@
 #include <string>
 #include <zmq.hpp>
 
+#include "security/curve_socket.h"
 #include "snapshot_view.h"
 
 namespace iashim::top {
@@ -25,8 +26,10 @@ struct SubscriberCounts {
 
 class Subscriber {
  public:
-  // Throws zmq::error_t when ZeroMQ rejects the endpoint.
-  Subscriber(zmq::context_t& context, const std::string& endpoint);
+  // Throws zmq::error_t when ZeroMQ rejects the endpoint, std::runtime_error
+  // when it rejects the CurveZMQ keys (none: plain text).
+  Subscriber(zmq::context_t& context, const std::string& endpoint,
+             const security::ClientKeys& keys = {});
 
   // For zmq::poll.
   zmq::socket_t& socket() { return socket_; }

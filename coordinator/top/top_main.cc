@@ -11,6 +11,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 
 #include "options.h"
 #include "screen.h"
+#include "security/client_keys.h"
 #include "snapshot_view.h"
 #include "subscriber.h"
 #include "table_layout.h"
@@ -53,9 +55,21 @@ double SecondsSince(Clock::time_point t) {
 int Run(const TopOptions& options) {
   zmq::context_t context(1);
   std::optional<Subscriber> subscriber;
+  security::ClientKeys keys;
+  {
+    std::string key = options.coordinator_key;
+    if (const char* env = std::getenv("IASHIM_COORDINATOR_KEY"); key.empty() && env != nullptr) {
+      key = env;
+    }
+    std::string error;
+    if (!security::ResolveClientKeys(options.pub_endpoint, key, "", &keys, &error)) {
+      std::fprintf(stderr, "iashim-top: %s\n", error.c_str());
+      return 2;
+    }
+  }
   try {
-    subscriber.emplace(context, options.pub_endpoint);
-  } catch (const zmq::error_t& e) {
+    subscriber.emplace(context, options.pub_endpoint, keys);
+  } catch (const std::exception& e) {
     std::fprintf(stderr, "iashim-top: cannot subscribe to %s: %s\n", options.pub_endpoint.c_str(),
                  e.what());
     return 2;

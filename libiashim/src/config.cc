@@ -4,6 +4,8 @@
 #include <string_view>
 
 #include "names.h"
+#include "security/key_file.h"
+#include "security/loopback.h"
 #include "text.h"
 
 namespace iashim {
@@ -60,6 +62,31 @@ std::string ExpandTracePath(const std::string& pattern, int pid) {
   return out;
 }
 
+// IASHIM_COORDINATOR_KEY, and the rule that telemetry never leaves this
+// machine in plain text: without a usable key, a coordinator beyond loopback
+// gets nothing (the job runs unmanaged).
+static void ReadCoordinatorKey(const EnvLookup& env, Config& c,
+                               std::vector<std::string>* errors) {
+  if (const char* raw = env("IASHIM_COORDINATOR_KEY")) {
+    std::string error;
+    if (!security::ResolvePublicKey(raw, &c.coordinator_key, &error)) {
+      errors->push_back("IASHIM_COORDINATOR_KEY=" + Quoted(raw) + ": " + error +
+                        "; telemetry is not sent");
+      c.coordinator_key.clear();
+      c.coordinator.clear();
+      return;
+    }
+  }
+  if (!c.coordinator.empty() && c.coordinator_key.empty() &&
+      !security::IsLoopbackEndpoint(c.coordinator)) {
+    errors->push_back("IASHIM_COORDINATOR=" + Quoted(c.coordinator) +
+                      " is beyond this machine and IASHIM_COORDINATOR_KEY is not set (the "
+                      "coordinator's public key, from `iashim keygen`); telemetry is not sent "
+                      "in plain text");
+    c.coordinator.clear();
+  }
+}
+
 Config ParseConfig(const EnvLookup& raw_env, std::vector<std::string>* errors) {
   // A variable set to the empty string counts as unset (`IASHIM_X= cmd`).
   const EnvLookup env = [&raw_env](const char* name) -> const char* {
@@ -97,6 +124,7 @@ Config ParseConfig(const EnvLookup& raw_env, std::vector<std::string>* errors) {
       c.coordinator = raw;
     }
   }
+  ReadCoordinatorKey(env, c, errors);
   if (const char* raw = env("IASHIM_JOB"); raw != nullptr && *raw != '\0') {
     if (!ValidJobName(raw)) {
       errors->push_back("IASHIM_JOB=" + Quoted(raw) +
@@ -104,6 +132,15 @@ Config ParseConfig(const EnvLookup& raw_env, std::vector<std::string>* errors) {
                         "name left empty");
     } else {
       c.job = raw;
+    }
+  }
+  if (const char* raw = env("IASHIM_JOB_TOKEN"); raw != nullptr && *raw != '\0') {
+    if (!ValidJobToken(raw)) {
+      // Not echoed: it is a secret, even when malformed.
+      errors->push_back("IASHIM_JOB_TOKEN is not 32 lowercase hex digits; the coordinator will "
+                        "refuse to manage a placed job without its token");
+    } else {
+      c.job_token = raw;
     }
   }
   if (const char* raw = env("IASHIM_TRACE"); raw != nullptr && *raw != '\0') {

@@ -23,7 +23,11 @@ struct Config {
   bool disabled = false;          // IASHIM_DISABLE: forward everything, record nothing
   uint64_t mem_limit_bytes = 0;   // IASHIM_MEM_LIMIT: per-device quota, 0 = none
   std::string coordinator;        // IASHIM_COORDINATOR: ZeroMQ endpoint, empty = none
+  // IASHIM_COORDINATOR_KEY: the coordinator's CurveZMQ public key (Z85),
+  // empty = plain text, which only a loopback coordinator is sent.
+  std::string coordinator_key;
   std::string job;                // IASHIM_JOB: the job's name, for the coordinator
+  std::string job_token;          // IASHIM_JOB_TOKEN: proves to the coordinator this is the job's process
   std::string trace_path;         // IASHIM_TRACE: binary launch trace, empty = none
   uint32_t window_ms = 100;       // IASHIM_WINDOW_MS: telemetry window
   uint32_t sample_every = 64;     // IASHIM_SAMPLE_EVERY: time 1 in N launches (at least)

@@ -9,6 +9,7 @@
 #include "budget.h"
 #include "config.h"
 #include "log.h"
+#include "names.h"
 #include "real_driver.h"
 #include "runtime.h"
 #include "sample_rate.h"
@@ -73,7 +74,7 @@ void Drainer::Start() {
     if (!trace_.Open(path, uint32_t(pid), &error)) IASHIM_WARN("%s; no trace is written", error.c_str());
   }
   if (!c.coordinator.empty()) {
-    transport_ = std::make_unique<Transport>(c.coordinator, c.queue_batches);
+    transport_ = std::make_unique<Transport>(c.coordinator, c.queue_batches, c.coordinator_key);
     transport_->OnBudget([this](const wire::Budget& b) { ApplyBudget(b); });
     transport_->OnAdvice([this](const wire::Advice& a) { ApplyAdvice(a); });
     if (transport_->Connect()) {
@@ -87,6 +88,7 @@ void Drainer::Start() {
       hello_.start_monotonic_ns = now;
       hello_.opportunistic = c.priority == Priority::kOpportunistic;
       hello_.share = c.share;
+      hello_.token = c.job_token;
       SendHello(now);
     }
   }
@@ -369,6 +371,15 @@ void Drainer::ApplyAdvice(const wire::Advice& advice) {
     case wire::AdviceKind::Refused:
       IASHIM_WARN("the coordinator refused to manage this process: %s; running unmanaged",
                   text.c_str());
+      break;
+    case wire::AdviceKind::Token:
+      // The token of the job our Hello created: our later Hellos (after a
+      // reconnect or a coordinator restart) must carry it.
+      if (ValidJobToken(text)) {
+        hello_.token = text;
+      } else {
+        IASHIM_WARN("ignored a malformed job token from the coordinator");
+      }
       break;
     default:
       IASHIM_INFO("coordinator: %s", text.c_str());

@@ -33,6 +33,14 @@ bool ValidJobName(std::string_view job) {
   return true;
 }
 
+bool ValidJobToken(std::string_view token) {
+  if (token.size() != 32) return false;
+  for (char c : token) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
 bool ValidModelKind(std::string_view kind) {
   if (kind.empty() || kind.size() > 128 || kind.front() == ' ' || kind.back() == ' ') return false;
   for (char c : kind) {

@@ -17,6 +17,9 @@ bool ValidConnectEndpoint(std::string_view endpoint);
 // A job id (IASHIM_JOB): 1-128 of letters, digits and . _ - : / @ +
 bool ValidJobName(std::string_view job);
 
+// A job's token (IASHIM_JOB_TOKEN): 32 lowercase hex digits (128 bits).
+bool ValidJobToken(std::string_view token);
+
 // A model's kind (iashim run --kind, the interference model's key): 1-128
 // printable ASCII characters, not starting or ending with a space, e.g.
 // "ResNet-50 (batch size 64)".

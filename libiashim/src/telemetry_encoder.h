@@ -25,6 +25,7 @@ struct HelloInfo {
   uint64_t start_monotonic_ns = 0;
   bool opportunistic = false;  // IASHIM_PRIORITY
   double share = 1.0;          // IASHIM_SHARE
+  std::string token;           // IASHIM_JOB_TOKEN, or the one the coordinator's Advice Token gave
 };
 
 struct DeviceMemoryInfo {

@@ -2,15 +2,20 @@
 
 #include <time.h>
 
+#include <stdexcept>
 #include <zmq.hpp>
 
+#include "inbound_message.h"
 #include "log.h"
+#include "security/curve_socket.h"
 #include "telemetry_generated.h"
 
 namespace iashim {
 
-Transport::Transport(std::string endpoint, size_t max_queued)
-    : endpoint_(std::move(endpoint)), max_queued_(max_queued == 0 ? 1 : max_queued) {}
+Transport::Transport(std::string endpoint, size_t max_queued, std::string server_key)
+    : endpoint_(std::move(endpoint)),
+      max_queued_(max_queued == 0 ? 1 : max_queued),
+      server_key_(std::move(server_key)) {}
 
 Transport::~Transport() {
   try {
@@ -34,6 +39,13 @@ bool Transport::Connect() {
     // hears from every shim within a second.
     socket_->set(zmq::sockopt::reconnect_ivl_max, 250);
     socket_->set(zmq::sockopt::maxmsgsize, int64_t(1) << 20);
+    // A throwaway key pair of our own: the coordinator authenticates jobs by
+    // their token, and the pair only has to encrypt this connection.
+    std::string error;
+    if (!security::ApplyClientKeys(socket_->handle(), security::ClientKeys{server_key_, "", ""},
+                                   &error)) {
+      throw std::runtime_error("CurveZMQ: " + error);
+    }
     socket_->connect(endpoint_);
     return true;
   } catch (const std::exception& e) {
@@ -80,23 +92,12 @@ void Transport::Receive() {
     // message object at any alignment. Copy into our own (aligned) buffer.
     const uint8_t* data = static_cast<const uint8_t*>(msg.data());
     receive_buffer_.assign(data, data + msg.size());
-    flatbuffers::Verifier verifier(receive_buffer_.data(), receive_buffer_.size());
-    if (!wire::VerifyEnvelopeBuffer(verifier)) {
-      ++received_invalid_;
-      continue;
-    }
-    const wire::Envelope* e = wire::GetEnvelope(receive_buffer_.data());
-    if (e->version() != wire::Version::Current) {
-      ++received_ignored_;  // a version we do not speak
-      continue;
-    }
-    if (const wire::Budget* budget = e->payload_as_Budget()) {
-      ++received_budgets_;
-      if (on_budget_) on_budget_(*budget);
-    } else if (const wire::Advice* advice = e->payload_as_Advice()) {
-      if (on_advice_) on_advice_(*advice);
-    } else {
-      ++received_ignored_;  // not for a shim
+    switch (DispatchInbound(receive_buffer_.data(), receive_buffer_.size(), on_budget_,
+                            on_advice_)) {
+      case InboundKind::kInvalid: ++received_invalid_; break;
+      case InboundKind::kIgnored: ++received_ignored_; break;
+      case InboundKind::kBudget: ++received_budgets_; break;
+      case InboundKind::kAdvice: break;
     }
   }
 }

@@ -32,7 +32,9 @@ struct Advice;
 
 class Transport {
  public:
-  Transport(std::string endpoint, size_t max_queued);
+  // `server_key`: the coordinator's CurveZMQ public key (Z85); empty: plain
+  // text (the configuration allows that for a loopback endpoint only).
+  Transport(std::string endpoint, size_t max_queued, std::string server_key = {});
   ~Transport();
   Transport(const Transport&) = delete;
   Transport& operator=(const Transport&) = delete;
@@ -68,6 +70,7 @@ class Transport {
 
   const std::string endpoint_;
   const size_t max_queued_;
+  const std::string server_key_;
   std::unique_ptr<zmq::context_t> context_;
   std::unique_ptr<zmq::socket_t> socket_;
   std::deque<Message> queue_;

@@ -28,6 +28,14 @@ std::vector<std::string> Lines(const std::string& text) {
   return out;
 }
 
+// Found by tests/fuzz (cli_reply): an uptime beyond 2^64 s from the
+// coordinator overflowed the conversion to an integer (undefined behaviour).
+TEST(StatusFormat, HugeUptimeIsNotConverted) {
+  EXPECT_EQ(FormatUptime(1.26772e+42), ">30y");
+  EXPECT_EQ(FormatUptime(1e9), ">30y");
+  EXPECT_EQ(FormatUptime(999'999'999), "11574d01h");
+}
+
 TEST(StatusFormat, CellFormats) {
   EXPECT_EQ(FormatUptime(45.9), "45s");
   EXPECT_EQ(FormatUptime(185), "3m05s");

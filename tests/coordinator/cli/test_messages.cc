@@ -18,7 +18,8 @@ Bytes EncodePlaceReply(const PlaceReplyFields& f, uint16_t version) {
   const auto reply =
       wire::CreatePlaceReplyDirect(fbb, f.ok, f.error.empty() ? nullptr : f.error.c_str(),
                                    f.job.c_str(), f.host.empty() ? nullptr : f.host.c_str(), f.gpu,
-                                   f.gpu_uuid.c_str(), f.share, f.mem_limit_bytes, f.queued);
+                                   f.gpu_uuid.c_str(), f.share, f.mem_limit_bytes, f.queued,
+                                   f.token.empty() ? nullptr : f.token.c_str());
   fbb.Finish(wire::CreateEnvelope(fbb, static_cast<wire::Version>(version), 1,
                                   wire::Payload::PlaceReply, reply.Union()));
   return Finish(fbb);

@@ -23,6 +23,7 @@ struct PlaceReplyFields {
   double share = 0.5;
   uint64_t mem_limit_bytes = uint64_t{16} << 30;
   bool queued = false;
+  std::string token;  // empty: the coordinator leaves it out
 };
 
 Bytes EncodePlaceReply(const PlaceReplyFields& fields, uint16_t version = 1);

@@ -27,10 +27,11 @@ std::span<const uint8_t> Bytes(const std::string& s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
 }
 
-std::string Hello(int pid, const std::string& job) {
+// `token`: the job's, from its PlaceReply.
+std::string Hello(int pid, const std::string& job, const std::string& token) {
   flatbuffers::FlatBufferBuilder fbb;
   const auto h = w::CreateHelloDirect(fbb, pid, "node1", job.c_str(), "train.py", "0.1.0", 100, 0,
-                                      0, 0, w::Priority::Opportunistic, 1.0);
+                                      0, 0, w::Priority::Opportunistic, 1.0, token.c_str());
   return FinishEnvelope(fbb, w::Payload::Hello, h.Union());
 }
 
@@ -96,7 +97,11 @@ TEST_F(CoordinatorInterferenceTest, LearnsFromASharedGpuAndRemembersAfterARestar
     auto c = Make(store.get());
     before = c->interference().Predict(a, b).throughput;
     c->OnMessage("cli", Bytes(Place("ja", "resnet50", 8ULL << 30)), 0, kUnix, &out_);
-    c->OnMessage("shim-a", Bytes(Hello(100, "ja")), 0, kUnix, &out_);
+    std::vector<uint8_t> placed;
+    const w::PlaceReply* ra = LastReply(out_, &placed);
+    ASSERT_NE(ra, nullptr);
+    ASSERT_NE(ra->token(), nullptr);
+    c->OnMessage("shim-a", Bytes(Hello(100, "ja", ra->token()->str())), 0, kUnix, &out_);
     int64_t t = 0;
     uint64_t seq = 0;
     for (int i = 0; i < 40; ++i, t += kTick) {  // alone: the solo baseline, 100 ms
@@ -108,7 +113,8 @@ TEST_F(CoordinatorInterferenceTest, LearnsFromASharedGpuAndRemembersAfterARestar
     const w::PlaceReply* r = LastReply(out_, &buf);
     ASSERT_NE(r, nullptr);
     ASSERT_TRUE(r->ok()) << r->error()->str();
-    c->OnMessage("shim-b", Bytes(Hello(200, "jb")), t, kUnix + t, &out_);
+    ASSERT_NE(r->token(), nullptr);
+    c->OnMessage("shim-b", Bytes(Hello(200, "jb", r->token()->str())), t, kUnix + t, &out_);
     for (int i = 0; i < 300; ++i, t += kTick) {  // together: 200 ms, half speed
       c->OnMessage("shim-a", Bytes(Batch(seq, t, 200)), t, kUnix + t, &out_);
       c->OnMessage("shim-b", Bytes(Batch(seq, t, 50)), t, kUnix + t, &out_);

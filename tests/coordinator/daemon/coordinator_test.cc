@@ -28,13 +28,15 @@ std::span<const uint8_t> Bytes(const std::string& s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
 }
 
-std::string Hello(int pid, const std::string& job, bool opportunistic = false) {
+// `token`: the job's (PlaceReply.token) when it was placed.
+std::string Hello(int pid, const std::string& job, bool opportunistic = false,
+                  const std::string& token = "") {
   flatbuffers::FlatBufferBuilder fbb;
   const auto h = w::CreateHelloDirect(fbb, pid, "node1", job.c_str(), "train.py", "0.1.0", 100, 0,
                                       0, 0,
                                       opportunistic ? w::Priority::Opportunistic
                                                     : w::Priority::Guaranteed,
-                                      1.0);
+                                      1.0, token.c_str());
   return FinishEnvelope(fbb, w::Payload::Hello, h.Union());
 }
 
@@ -63,6 +65,19 @@ std::string Place(const std::string& job, bool opportunistic, uint64_t mem) {
 const w::Envelope* Parse(const std::string& bytes, std::vector<uint8_t>* buffer) {
   const char* why;
   return VerifiedEnvelope(Bytes(bytes), buffer, &why);
+}
+
+// The token in the last PlaceReply of `out` ("" if none).
+std::string PlacedToken(const std::vector<Outgoing>& out) {
+  for (auto it = out.rbegin(); it != out.rend(); ++it) {
+    std::vector<uint8_t> buf;
+    const w::Envelope* e = Parse(it->bytes, &buf);
+    if (e != nullptr && e->payload_as_PlaceReply() != nullptr) {
+      const auto* token = e->payload_as_PlaceReply()->token();
+      return token ? token->str() : "";
+    }
+  }
+  return "";
 }
 
 class CoordinatorTest : public ::testing::Test {
@@ -201,13 +216,17 @@ TEST_F(CoordinatorTest, PlacementRepliesWithAJobAndAGpu) {
 }
 
 TEST_F(CoordinatorTest, RestartKeepsJobsAndAsksUnknownShimsToSayHello) {
+  std::string guard_token;
   {
     auto store = OpenStore();
     auto c = Make(store.get());
     c->OnMessage("cli", Bytes(Place("guard", false, 4ULL << 30)), kSecond, kUnix, &out_);
+    guard_token = PlacedToken(out_);
     c->OnMessage("cli", Bytes(Place("filler", true, 4ULL << 30)), kSecond, kUnix, &out_);
-    c->OnMessage("shim-g", Bytes(Hello(100, "guard")), kSecond, kUnix, &out_);
-    c->OnMessage("shim-f", Bytes(Hello(200, "filler", true)), kSecond, kUnix, &out_);
+    const std::string filler_token = PlacedToken(out_);
+    c->OnMessage("shim-g", Bytes(Hello(100, "guard", false, guard_token)), kSecond, kUnix, &out_);
+    c->OnMessage("shim-f", Bytes(Hello(200, "filler", true, filler_token)), kSecond, kUnix, &out_);
+    EXPECT_EQ(c->counters().refused_claims, 0u);
     ASSERT_EQ(c->jobs().size(), 2u);
     // No clean shutdown: the store is dropped as a killed process would leave it.
   }
@@ -226,7 +245,7 @@ TEST_F(CoordinatorTest, RestartKeepsJobsAndAsksUnknownShimsToSayHello) {
   const w::Envelope* e = Parse(out_[0].bytes, &buf);
   ASSERT_NE(e->payload_as_Advice(), nullptr);
   EXPECT_EQ(e->payload_as_Advice()->kind(), w::AdviceKind::SendHello);
-  c->OnMessage("shim-g", Bytes(Hello(100, "guard")), 50 * kSecond, kUnix, &out_);
+  c->OnMessage("shim-g", Bytes(Hello(100, "guard", false, guard_token)), 50 * kSecond, kUnix, &out_);
   EXPECT_TRUE(c->jobs().at("guard").connected);
 }
 
@@ -235,7 +254,7 @@ TEST_F(CoordinatorTest, RestartKeepsJobsAndAsksUnknownShimsToSayHello) {
 TEST_F(CoordinatorTest, ControlLoopCutsTheOpportunisticShareWhenTheGuaranteedJobSuffers) {
   auto c = Make(nullptr);
   c->OnMessage("cli", Bytes(Place("guard", false, 4ULL << 30)), 0, kUnix, &out_);
-  c->OnMessage("shim-g", Bytes(Hello(100, "guard")), 0, kUnix, &out_);
+  c->OnMessage("shim-g", Bytes(Hello(100, "guard", false, PlacedToken(out_))), 0, kUnix, &out_);
   int64_t t = 0;
   // Alone: 100 ms iterations (the solo baseline).
   for (int i = 0; i < 30; ++i, t += 100'000'000) {
@@ -244,7 +263,7 @@ TEST_F(CoordinatorTest, ControlLoopCutsTheOpportunisticShareWhenTheGuaranteedJob
   }
   ASSERT_TRUE(c->jobs().at("guard").profile.baseline_iteration_ns().has_value());
   c->OnMessage("cli", Bytes(Place("filler", true, 4ULL << 30)), t, kUnix, &out_);
-  c->OnMessage("shim-f", Bytes(Hello(200, "filler", true)), t, kUnix, &out_);
+  c->OnMessage("shim-f", Bytes(Hello(200, "filler", true, PlacedToken(out_))), t, kUnix, &out_);
   // Together: 150 ms iterations, 50% slower.
   double last_share = 1.0;
   int budgets = 0;

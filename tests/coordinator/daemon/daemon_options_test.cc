@@ -16,12 +16,12 @@ TEST(DaemonOptionsTest, Defaults) {
 
 TEST(DaemonOptionsTest, Values) {
   absl::StatusOr<DaemonOptions> o =
-      ParseDaemonOptions({"--listen", "ipc:///tmp/x", "--pub=tcp://0.0.0.0:7000", "--no-control",
+      ParseDaemonOptions({"--listen", "ipc:///tmp/x", "--pub=tcp://127.0.0.2:7000", "--no-control",
                           "--slowdown-target", "0.2", "--state-dir", "/tmp/s", "--placement",
                           "simple", "--min-gain=0.2"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->listen, "ipc:///tmp/x");
-  EXPECT_EQ(o->pub, "tcp://0.0.0.0:7000");
+  EXPECT_EQ(o->pub, "tcp://127.0.0.2:7000");
   EXPECT_FALSE(o->control);
   EXPECT_DOUBLE_EQ(o->slowdown_target, 0.2);
   EXPECT_EQ(o->state_dir, "/tmp/s");

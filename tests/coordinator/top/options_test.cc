@@ -62,6 +62,19 @@ TEST(ValidateEndpoint, RejectsWithAReason) {
   }
 }
 
+TEST(ParseOptions, CoordinatorKey) {
+  absl::StatusOr<TopOptions> o = ParseOptions({"--coordinator-key", "/k/coordinator.key"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->coordinator_key, "/k/coordinator.key");
+  o = ParseOptions({"--pub=tcp://10.0.0.7:5556", "--coordinator-key=/k/c.key"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->coordinator_key, "/k/c.key");
+  EXPECT_EQ(ParseOptions({"--coordinator-key"}).status().message(),
+            "--coordinator-key needs a FILE");
+  EXPECT_EQ(ParseOptions({"--coordinator-key="}).status().message(),
+            "--coordinator-key must not be empty");
+}
+
 TEST(Usage, MentionsTheOptionAndTheDefault) {
   const std::string u = Usage();
   EXPECT_NE(u.find("--pub ENDPOINT"), std::string::npos);

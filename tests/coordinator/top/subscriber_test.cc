@@ -7,6 +7,7 @@
 #include <zmq.hpp>
 
 #include "gtest/gtest.h"
+#include "security/curve.h"
 #include "snapshot_encoder.h"
 
 #if defined(__SANITIZE_THREAD__)
@@ -102,6 +103,45 @@ TEST_F(SubscriberTest, NothingQueuedGivesNothing) {
 TEST(Subscriber, RejectsAnEndpointZeroMqCannotUse) {
   zmq::context_t context(1);
   EXPECT_THROW(Subscriber(context, "nonsense://x"), zmq::error_t);
+}
+
+// A CURVE publisher (as the coordinator's PUB with --curve-secret-key): a
+// subscriber with its public key gets snapshots, one with another key none.
+uint64_t SnapshotsThroughCurve(const security::KeyPair& server, const std::string& key_given,
+                               int wait_ms) {
+  zmq::context_t context(1);
+  zmq::socket_t pub(context, zmq::socket_type::pub);
+  pub.set(zmq::sockopt::linger, 0);
+  std::string error;
+  EXPECT_TRUE(security::ApplyServerKey(pub.handle(), server.secret_key, &error)) << error;
+  pub.bind("tcp://127.0.0.1:*");
+  Subscriber sub(context, pub.get(zmq::sockopt::last_endpoint),
+                 security::ClientKeys{key_given, "", ""});
+  ClusterView view;
+  view.seq = 1;
+  const std::vector<uint8_t> bytes = EncodeSnapshot(view);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  while (sub.counts().snapshots == 0 && std::chrono::steady_clock::now() < deadline) {
+    Send(pub, bytes);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    sub.Drain();
+  }
+  return sub.counts().received;
+}
+
+TEST(CurveSubscriber, GetsSnapshotsWithTheCoordinatorsKey) {
+  security::KeyPair server;
+  std::string error;
+  ASSERT_TRUE(security::NewKeyPair(&server, &error)) << error;
+  EXPECT_GT(SnapshotsThroughCurve(server, server.public_key, 20'000), 0u);
+}
+
+TEST(CurveSubscriber, GetsNothingWithAnotherKey) {
+  security::KeyPair server, other;
+  std::string error;
+  ASSERT_TRUE(security::NewKeyPair(&server, &error) && security::NewKeyPair(&other, &error))
+      << error;
+  EXPECT_EQ(SnapshotsThroughCurve(server, other.public_key, 500), 0u);
 }
 
 }  // namespace

@@ -70,6 +70,7 @@ TEST(ParseConfig, EveryVariableValid) {
                              {"IASHIM_DISABLE", "1"},
                              {"IASHIM_MEM_LIMIT", "8GiB"},
                              {"IASHIM_COORDINATOR", "tcp://coord.local:5555"},
+                             {"IASHIM_COORDINATOR_KEY", "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"},
                              {"IASHIM_JOB", "resnet-50_v1.2:a/b@c+d"},
                              {"IASHIM_TRACE", "/tmp/trace-%p.bin"},
                              {"IASHIM_WINDOW_MS", "250"},
@@ -86,6 +87,7 @@ TEST(ParseConfig, EveryVariableValid) {
   EXPECT_TRUE(c.disabled);
   EXPECT_EQ(c.mem_limit_bytes, 8ULL << 30);
   EXPECT_EQ(c.coordinator, "tcp://coord.local:5555");
+  EXPECT_EQ(c.coordinator_key, "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7");
   EXPECT_EQ(c.job, "resnet-50_v1.2:a/b@c+d");
   EXPECT_EQ(c.trace_path, "/tmp/trace-%p.bin");  // expanded later, per process
   EXPECT_EQ(c.window_ms, 250u);

@@ -1,0 +1,51 @@
+#include "admin_messages.h"
+
+#include "flatbuffers/flatbuffers.h"
+
+namespace iashim::cli {
+namespace {
+
+std::string Str(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
+
+wire::AdminAction ActionOf(CommandKind kind) {
+  switch (kind) {
+    case CommandKind::kUndrain:
+      return wire::AdminAction::Undrain;
+    case CommandKind::kPriority:
+      return wire::AdminAction::SetPriority;
+    default:
+      return wire::AdminAction::Drain;
+  }
+}
+
+}  // namespace
+
+std::vector<uint8_t> EncodeAdminRequest(const CliOptions& options, int pid) {
+  const AdminOptions& a = options.admin;
+  flatbuffers::FlatBufferBuilder fbb(256);
+  const auto host = fbb.CreateString(a.host);
+  const auto job = fbb.CreateString(a.job);
+  const auto request = wire::CreateAdminRequest(
+      fbb, ActionOf(options.kind), host, a.gpu, job,
+      a.priority == JobPriority::kOpportunistic ? wire::Priority::Opportunistic
+                                                : wire::Priority::Guaranteed);
+  fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, pid, wire::Payload::AdminRequest,
+                                  request.Union()));
+  return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+AdminOutcome DecodeAdminReply(const wire::Envelope& envelope) {
+  if (const wire::ErrorReply* error = envelope.payload_as_ErrorReply(); error != nullptr) {
+    AdminOutcome o{false, Str(error->text())};
+    if (o.text.empty()) o.text = "it could not serve the request (no reason given)";
+    return o;
+  }
+  const wire::AdminReply* reply = envelope.payload_as_AdminReply();
+  if (reply == nullptr) return {false, "its reply was not an admin reply"};
+  if (reply->ok()) return {true, Str(reply->text())};
+  AdminOutcome o{false, Str(reply->error())};
+  if (o.text.empty()) o.text = "no reason given";
+  return o;
+}
+
+}  // namespace iashim::cli
