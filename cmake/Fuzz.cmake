@@ -31,7 +31,8 @@ if(IASHIM_FUZZ)
       "holding libclang_rt.fuzzer-x86_64.a for this clang (Debian 12: libclang-rt-14-dev; "
       "scripts/setup.sh --fuzz installs it).")
   endif()
+  # -g1: line tables for findings' stack traces; full debug info only slows the CI build.
   add_compile_options(-fsanitize=fuzzer-no-link,address,undefined
-                      -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+                      -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g1)
   add_link_options(-fsanitize=address,undefined)
 endif()

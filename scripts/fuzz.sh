@@ -7,7 +7,7 @@
 # exit 1; reproduce it with build-fuzz/fuzz/fuzz_<target> FILE.
 #
 #   scripts/fuzz.sh                      # every target, 300 s each
-#   scripts/fuzz.sh --short              # every target, 10 s each (CI)
+#   scripts/fuzz.sh --short              # every target, 5 s each (CI)
 #   scripts/fuzz.sh --seconds 60 --only coordinator_message,shim_inbound
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +20,7 @@ while [[ $# -gt 0 ]]; do
     --seconds=*) seconds="${1#*=}"; shift ;;
     --only) only="${2:-}"; shift 2 ;;
     --only=*) only="${1#*=}"; shift ;;
-    --short) seconds=10; shift ;;
+    --short) seconds=5; shift ;;
     -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac

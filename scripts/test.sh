@@ -2,7 +2,7 @@
 # The whole test suite, from a fresh machine: installs and builds (scripts/setup.sh),
 # then runs every test with CTest, then the sanitizer builds' suites.
 #
-#   scripts/test.sh            # everything: default build, ASan+UBSan, TSan, 10 s of each fuzzer
+#   scripts/test.sh            # everything: default build, ASan+UBSan, TSan, 5 s of each fuzzer
 #   scripts/test.sh --quick    # default build only
 set -euo pipefail
 cd "$(dirname "$0")/.."
