@@ -55,6 +55,12 @@ const wire::Envelope* VerifiedEnvelope(std::span<const uint8_t> bytes,
     *why = "version";
     return nullptr;
   }
+  // The verifier accepts a union type without its table; every handler reads
+  // the table, so such a message is invalid (found by the coordinator_message fuzzer).
+  if (e->payload_type() != wire::Payload::NONE && e->payload() == nullptr) {
+    *why = "invalid";
+    return nullptr;
+  }
   return e;
 }
 

@@ -178,6 +178,27 @@ TEST_F(CoordinatorTest, GarbageIsCountedAndDroppedWithoutHarm) {
   EXPECT_TRUE(c->jobs().at("job-a").connected);
 }
 
+// A union type without its table passes the FlatBuffers verifier; the
+// coordinator_message fuzzer found a handler reading the missing table.
+TEST_F(CoordinatorTest, APayloadTypeWithoutItsTableIsInvalid) {
+  auto c = Make(nullptr);
+  const w::Payload types[] = {w::Payload::Hello,        w::Payload::TelemetryBatch,
+                              w::Payload::KernelNames,  w::Payload::Goodbye,
+                              w::Payload::PlaceRequest, w::Payload::StatusRequest,
+                              w::Payload::AdminRequest};
+  for (w::Payload type : types) {
+    flatbuffers::FlatBufferBuilder fbb;
+    w::EnvelopeBuilder b(fbb);
+    b.add_payload_type(type);
+    fbb.Finish(b.Finish());
+    const std::string m(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+    c->OnMessage(Sender{"tool", true}, Bytes(m), kSecond, kUnix, &out_);
+  }
+  EXPECT_EQ(c->counters().invalid, std::size(types));
+  EXPECT_TRUE(out_.empty());
+  EXPECT_TRUE(c->jobs().empty());
+}
+
 TEST_F(CoordinatorTest, SilentJobsAreDisconnectedThenForgotten) {
   DaemonOptions o;
   o.heartbeat_timeout_s = 3;
