@@ -299,8 +299,7 @@ void Coordinator::Disconnect(Job& job) {
 void Coordinator::Remove(std::string id) {
   auto it = jobs_.find(id);
   if (it == jobs_.end()) return;
-  if (it->second.connected) identity_to_job_.erase(it->second.identity);
-  if (it->second.connected && it->second.gpu) --connected_on_gpu_[*it->second.gpu];
+  if (it->second.connected) Disconnect(it->second);
   jobs_.erase(it);
   if (store_ != nullptr) Check(store_->RemoveJob(id));
 }
@@ -429,13 +428,14 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
                  absl::StrFormat("GPU %s is drained (iashim undrain)", policy::GpuName(*p.gpu)),
                  nullptr);
   }
-  absl::StatusOr<std::string> token = NewJobToken();
-  if (!token.ok()) return reply(false, false, absl::StrCat("no job token: ", token.status().message()), nullptr);
   policy::ClusterState view = PlacementView();
   std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) { return drained_.contains(g.id); });
   const policy::PlacementDecision d = placement_->Place(p, view);
   if (d.outcome == policy::PlacementDecision::Outcome::kQueued) return reply(false, true, d.reason, nullptr);
   if (d.outcome != policy::PlacementDecision::Outcome::kPlaced) return reply(false, false, d.reason, nullptr);
+  // Minted only for a job that is placed: a queued `iashim run` asks again and again.
+  absl::StatusOr<std::string> token = NewJobToken();
+  if (!token.ok()) return reply(false, false, absl::StrCat("no job token: ", token.status().message()), nullptr);
   ++counters_.placements;
   Job job;
   job.id = p.job;
