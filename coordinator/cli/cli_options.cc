@@ -49,6 +49,7 @@ constexpr OptionSpec kOptions[] = {
     {"--admin-key", OptionKind::kValue, true, true, true, "FILE"},
     {"--simgpu", OptionKind::kFlag, true, false, false, ""},
     {"--json", OptionKind::kFlag, false, false, true, ""},
+    {"--dry-run", OptionKind::kFlag, false, true, false, ""},
 };
 
 const OptionSpec* FindOption(std::string_view name, CommandKind kind) {
@@ -344,6 +345,7 @@ absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string>& args
       if (equals != std::string::npos) return Invalid(name + " takes no value");
       if (name == "--simgpu") options.simgpu = true;
       if (name == "--json") options.json = true;
+      if (name == "--dry-run") options.placement.dry_run = true;
       continue;
     }
     std::string value;
@@ -425,9 +427,14 @@ std::string Usage(std::string_view topic) {
     return "Usage: iashim place [options]\n"
            "\n"
            "Asks the coordinator where a job would be placed and prints its answer; runs\n"
-           "nothing.\n"
+           "nothing. The coordinator registers the job and hands out its token (for a\n"
+           "job started some other way), unless --dry-run.\n"
            "\n" +
-           placement + common +
+           placement +
+           "  --dry-run               only ask where the job would go: the coordinator\n"
+           "                          registers nothing and hands out no token; the\n"
+           "                          answer says dry_run: true\n" +
+           common +
            "\n"
            "Exit status: 0 placed, 1 refused, 2 bad command line, 3 queued (no GPU fits\n"
            "now), 4 no coordinator answered.\n";

@@ -34,6 +34,14 @@ enum class JobPriority { kGuaranteed, kOpportunistic };
 
 std::string_view PriorityName(JobPriority priority);  // "guaranteed" / "opportunistic"
 
+// The batch system's ids of a job (wire BatchJob), e.g. {"slurm", "1234", "0", 0}
+// for task 0 of step 0 of Slurm job 1234. Sent only when `system` is set; the
+// command line does not set them (a batch system's plugin does).
+struct BatchIds {
+  std::string system, job, step;
+  int task = -1;  // the local task id; -1 = none
+};
+
 // What `run` and `place` ask the coordinator for.
 struct PlacementOptions {
   std::string job;  // empty: the coordinator assigns one
@@ -42,6 +50,9 @@ struct PlacementOptions {
   int gpu = -1;                  // -1: the coordinator chooses
   double slowdown_target = 0.0;  // 0: the coordinator's default
   std::string kind;              // empty: unknown (learned from the job's kernels)
+  std::vector<int> allowed_gpus;  // GPU indexes on the host the job may use; empty: any
+  bool dry_run = false;          // place --dry-run: where it would go; nothing registered
+  BatchIds batch;                // system empty: none
 };
 
 // What `drain HOST[:GPU]`, `undrain HOST[:GPU]` and `priority JOB P` name.

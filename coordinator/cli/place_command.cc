@@ -35,6 +35,14 @@ int PlaceCommand(const CliOptions& options) {
       break;
   }
   std::printf("placed\n");
+  // A coordinator that predates dry runs registered the job: say so rather
+  // than print a dry run's answer for it.
+  if (options.placement.dry_run && !p.dry_run) {
+    std::fprintf(stderr,
+                 "iashim: the coordinator does not know --dry-run: it registered job '%s'\n",
+                 p.job.c_str());
+  }
+  if (p.dry_run) std::printf("dry_run: true\n");
   std::printf("job: %s\n", p.job.c_str());
   std::printf("host: %s\n", p.host.c_str());
   if (p.gpu >= 0) {

@@ -32,12 +32,20 @@ std::vector<uint8_t> EncodePlaceRequest(const PlacementOptions& placement, std::
   const auto host_offset = fbb.CreateString(host.data(), host.size());
   const auto command_offset = fbb.CreateString(command.data(), command.size());
   const auto kind = fbb.CreateString(placement.kind);
+  flatbuffers::Offset<flatbuffers::Vector<int32_t>> allowed;
+  if (!placement.allowed_gpus.empty()) allowed = fbb.CreateVector(placement.allowed_gpus);
+  flatbuffers::Offset<wire::BatchJob> batch;
+  if (!placement.batch.system.empty()) {
+    batch = wire::CreateBatchJobDirect(fbb, placement.batch.system.c_str(),
+                                       placement.batch.job.c_str(), placement.batch.step.c_str(),
+                                       placement.batch.task);
+  }
   const auto request = wire::CreatePlaceRequest(
       fbb, job,
       placement.priority == JobPriority::kOpportunistic ? wire::Priority::Opportunistic
                                                         : wire::Priority::Guaranteed,
       placement.mem_bytes, placement.gpu, host_offset, command_offset, placement.slowdown_target,
-      kind);
+      kind, allowed, batch, placement.dry_run);
   fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, pid, wire::Payload::PlaceRequest,
                                   request.Union()));
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
@@ -64,6 +72,7 @@ Placement DecodePlacement(const wire::Envelope& envelope) {
   p.share = reply->share();
   p.mem_limit_bytes = reply->mem_limit_bytes();
   p.token = Str(reply->token());
+  p.dry_run = reply->dry_run();
   // `queued` wins over `ok`: a coordinator that sets both has not placed the
   // job yet, and running it anyway would defeat the queue.
   if (reply->queued()) {

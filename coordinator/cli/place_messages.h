@@ -31,7 +31,9 @@ struct Placement {
   std::string gpu_uuid;
   double share = 1.0;
   uint64_t mem_limit_bytes = 0;
-  std::string token;  // the job's token (IASHIM_JOB_TOKEN); empty from an older coordinator
+  std::string token;  // the job's token (IASHIM_JOB_TOKEN); empty from an older coordinator,
+                      // and for a dry run
+  bool dry_run = false;  // the coordinator answered a dry run: nothing registered
 };
 
 // `envelope` is a verified reply holding a PlaceReply or an ErrorReply (an

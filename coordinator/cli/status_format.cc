@@ -68,11 +68,23 @@ constexpr size_t kColumnCount = sizeof(kColumns) / sizeof(kColumns[0]);
 
 using Row = std::vector<std::string>;
 
+// A batch system's ids, when the job has them, e.g. "slurm 1234.0.0"
+// (system job.step.task; no ".task" without a task id); else "".
+std::string BatchNote(const wire::JobState& job) {
+  const wire::BatchJob* b = job.batch();
+  if (b == nullptr || b->system() == nullptr || b->system()->size() == 0) return "";
+  std::string note = Printable(b->system()) + " " + Printable(b->job());
+  if (b->step() != nullptr && b->step()->size() > 0) note += "." + Printable(b->step());
+  if (b->task() >= 0) note += "." + std::to_string(b->task());
+  return note;
+}
+
 Row JobRow(const wire::JobState& job) {
   const std::string quota =
       job.mem_limit_bytes() == 0 ? std::string("-") : FormatCompactBytes(job.mem_limit_bytes());
+  const std::string batch = BatchNote(job);
   return {
-      Printable(job.job()),
+      Printable(job.job()) + (batch.empty() ? "" : " [" + batch + "]"),
       std::to_string(job.pid()),
       IsGuaranteed(job) ? "guar" : "opp",
       std::isfinite(job.share()) ? absl::StrFormat("%.2f", job.share()) : "-",
@@ -143,6 +155,16 @@ void WriteJob(const wire::JobState& job, JsonWriter& w) {
   w.Key("budget_age_ms").Uint(job.budget_age_ms());
   w.Key("held_launches_per_s").Double(job.held_launches_per_s());
   w.Key("connected").Bool(job.connected());
+  // Only for jobs a batch system started (PlaceRequest.batch).
+  if (const wire::BatchJob* b = job.batch();
+      b != nullptr && b->system() != nullptr && b->system()->size() > 0) {
+    w.Key("batch").BeginObject();
+    w.Key("system").String(Str(b->system()));
+    w.Key("job").String(Str(b->job()));
+    w.Key("step").String(Str(b->step()));
+    w.Key("task").Int(b->task());
+    w.EndObject();
+  }
   w.EndObject();
 }
 

@@ -16,6 +16,48 @@ namespace {
 
 constexpr int64_t kSecond = 1'000'000'000;
 constexpr int64_t kHelloAdviceEveryNs = kSecond / 2;
+constexpr size_t kMaxAllowedGpus = 256;
+
+// A batch system's name: 1-32 of [a-z0-9_-] ("slurm").
+bool ValidBatchSystem(std::string_view s) {
+  if (s.empty() || s.size() > 32) return false;
+  for (const char c : s) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) return false;
+  }
+  return true;
+}
+
+// A batch job or step id: 1-64 printable ASCII characters, no spaces.
+bool ValidBatchId(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (const char c : s) {
+    if (c <= ' ' || c > '~') return false;
+  }
+  return true;
+}
+
+std::string_view View(const flatbuffers::String* s) {
+  return s == nullptr ? std::string_view() : s->string_view();
+}
+
+// The request's batch ids, or why they are refused ("" = fine; no batch
+// table = none).
+std::string ReadBatch(const wire::BatchJob* b, BatchIds* ids) {
+  if (b == nullptr) return "";
+  if (!ValidBatchSystem(View(b->system()))) return "batch.system must be 1-32 of a-z, 0-9, _ and -";
+  if (!ValidBatchId(View(b->job()))) {
+    return "batch.job must be 1-64 printable ASCII characters without spaces";
+  }
+  if (!ValidBatchId(View(b->step()))) {
+    return "batch.step must be 1-64 printable ASCII characters without spaces";
+  }
+  if (b->task() < -1 || b->task() > 65535) return "batch.task must be -1..65535";
+  ids->system = std::string(View(b->system()));
+  ids->job = std::string(View(b->job()));
+  ids->step = std::string(View(b->step()));
+  ids->task = b->task();
+  return "";
+}
 
 policy::JobProfileOptions ProfileOptions() {
   policy::JobProfileOptions o;
@@ -64,6 +106,7 @@ void Coordinator::Restore(int64_t now_ns) {
     job.registered_unix_ns = r.registered_unix_ns;
     job.kind = r.kind;
     job.token = r.token;
+    job.batch = {r.batch_system, r.batch_job, r.batch_step, r.batch_task};
     job.created_ns = now_ns;  // the forget timer starts again: its shim may reconnect
     jobs_.emplace(id, std::move(job));
   }
@@ -95,6 +138,10 @@ void Coordinator::Persist(const Job& job) {
   r.registered_unix_ns = job.registered_unix_ns;
   r.kind = job.kind;
   r.token = job.token;
+  r.batch_system = job.batch.system;
+  r.batch_job = job.batch.job;
+  r.batch_step = job.batch.step;
+  r.batch_task = job.batch.task;
   Check(store_->PutJob(r));
 }
 
@@ -131,6 +178,9 @@ void Coordinator::OnMessage(const Sender& from, std::span<const uint8_t> bytes, 
       break;
     case wire::Payload::AdminRequest:
       OnAdmin(from, e->payload_as_AdminRequest(), out);
+      break;
+    case wire::Payload::ReleaseRequest:
+      OnRelease(identity, e->payload_as_ReleaseRequest(), out);
       break;
     case wire::Payload::NONE:
       ++counters_.invalid;
@@ -357,6 +407,7 @@ double Coordinator::InitialShare(const Job& job) const {
 void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t now_ns,
                           int64_t unix_ns, std::vector<Outgoing>* out) {
   const auto* req = static_cast<const wire::PlaceRequest*>(raw);
+  const bool dry_run = req->dry_run();
   flatbuffers::FlatBufferBuilder fbb(512);
   auto reply = [&](bool ok, bool queued, const std::string& error, const Job* job) {
     const auto err = fbb.CreateString(error);
@@ -372,7 +423,7 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
     const auto token = fbb.CreateString(job ? job->token : "");
     const auto r = wire::CreatePlaceReply(fbb, ok, err, jid, host, job && job->gpu ? job->gpu->index : -1,
                                           u, job ? job->sent_share : 1.0,
-                                          job ? job->mem_bytes : 0, queued, token);
+                                          job ? job->mem_bytes : 0, queued, token, dry_run);
     out->push_back({std::string(identity), FinishEnvelope(fbb, wire::Payload::PlaceReply, r.Union())});
   };
   const std::string requested = Clean(req->job(), 128);
@@ -389,6 +440,34 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
     return reply(false, false, "slowdown_target must be in [0, 10]", nullptr);
   }
   if (req->gpu() < -1 || req->gpu() > 255) return reply(false, false, "gpu must be -1 or 0..255", nullptr);
+  // allowed_gpus: the GPUs of `host` the job may use (e.g. what a batch
+  // system gave it); empty = any GPU of host.
+  std::set<int> allowed;
+  if (const auto* a = req->allowed_gpus(); a != nullptr && a->size() > 0) {
+    if (a->size() > kMaxAllowedGpus) {
+      return reply(false, false, "allowed_gpus has more than 256 entries", nullptr);
+    }
+    for (const int32_t index : *a) {
+      if (index < 0 || index > 255) {
+        return reply(false, false,
+                     absl::StrFormat("allowed_gpus entry %d is not a GPU index (0..255)", index),
+                     nullptr);
+      }
+      allowed.insert(index);
+    }
+    if (Clean(req->host(), 255).empty()) {
+      return reply(false, false, "allowed_gpus needs host: the node whose GPUs they index",
+                   nullptr);
+    }
+    if (req->gpu() >= 0 && !allowed.contains(req->gpu())) {
+      return reply(false, false,
+                   absl::StrFormat("gpu %d is not in allowed_gpus", req->gpu()), nullptr);
+    }
+  }
+  BatchIds batch;
+  if (std::string why = ReadBatch(req->batch(), &batch); !why.empty()) {
+    return reply(false, false, why, nullptr);
+  }
   // A job id the coordinator knows is that job's, connected or not: placing
   // it again would hand out a second token for it. A finished job's id is
   // free again once its Goodbye (or forget-after) removed it.
@@ -408,6 +487,32 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
   p.priority = FromWire(req->priority());
   p.mem_bytes = req->mem_bytes();
   p.host = Clean(req->host(), 255);
+  if (!allowed.empty()) {
+    // The indexes name GPUs of that node: placing the job elsewhere would
+    // defeat them. As for --gpu below, a single-node cluster's node may go by
+    // another name than the client's.
+    bool known = false, single_host = !cluster_.gpus.empty();
+    for (const policy::GpuInfo& g : cluster_.gpus) {
+      known |= g.id.host == p.host;
+      single_host &= g.id.host == cluster_.gpus[0].id.host;
+    }
+    if (!known && single_host) p.host = cluster_.gpus[0].id.host;
+    if (!known && !single_host) {
+      return reply(false, false,
+                   absl::StrFormat("host '%s' has no GPUs this coordinator knows of; "
+                                   "allowed_gpus names GPUs on it",
+                                   p.host),
+                   nullptr);
+    }
+    bool any = false;
+    for (const policy::GpuInfo& g : cluster_.gpus) {
+      any |= g.id.host == p.host && allowed.contains(g.id.index);
+    }
+    if (!any) {
+      return reply(false, false,
+                   absl::StrFormat("none of allowed_gpus is a GPU of host '%s'", p.host), nullptr);
+    }
+  }
   if (req->gpu() >= 0) p.gpu = policy::GpuId{p.host, req->gpu()};
   p.slowdown_target = target > 0 ? target : options_.slowdown_target;
   p.traits.kind = kind.empty() ? std::string(kUnknownKind) : kind;
@@ -430,13 +535,22 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
   }
   policy::ClusterState view = PlacementView();
   std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) { return drained_.contains(g.id); });
+  // Only the allowed GPUs of host, the way drained GPUs are left out.
+  if (!allowed.empty()) {
+    std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) {
+      return g.id.host != p.host || !allowed.contains(g.id.index);
+    });
+  }
   const policy::PlacementDecision d = placement_->Place(p, view);
+  if (dry_run) ++counters_.dry_runs;
   if (d.outcome == policy::PlacementDecision::Outcome::kQueued) return reply(false, true, d.reason, nullptr);
   if (d.outcome != policy::PlacementDecision::Outcome::kPlaced) return reply(false, false, d.reason, nullptr);
-  // Minted only for a job that is placed: a queued `iashim run` asks again and again.
-  absl::StatusOr<std::string> token = NewJobToken();
+  // Minted only for a job that is placed: a queued `iashim run` asks again
+  // and again. A dry run gets none, and registers nothing.
+  absl::StatusOr<std::string> token =
+      dry_run ? absl::StatusOr<std::string>(std::string()) : NewJobToken();
   if (!token.ok()) return reply(false, false, absl::StrCat("no job token: ", token.status().message()), nullptr);
-  ++counters_.placements;
+  if (!dry_run) ++counters_.placements;
   Job job;
   job.id = p.job;
   job.profile = policy::JobProfile(ProfileOptions());
@@ -447,13 +561,45 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
   job.command = command;
   job.kind = kind;
   job.token = *std::move(token);
+  job.batch = std::move(batch);
   job.host = p.host;
   job.registered_unix_ns = unix_ns;
   job.created_ns = now_ns;
   job.share = job.sent_share = InitialShare(job);
+  if (dry_run) return reply(true, false, d.reason, &job);
   Persist(job);
   const Job& placed = jobs_.emplace(job.id, std::move(job)).first->second;
   reply(true, false, d.reason, &placed);
+}
+
+void Coordinator::OnRelease(std::string_view identity, const void* raw,
+                            std::vector<Outgoing>* out) {
+  const auto* req = static_cast<const wire::ReleaseRequest*>(raw);
+  auto send = [&](bool released, const std::string& message) {
+    flatbuffers::FlatBufferBuilder fbb(256);
+    const auto m = fbb.CreateString(message);
+    out->push_back({std::string(identity),
+                    FinishEnvelope(fbb, wire::Payload::ReleaseReply,
+                                   wire::CreateReleaseReply(fbb, released, m).Union())});
+  };
+  const std::string id = Clean(req->job(), 128);
+  auto it = jobs_.find(id);
+  if (id.empty() || it == jobs_.end()) {
+    ++counters_.release_unknown;
+    return send(false, absl::StrFormat("job '%s' is not known (already gone)", id));
+  }
+  // Like a Hello: without the job's token, anyone could end anyone's job. A
+  // job without a token (restored from a state written before tokens) cannot
+  // be released this way; it goes at its Goodbye or forget-after.
+  const std::string_view token = View(req->token());
+  if (it->second.token.empty() || token.empty() || !SameToken(token, it->second.token)) {
+    ++counters_.release_refused;
+    ++counters_.refused_tokens;
+    return send(false, absl::StrFormat("token does not match job '%s'", id));
+  }
+  ++counters_.releases;
+  Remove(id);
+  send(true, absl::StrFormat("released job '%s'", id));
 }
 
 }  // namespace iashim::daemon

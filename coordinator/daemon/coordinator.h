@@ -19,6 +19,10 @@
 //  - PlaceRequest goes through the placement policy (never onto a drained GPU,
 //    never under a job id the coordinator knows); StatusRequest gets the state
 //    snapshot.
+//  - PlaceRequest with dry_run: the same decision, but nothing registered,
+//    persisted or minted. allowed_gpus limits placement to those GPUs of host;
+//    batch ids (a batch system's job/step/task) are kept with the job.
+//  - ReleaseRequest (job + its token): the job is over; removed at once.
 //  - AdminRequest (drain, undrain, set a job's priority) only from a Sender
 //    with admin set; coordinator_admin.cc.
 // Every tick runs the per-GPU share controllers (policy/share_controller.h)
@@ -70,13 +74,18 @@ struct CoordinatorCounters {
   uint64_t wrong_version = 0;
   uint64_t unexpected = 0;    // a valid message a coordinator does not take (e.g. a Budget)
   uint64_t refused_claims = 0;  // Hellos refused, for any reason
-  uint64_t refused_tokens = 0;  // of those: a known job's id without its token
+  uint64_t refused_tokens = 0;  // of those: a known job's id without its token; and
+                                // ReleaseRequests refused for the same reason
   uint64_t admin_refused = 0;   // AdminRequests from a sender without the admin key
   uint64_t admin_actions = 0;   // AdminRequests applied
   uint64_t unbound_telemetry = 0;
   uint64_t telemetry_batches = 0;
   uint64_t budgets_sent = 0;
   uint64_t placements = 0;
+  uint64_t dry_runs = 0;          // PlaceRequests with dry_run answered (not placements)
+  uint64_t releases = 0;          // ReleaseRequests that removed their job
+  uint64_t release_unknown = 0;   // ReleaseRequests for a job not known (already gone)
+  uint64_t release_refused = 0;   // ReleaseRequests with a missing or wrong token
   uint64_t state_errors = 0;
 };
 
@@ -119,6 +128,7 @@ class Coordinator {
   void OnGoodbye(std::string_view identity);
   void OnPlace(std::string_view identity, const void* request, int64_t now_ns, int64_t unix_ns,
                std::vector<Outgoing>* out);
+  void OnRelease(std::string_view identity, const void* request, std::vector<Outgoing>* out);
   // coordinator_admin.cc
   void OnAdmin(const Sender& from, const void* request, std::vector<Outgoing>* out);
   std::string SetDrained(const std::vector<policy::GpuId>& gpus, bool drained);

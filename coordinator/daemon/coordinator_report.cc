@@ -46,6 +46,11 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns) {
           job.budget_sent_ns == 0
               ? 0
               : uint64_t(std::max<int64_t>(1, (now_ns - job.budget_sent_ns) / 1'000'000));
+      flatbuffers::Offset<wire::BatchJob> batch;
+      if (!job.batch.system.empty()) {
+        batch = wire::CreateBatchJobDirect(fbb, job.batch.system.c_str(), job.batch.job.c_str(),
+                                           job.batch.step.c_str(), job.batch.task);
+      }
       job_states.push_back(wire::CreateJobStateDirect(
           fbb, id.c_str(), job.pid, job.host.c_str(), job.command.c_str(), ToWire(job.priority),
           job.share, 0, SlowdownOrUnknown(job), job.slowdown_target,
@@ -53,7 +58,7 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns) {
           uint64_t(job.profile.iteration_ns().value_or(0)),
           uint64_t(job.profile.baseline_iteration_ns().value_or(0)), job.mem_used_bytes,
           job.mem_limit_bytes ? job.mem_limit_bytes : job.mem_bytes, budget_age_ms,
-          job.held_per_s, job.connected));
+          job.held_per_s, job.connected, batch));
     }
     gpu_states.push_back(wire::CreateGpuStateDirect(
         fbb, gid ? gid->index : -1, gid ? gid->host.c_str() : "", info ? info->name.c_str() : "unplaced",
@@ -83,7 +88,8 @@ std::string Coordinator::MetricsText(int64_t now_ns) const {
   b.Counter("iashim_refused_claims_total",
             "Hellos refused (job id held by another process, or without the job's token).");
   b.Sample(double(counters_.refused_claims));
-  b.Counter("iashim_refused_tokens_total", "Hellos refused for a missing or wrong job token.");
+  b.Counter("iashim_refused_tokens_total",
+            "Hellos and releases refused for a missing or wrong job token.");
   b.Sample(double(counters_.refused_tokens));
   b.Counter("iashim_admin_requests_total", "Admin requests (drain, undrain, priority), by outcome.");
   b.Sample({{"outcome", "applied"}}, double(counters_.admin_actions));
@@ -94,6 +100,12 @@ std::string Coordinator::MetricsText(int64_t now_ns) const {
   b.Sample(double(counters_.budgets_sent));
   b.Counter("iashim_placements_total", "Jobs placed.");
   b.Sample(double(counters_.placements));
+  b.Counter("iashim_dry_runs_total", "Placement requests answered as dry runs (nothing placed).");
+  b.Sample(double(counters_.dry_runs));
+  b.Counter("iashim_releases_total", "Release requests (a job is over), by outcome.");
+  b.Sample({{"outcome", "released"}}, double(counters_.releases));
+  b.Sample({{"outcome", "unknown_job"}}, double(counters_.release_unknown));
+  b.Sample({{"outcome", "wrong_token"}}, double(counters_.release_refused));
   b.Counter("iashim_interference_observations_total",
             "Co-locations the interference model learned from.");
   b.Sample(double(interference_.observations()));

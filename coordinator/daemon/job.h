@@ -13,6 +13,15 @@
 
 namespace iashim::daemon {
 
+// The batch system's ids of a job (wire BatchJob), e.g. {"slurm", "1234", "0",
+// 0}; `system` empty: no batch system placed it.
+struct BatchIds {
+  std::string system;
+  std::string job;
+  std::string step;
+  int task = -1;  // the local task id; -1 = none
+};
+
 struct Job {
   std::string id;
   policy::Priority priority = policy::Priority::kGuaranteed;
@@ -26,6 +35,7 @@ struct Job {
   // What a shim's Hello must present to be this job's process (job_token.h).
   // Empty only for a job restored from a state written before tokens.
   std::string token;
+  BatchIds batch;  // from PlaceRequest.batch; persisted, shown in status
 
   // The process, once its shim said Hello.
   std::string identity;  // ROUTER routing id; empty while not connected

@@ -29,10 +29,15 @@ struct Encoder {
     auto gpu_host = b->CreateString(j.gpu_host);
     auto kind = b->CreateString(j.kind);
     auto token = b->CreateString(j.token);
+    // Absent unless set: records of jobs without batch ids stay as they were.
+    fb::Offset<fb::String> batch_system, batch_job, batch_step;
+    if (!j.batch_system.empty()) batch_system = b->CreateString(j.batch_system);
+    if (!j.batch_job.empty()) batch_job = b->CreateString(j.batch_job);
+    if (!j.batch_step.empty()) batch_step = b->CreateString(j.batch_step);
     auto t = disk::CreateJobUpsert(
         *b, job, j.pid, host, command, static_cast<disk::Priority>(j.priority), j.mem_bytes,
         gpu_host, j.gpu_index, j.slowdown_target, j.share, j.fingerprint, j.registered_unix_ns,
-        kind, token);
+        kind, token, batch_system, batch_job, batch_step, j.batch_task);
     return {disk::Body::JobUpsert, t.Union()};
   }
   std::pair<disk::Body, fb::Offset<void>> operator()(const JobRemoval& r) const {
@@ -88,7 +93,11 @@ absl::StatusOr<Mutation> DecodeMutation(const disk::Record& r) {
                        .fingerprint = j.fingerprint(),
                        .registered_unix_ns = j.registered_unix_ns(),
                        .kind = Str(j.kind()),
-                       .token = Str(j.token())};
+                       .token = Str(j.token()),
+                       .batch_system = Str(j.batch_system()),
+                       .batch_job = Str(j.batch_job()),
+                       .batch_step = Str(j.batch_step()),
+                       .batch_task = j.batch_task()};
     }
     case disk::Body::JobRemove:
       return JobRemoval{Str(r.body_as_JobRemove()->job())};

@@ -31,6 +31,11 @@ struct JobRecord {
   int64_t registered_unix_ns = 0;
   std::string kind;  // the interference model's name for the job's model; may be empty
   std::string token;  // the job's token (32 hex digits); empty for records written before tokens
+  // The batch system's ids (e.g. "slurm", "1234", "0", 0); batch_system empty = none.
+  std::string batch_system;
+  std::string batch_job;
+  std::string batch_step;
+  int32_t batch_task = -1;  // -1 = none
 
   friend bool operator==(const JobRecord&, const JobRecord&) = default;
 };

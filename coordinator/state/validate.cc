@@ -43,6 +43,15 @@ struct Validator {
     if (absl::Status s = CheckLength("gpu host", j.gpu_host, kMaxNameBytes); !s.ok()) return s;
     if (absl::Status s = CheckLength("kind", j.kind, kMaxNameBytes); !s.ok()) return s;
     if (absl::Status s = CheckLength("token", j.token, kMaxNameBytes); !s.ok()) return s;
+    if (absl::Status s = CheckLength("batch system", j.batch_system, kMaxNameBytes); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = CheckLength("batch job", j.batch_job, kMaxNameBytes); !s.ok()) return s;
+    if (absl::Status s = CheckLength("batch step", j.batch_step, kMaxNameBytes); !s.ok()) return s;
+    if (j.batch_task < -1 || j.batch_task > 65535) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("batch task ", j.batch_task, " is not in -1..65535"));
+    }
     if (j.priority != Priority::kGuaranteed && j.priority != Priority::kOpportunistic) {
       return absl::InvalidArgumentError(
           absl::StrCat("priority ", static_cast<int>(j.priority), " is not 0 or 1"));

@@ -1,12 +1,13 @@
 // The `iashim` CLI's reading of a coordinator reply: CheckReply (verify,
 // version, payload) as Request() applies it, then what place/run
-// (DecodePlacement) and status (FormatStatusTable, FormatStatusJson) do with
-// a usable reply.
+// (DecodePlacement), release (DecodeRelease) and status (FormatStatusTable,
+// FormatStatusJson) do with a usable reply.
 #include <cstdint>
 
 #include "coordinator_client.h"
 #include "fuzz_input.h"
 #include "place_messages.h"
+#include "release_messages.h"
 #include "status_format.h"
 #include "telemetry_generated.h"
 
@@ -19,6 +20,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (p.outcome != Placement::Outcome::kPlaced && p.reason.empty()) {
       fuzz::Fail("a refused or queued placement without a reason");
     }
+  }
+  if (CheckReply(reply, wire::Payload::ReleaseReply) == ReplyCheck::kUsable) {
+    const Release r = DecodeRelease(*reply.envelope());
+    if (!r.released && r.message.empty()) fuzz::Fail("a release refused without a reason");
   }
   if (CheckReply(reply, wire::Payload::StateSnapshot) == ReplyCheck::kUsable) {
     const wire::Envelope& envelope = *reply.envelope();

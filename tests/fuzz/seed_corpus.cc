@@ -81,6 +81,40 @@ std::vector<Seed> Messages() {
     add("place_request", FinishEnvelope(fbb, w::Payload::PlaceRequest, p.Union()));
   }
   {
+    // What the Slurm plugin sends: allowed GPUs, batch ids, and a dry run.
+    flatbuffers::FlatBufferBuilder fbb;
+    const std::vector<int32_t> allowed = {0, 1};
+    const auto batch = w::CreateBatchJobDirect(fbb, "slurm", "1234", "0", 0);
+    const auto p = w::CreatePlaceRequestDirect(fbb, "slurm-1234.0.0", w::Priority::Guaranteed, 0,
+                                               -1, "node1", "python train.py", 0, nullptr,
+                                               &allowed, batch, false);
+    add("place_request_batch", FinishEnvelope(fbb, w::Payload::PlaceRequest, p.Union()));
+  }
+  {
+    flatbuffers::FlatBufferBuilder fbb;
+    const std::vector<int32_t> allowed = {1};
+    const auto p = w::CreatePlaceRequestDirect(fbb, "job-a", w::Priority::Opportunistic, 1ULL << 30,
+                                               -1, "node1", nullptr, 0, nullptr, &allowed, 0, true);
+    add("place_request_dry_run", FinishEnvelope(fbb, w::Payload::PlaceRequest, p.Union()));
+  }
+  {
+    flatbuffers::FlatBufferBuilder fbb;
+    const auto p = w::CreatePlaceReplyDirect(fbb, true, nullptr, "job-a", "node1", 1, "GPU-2",
+                                             1.0, 0, false, nullptr, true);
+    add("place_reply_dry_run", FinishEnvelope(fbb, w::Payload::PlaceReply, p.Union()));
+  }
+  {
+    flatbuffers::FlatBufferBuilder fbb;
+    const auto r =
+        w::CreateReleaseRequestDirect(fbb, "job-a", "0123456789abcdef0123456789abcdef");
+    add("release_request", FinishEnvelope(fbb, w::Payload::ReleaseRequest, r.Union()));
+  }
+  {
+    flatbuffers::FlatBufferBuilder fbb;
+    const auto r = w::CreateReleaseReplyDirect(fbb, false, "token does not match job 'job-a'");
+    add("release_reply", FinishEnvelope(fbb, w::Payload::ReleaseReply, r.Union()));
+  }
+  {
     flatbuffers::FlatBufferBuilder fbb;
     const auto p = w::CreatePlaceReplyDirect(fbb, true, nullptr, "job-a", "node1", 1, "GPU-2",
                                              0.5, 8ULL << 30, false);

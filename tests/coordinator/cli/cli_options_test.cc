@@ -84,6 +84,18 @@ TEST(CliOptions, StatusJson) {
   EXPECT_DOUBLE_EQ(o->timeout_s, 5.0);
 }
 
+TEST(CliOptions, PlaceDryRun) {
+  absl::StatusOr<CliOptions> o = Parse({"place", "--dry-run", "--gpu", "1"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->kind, CommandKind::kPlace);
+  EXPECT_TRUE(o->placement.dry_run);
+  EXPECT_FALSE(Parse({"place"})->placement.dry_run);
+  // Only `place` takes it: `run` always registers the job it runs.
+  EXPECT_THAT(Error({"run", "--dry-run", "--", "x"}), HasSubstr("unknown option '--dry-run'"));
+  EXPECT_THAT(Error({"place", "--dry-run=yes"}), HasSubstr("--dry-run takes no value"));
+  EXPECT_THAT(Usage("place"), HasSubstr("--dry-run"));
+}
+
 TEST(CliOptions, HelpAndVersion) {
   EXPECT_EQ(Parse({"--help"})->kind, CommandKind::kHelp);
   EXPECT_EQ(Parse({"-h"})->help_topic, "");

@@ -252,6 +252,19 @@ TEST_F(CliProcessTest, PlaceOutcomes) {
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_EQ(r.out, "refused: no\n");
   }
+  // --dry-run: the request says so, the answer says so, and there is no token.
+  PlaceReplyFields dry = placed;
+  dry.dry_run = true;
+  {
+    FakeCoordinator fake(Always({testing::EncodePlaceReply(dry)}));
+    const ChildResult r = Cli({"place", "--coordinator", fake.endpoint(), "--dry-run"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out,
+              "placed\ndry_run: true\njob: job-1\nhost: node-a\ngpu: 1\ngpu_uuid: GPU-1111\n"
+              "share: 0.5\nmem_limit: 17179869184 (16.0 GiB)\n");
+    ASSERT_EQ(fake.requests().size(), 1u);
+    EXPECT_TRUE(fake.requests()[0].dry_run);
+  }
   const ChildResult none =
       Cli({"place", "--coordinator", "ipc://" + dir_.path() + "/nobody", "--timeout-s", "0.2"});
   EXPECT_EQ(none.exit_code, 4);

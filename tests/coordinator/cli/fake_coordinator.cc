@@ -38,6 +38,7 @@ bool Decode(const zmq::message_t& msg, SeenRequest* out) {
     out->host = Str(r->host());
     out->command = Str(r->command());
     out->slowdown_target = r->slowdown_target();
+    out->dry_run = r->dry_run();
   }
   return true;
 }

@@ -27,6 +27,7 @@ struct SeenRequest {
   std::string host;
   std::string command;
   double slowdown_target = 0;
+  bool dry_run = false;
   int pid = 0;
 };
 

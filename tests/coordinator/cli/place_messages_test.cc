@@ -65,6 +65,49 @@ TEST(PlaceMessages, EncodeRequestDefaultsMeanAuto) {
   EXPECT_EQ(r->mem_bytes(), 0u);
   EXPECT_EQ(r->priority(), wire::Priority::Guaranteed);
   EXPECT_EQ(r->job()->str(), "");
+  // No allowed GPUs, no batch ids, not a dry run: left out.
+  EXPECT_EQ(r->allowed_gpus(), nullptr);
+  EXPECT_EQ(r->batch(), nullptr);
+  EXPECT_FALSE(r->dry_run());
+}
+
+TEST(PlaceMessages, EncodeRequestCarriesAllowedGpusBatchIdsAndDryRun) {
+  PlacementOptions p;
+  p.allowed_gpus = {0, 3};
+  p.dry_run = true;
+  p.batch = {"slurm", "1234", "batch", 2};
+  const std::vector<uint8_t> bytes = EncodePlaceRequest(p, "node-a", "", 1);
+  flatbuffers::Verifier verifier(bytes.data(), bytes.size());
+  ASSERT_TRUE(wire::VerifyEnvelopeBuffer(verifier));
+  const wire::PlaceRequest* r = wire::GetEnvelope(bytes.data())->payload_as_PlaceRequest();
+  ASSERT_NE(r, nullptr);
+  ASSERT_NE(r->allowed_gpus(), nullptr);
+  EXPECT_EQ(std::vector<int>(r->allowed_gpus()->begin(), r->allowed_gpus()->end()),
+            (std::vector<int>{0, 3}));
+  EXPECT_TRUE(r->dry_run());
+  ASSERT_NE(r->batch(), nullptr);
+  EXPECT_EQ(r->batch()->system()->str(), "slurm");
+  EXPECT_EQ(r->batch()->job()->str(), "1234");
+  EXPECT_EQ(r->batch()->step()->str(), "batch");
+  EXPECT_EQ(r->batch()->task(), 2);
+  // Batch ids without a system are not sent.
+  p.batch.system.clear();
+  const std::vector<uint8_t> without = EncodePlaceRequest(p, "node-a", "", 1);
+  EXPECT_EQ(wire::GetEnvelope(without.data())->payload_as_PlaceRequest()->batch(), nullptr);
+}
+
+TEST(PlaceMessages, DecodeDryRun) {
+  PlaceReplyFields f;
+  f.dry_run = true;
+  Placement p = Decode(EncodePlaceReply(f));
+  EXPECT_EQ(p.outcome, Placement::Outcome::kPlaced);
+  EXPECT_TRUE(p.dry_run);
+  EXPECT_TRUE(p.token.empty());
+  f.dry_run = false;
+  f.token = "0123456789abcdef0123456789abcdef";
+  p = Decode(EncodePlaceReply(f));
+  EXPECT_FALSE(p.dry_run);
+  EXPECT_EQ(p.token, "0123456789abcdef0123456789abcdef");
 }
 
 TEST(PlaceMessages, DecodePlaced) {

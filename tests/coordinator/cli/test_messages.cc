@@ -19,7 +19,7 @@ Bytes EncodePlaceReply(const PlaceReplyFields& f, uint16_t version) {
       wire::CreatePlaceReplyDirect(fbb, f.ok, f.error.empty() ? nullptr : f.error.c_str(),
                                    f.job.c_str(), f.host.empty() ? nullptr : f.host.c_str(), f.gpu,
                                    f.gpu_uuid.c_str(), f.share, f.mem_limit_bytes, f.queued,
-                                   f.token.empty() ? nullptr : f.token.c_str());
+                                   f.token.empty() ? nullptr : f.token.c_str(), f.dry_run);
   fbb.Finish(wire::CreateEnvelope(fbb, static_cast<wire::Version>(version), 1,
                                   wire::Payload::PlaceReply, reply.Union()));
   return Finish(fbb);

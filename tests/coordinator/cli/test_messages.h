@@ -24,6 +24,7 @@ struct PlaceReplyFields {
   uint64_t mem_limit_bytes = uint64_t{16} << 30;
   bool queued = false;
   std::string token;  // empty: the coordinator leaves it out
+  bool dry_run = false;
 };
 
 Bytes EncodePlaceReply(const PlaceReplyFields& fields, uint16_t version = 1);

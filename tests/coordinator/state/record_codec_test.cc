@@ -52,6 +52,34 @@ TEST(RecordCodecTest, DefaultsAndLimitSizedValuesRoundTrip) {
   }
 }
 
+TEST(RecordCodecTest, BatchIdsRoundTripAndAreBounded) {
+  JobRecord job = SampleJob(7);
+  job.batch_system = "slurm";
+  job.batch_job = "1234";
+  job.batch_step = "batch";
+  job.batch_task = 65535;
+  absl::StatusOr<Record> r = DecodeRecord(EncodeRecord(1, job));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(std::get<Mutation>(r->body), Mutation(job));
+
+  // A record without batch fields (as written before they existed) reads as none.
+  const JobRecord plain = SampleJob(8);
+  r = DecodeRecord(EncodeRecord(1, plain));
+  ASSERT_TRUE(r.ok()) << r.status();
+  const JobRecord& read = std::get<JobRecord>(std::get<Mutation>(r->body));
+  EXPECT_EQ(read.batch_system, "");
+  EXPECT_EQ(read.batch_task, -1);
+
+  for (const int task : {-2, 65536}) {
+    JobRecord bad = job;
+    bad.batch_task = task;
+    EXPECT_TRUE(absl::IsDataLoss(DecodeRecord(EncodeRecord(1, bad)).status())) << task;
+  }
+  JobRecord long_step = job;
+  long_step.batch_step.assign(kMaxNameBytes + 1, 's');
+  EXPECT_TRUE(absl::IsDataLoss(DecodeRecord(EncodeRecord(1, long_step)).status()));
+}
+
 TEST(RecordCodecTest, SnapshotHeaderRoundTrips) {
   absl::StatusOr<Record> r = DecodeRecord(EncodeSnapshotHeader({.last_seq = 77, .records = 9}));
   ASSERT_TRUE(r.ok()) << r.status();
