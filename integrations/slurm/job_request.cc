@@ -1,0 +1,59 @@
+#include "job_request.h"
+
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "names.h"
+#include "text.h"
+
+namespace iashim::slurm {
+
+absl::StatusOr<cli::JobPriority> ParsePriorityOption(const char* value) {
+  if (value == nullptr || *value == '\0' || std::strcmp(value, "guaranteed") == 0) {
+    return cli::JobPriority::kGuaranteed;
+  }
+  if (std::strcmp(value, "opportunistic") == 0) return cli::JobPriority::kOpportunistic;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--iashim=", Printable(value, 64), ": expected 'guaranteed' or 'opportunistic'"));
+}
+
+absl::StatusOr<uint64_t> ParseMemOption(const char* value) {
+  const std::optional<uint64_t> bytes = value ? ParseByteSize(value) : std::nullopt;
+  if (!bytes || *bytes == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--iashim-mem=", value ? Printable(value, 64) : "",
+                     ": expected a size above 0 such as 16GiB, 512MiB, 16GB or bytes"));
+  }
+  return *bytes;
+}
+
+absl::StatusOr<std::string> ParseKindOption(const char* value) {
+  if (value == nullptr || !ValidModelKind(value)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--iashim-kind=", value ? Printable(value, 64) : "",
+                     ": expected 1-128 printable characters naming the model"));
+  }
+  return std::string(value);
+}
+
+std::string CoordinatorJobName(const SlurmTask& task) {
+  return absl::StrCat("slurm-", task.job_id, ".", task.step, ".", task.local_task);
+}
+
+cli::PlacementOptions TaskPlacement(const UserOptions& user, const SlurmTask& task,
+                                    const std::vector<int>& allowed_gpus) {
+  cli::PlacementOptions p;
+  p.job = CoordinatorJobName(task);
+  p.priority = user.priority;
+  p.mem_bytes = user.mem_bytes;
+  p.kind = user.kind;
+  p.allowed_gpus = allowed_gpus;
+  p.batch.system = "slurm";
+  p.batch.job = absl::StrCat(task.job_id);
+  p.batch.step = task.step;
+  p.batch.task = task.local_task;
+  return p;
+}
+
+}  // namespace iashim::slurm

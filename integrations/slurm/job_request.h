@@ -1,0 +1,51 @@
+// What a Slurm task asks the coordinator: the user's --iashim options, the
+// task's Slurm ids, the GPUs it may use, turned into the PlaceRequest fields
+// `iashim run` would send.
+//
+// Pure: the SPANK callbacks gather the inputs, everything here is unit-tested.
+#ifndef IASHIM_INTEGRATIONS_SLURM_JOB_REQUEST_H_
+#define IASHIM_INTEGRATIONS_SLURM_JOB_REQUEST_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cli_options.h"
+
+namespace iashim::slurm {
+
+// The options a user gives sbatch, srun or salloc.
+struct UserOptions {
+  bool enabled = false;  // --iashim was given
+  cli::JobPriority priority = cli::JobPriority::kGuaranteed;
+  uint64_t mem_bytes = 0;  // --iashim-mem; 0: the whole GPU
+  std::string kind;        // --iashim-kind; empty: learned from its kernels
+};
+
+// --iashim[=guaranteed|opportunistic]: no value means guaranteed.
+absl::StatusOr<cli::JobPriority> ParsePriorityOption(const char* value);
+// --iashim-mem=SIZE: 16GiB, 512MiB, 16GB or bytes; more than 0.
+absl::StatusOr<uint64_t> ParseMemOption(const char* value);
+// --iashim-kind=MODEL: a model name as the interference model knows it.
+absl::StatusOr<std::string> ParseKindOption(const char* value);
+
+struct SlurmTask {
+  uint32_t job_id = 0;
+  std::string step;     // "0", "1", ..., "batch", "interactive", "extern"
+  int local_task = 0;   // the task's id on this node
+};
+
+// The coordinator's id for the task: slurm-<job>.<step>.<task>, so a job's
+// tasks are found in `iashim status` by their Slurm ids.
+std::string CoordinatorJobName(const SlurmTask& task);
+
+// The PlaceRequest's options for this task. `allowed_gpus`: the node's GPUs
+// the task may open (empty: any GPU of the node).
+cli::PlacementOptions TaskPlacement(const UserOptions& user, const SlurmTask& task,
+                                    const std::vector<int>& allowed_gpus);
+
+}  // namespace iashim::slurm
+
+#endif  // IASHIM_INTEGRATIONS_SLURM_JOB_REQUEST_H_

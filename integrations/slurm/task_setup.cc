@@ -1,0 +1,127 @@
+#include "task_setup.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "place_messages.h"
+#include "release_messages.h"
+
+namespace iashim::slurm {
+namespace {
+
+// As `iashim run`: how often a queued task asks again.
+constexpr double kQueuedRetryS = 2.0;
+
+bool Equals(const char* value, std::string_view expected) {
+  return value != nullptr && expected == value;
+}
+
+// srun inside an sbatch script, one task on the node where the batch step is
+// managed: the processes the step starts are the ones the batch step's
+// registration was for.
+bool InheritsEnclosingPlacement(const TaskInputs& in) {
+  return in.task.step != "batch" && in.local_task_count == 1 &&
+         Equals(in.env(kSlurmJobMarker), absl::StrCat(in.task.job_id)) &&
+         Equals(in.env(kSlurmHostMarker), in.host) && in.env("IASHIM_JOB") != nullptr &&
+         in.env(kSlurmGpuMarker) != nullptr;
+}
+
+std::string AsPlaced(const TaskInputs& in) {
+  const char* visible = in.env("CUDA_VISIBLE_DEVICES");
+  return visible ? absl::StrCat("running as Slurm placed it (CUDA_VISIBLE_DEVICES=", visible, ")")
+                 : std::string("running as Slurm placed it");
+}
+
+}  // namespace
+
+TaskOutcome SetUpTask(const TaskInputs& in, const TaskSeams& seams) {
+  TaskOutcome out;
+  if (InheritsEnclosingPlacement(in)) {
+    // Slurm sets the step's own CUDA_VISIBLE_DEVICES; the GPU is the
+    // enclosing placement's.
+    out.kind = TaskOutcome::Kind::kInherited;
+    out.env.push_back({"CUDA_VISIBLE_DEVICES", std::string(in.env(kSlurmGpuMarker))});
+    return out;
+  }
+  if (in.gpus.any_device_file && in.gpus.usable.empty()) {
+    seams.say(absl::StrCat("iashim: this task may open none of the node's GPUs (",
+                           in.config->device_prefix, "N); ", AsPlaced(in)));
+    return out;
+  }
+
+  cli::CliOptions options;
+  options.coordinator = in.config->coordinator;
+  options.timeout_s = in.config->timeout_s;
+  options.keys = in.keys;
+  options.placement = TaskPlacement(in.user, in.task, in.gpus.usable);
+  const std::vector<uint8_t> request =
+      cli::EncodePlaceRequest(options.placement, in.host, in.command, in.pid);
+
+  const double start = seams.now_s();
+  bool queued_before = false;
+  bool reported_silence = false;
+  std::string last_reason;
+  auto waited_too_long = [&] {
+    return in.config->queue_wait_s > 0 && seams.now_s() - start >= in.config->queue_wait_s;
+  };
+  while (true) {
+    const cli::RequestResult result = seams.ask(request);
+    if (result.status != cli::RequestStatus::kOk) {
+      if (!queued_before) {
+        seams.say(absl::StrCat("iashim: no coordinator at ", in.config->coordinator, " (",
+                               result.detail, "); ", AsPlaced(in)));
+        return out;
+      }
+      // It queued the task, so it exists and is likely coming back (a restart).
+      if (!reported_silence) {
+        seams.say(absl::StrCat("iashim: the coordinator stopped answering (", result.detail,
+                               "); still waiting"));
+        reported_silence = true;
+      }
+    } else {
+      reported_silence = false;
+      const cli::Placement placement = cli::DecodePlacement(*result.reply.envelope());
+      if (placement.outcome == cli::Placement::Outcome::kRefused) {
+        seams.say(absl::StrCat("iashim: the coordinator refused task ", options.placement.job,
+                               ": ", placement.reason));
+        out.kind = TaskOutcome::Kind::kRefused;
+        return out;
+      }
+      if (placement.outcome == cli::Placement::Outcome::kPlaced) {
+        if (!placement.host.empty() && placement.host != in.host) {
+          // It cannot move a running Slurm task: give the placement back.
+          seams.ask(cli::EncodeReleaseRequest(placement.job, placement.token));
+          seams.say(absl::StrCat("iashim: the coordinator placed task ", options.placement.job,
+                                 " on ", placement.host, ", not on this node (", in.host, "); ",
+                                 AsPlaced(in)));
+          return out;
+        }
+        std::vector<std::string> warnings;
+        out.env = cli::ManagedEnvironment(options, placement, in.libraries, in.env, &warnings);
+        for (const std::string& w : warnings) seams.say("iashim: " + w);
+        out.env.push_back({kSlurmJobMarker, absl::StrCat(in.task.job_id)});
+        out.env.push_back({kSlurmHostMarker, in.host});
+        out.env.push_back({kSlurmGpuMarker, absl::StrCat(placement.gpu)});
+        out.kind = TaskOutcome::Kind::kManaged;
+        out.job = placement.job.empty() ? options.placement.job : placement.job;
+        out.token = placement.token;
+        out.gpu = placement.gpu;
+        return out;
+      }
+      // Queued: once per reason, not every 2 s.
+      if (!queued_before || placement.reason != last_reason) {
+        seams.say(absl::StrFormat("iashim: task %s queued: %s (asking again every %g s)",
+                                  options.placement.job, placement.reason, kQueuedRetryS));
+        last_reason = placement.reason;
+      }
+      queued_before = true;
+    }
+    if (waited_too_long()) {
+      seams.say(absl::StrFormat("iashim: task %s still not placed after %g s (queue_wait_s); %s",
+                                options.placement.job, in.config->queue_wait_s, AsPlaced(in)));
+      return out;
+    }
+    seams.sleep(kQueuedRetryS);
+  }
+}
+
+}  // namespace iashim::slurm

@@ -1,0 +1,65 @@
+#include "job_request.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace iashim::slurm {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(JobRequestTest, PriorityOption) {
+  EXPECT_EQ(*ParsePriorityOption(nullptr), cli::JobPriority::kGuaranteed);
+  EXPECT_EQ(*ParsePriorityOption(""), cli::JobPriority::kGuaranteed);
+  EXPECT_EQ(*ParsePriorityOption("guaranteed"), cli::JobPriority::kGuaranteed);
+  EXPECT_EQ(*ParsePriorityOption("opportunistic"), cli::JobPriority::kOpportunistic);
+  const auto bad = ParsePriorityOption("best-effort");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("--iashim=best-effort"));
+}
+
+TEST(JobRequestTest, MemOption) {
+  EXPECT_EQ(*ParseMemOption("16GiB"), uint64_t{16} << 30);
+  EXPECT_EQ(*ParseMemOption("1048576"), uint64_t{1} << 20);
+  for (const char* bad : {"0", "lots", "", "-5GiB"}) {
+    const auto parsed = ParseMemOption(bad);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_THAT(std::string(parsed.status().message()), HasSubstr("--iashim-mem="));
+  }
+  EXPECT_FALSE(ParseMemOption(nullptr).ok());
+}
+
+TEST(JobRequestTest, KindOption) {
+  EXPECT_EQ(*ParseKindOption("resnet50"), "resnet50");
+  EXPECT_FALSE(ParseKindOption("").ok());
+  EXPECT_FALSE(ParseKindOption(nullptr).ok());
+  EXPECT_FALSE(ParseKindOption("bad\nkind").ok());
+}
+
+TEST(JobRequestTest, TheCoordinatorKnowsATaskByItsSlurmIds) {
+  EXPECT_EQ(CoordinatorJobName({1234, "0", 3}), "slurm-1234.0.3");
+  EXPECT_EQ(CoordinatorJobName({7, "batch", 0}), "slurm-7.batch.0");
+}
+
+TEST(JobRequestTest, TaskPlacementCarriesEverything) {
+  UserOptions user;
+  user.enabled = true;
+  user.priority = cli::JobPriority::kOpportunistic;
+  user.mem_bytes = 1 << 30;
+  user.kind = "lstm";
+  const cli::PlacementOptions p = TaskPlacement(user, {42, "1", 2}, {0, 1});
+  EXPECT_EQ(p.job, "slurm-42.1.2");
+  EXPECT_EQ(p.priority, cli::JobPriority::kOpportunistic);
+  EXPECT_EQ(p.mem_bytes, uint64_t{1} << 30);
+  EXPECT_EQ(p.kind, "lstm");
+  EXPECT_EQ(p.gpu, -1);
+  EXPECT_THAT(p.allowed_gpus, ElementsAre(0, 1));
+  EXPECT_EQ(p.batch.system, "slurm");
+  EXPECT_EQ(p.batch.job, "42");
+  EXPECT_EQ(p.batch.step, "1");
+  EXPECT_EQ(p.batch.task, 2);
+}
+
+}  // namespace
+}  // namespace iashim::slurm
