@@ -1,0 +1,126 @@
+--[[
+iashim's node choice for Slurm: a job_submit/lua script.
+
+A job submitted with --iashim (sbatch, salloc and srun pass the SPANK plugin's
+options to slurmctld in the job's SPANK environment) is
+offered to the iashim coordinator, which answers with the node its
+interference-aware placement would choose; that node becomes the job's
+required node (as --nodelist would). The GPU on that node is chosen later, in
+the task, by the SPANK plugin.
+
+Install: copy to job_submit.lua beside slurm.conf and set JobSubmitPlugins=lua.
+Settings, from slurmctld's environment:
+  IASHIM_BIN          the iashim command (default: iashim on PATH)
+  IASHIM_COORDINATOR  the coordinator's endpoint (default: iashim's own)
+  IASHIM_COORDINATOR_KEY  its CurveZMQ public key, beyond loopback
+  IASHIM_SUBMIT_TIMEOUT_S how long one submission may wait for it (default 1)
+
+Limits (README: "Running on Slurm"): the node is decided when the job is
+submitted, not when it starts, and a pending job stays bound to that node;
+a user's own --nodelist wins; a coordinator that does not answer costs each
+--iashim submission up to the timeout and leaves the choice to Slurm.
+--]]
+
+local IASHIM = os.getenv("IASHIM_BIN") or "iashim"
+local TIMEOUT_S = tonumber(os.getenv("IASHIM_SUBMIT_TIMEOUT_S") or "") or 1
+
+-- One shell word, whatever the text holds.
+local function quote(text)
+  return "'" .. string.gsub(text, "'", "'\\''") .. "'"
+end
+
+-- The plugin's options as sbatch/salloc/srun pass them to slurmctld, in the
+-- job's SPANK environment (job_desc.spank_job_env, "NAME=value" entries):
+-- _SLURM_SPANK_OPTION_iashim_<option>=<value> (a '-' in the option's name may
+-- come as '_'; "(null)" for --iashim with no value), and SPANK_IASHIM* as the
+-- plugin also sets them.
+local OPTION_NAMES = {
+  ["_SLURM_SPANK_OPTION_iashim_iashim"] = "IASHIM",
+  ["_SLURM_SPANK_OPTION_iashim_iashim_mem"] = "IASHIM_MEM_TEXT",
+  ["_SLURM_SPANK_OPTION_iashim_iashim_kind"] = "IASHIM_KIND",
+  ["SPANK_IASHIM"] = "IASHIM",
+  ["SPANK_IASHIM_MEM"] = "IASHIM_MEM",
+  ["SPANK_IASHIM_KIND"] = "IASHIM_KIND",
+}
+local function iashim_options(job_desc)
+  local env = job_desc.spank_job_env
+  if env == nil then return nil end
+  local options = {}
+  for _, entry in pairs(env) do
+    local name, value = string.match(entry, "^([^=]+)=(.*)$")
+    local key = name and OPTION_NAMES[string.gsub(name, "%-", "_")]
+    if key ~= nil then options[key] = value end
+  end
+  if options.IASHIM == nil then return nil end
+  slurm.log_debug("iashim: job options %s %s %s", options.IASHIM,
+                  tostring(options.IASHIM_MEM or options.IASHIM_MEM_TEXT), tostring(options.IASHIM_KIND))
+  if options.IASHIM == "(null)" or options.IASHIM == "" then options.IASHIM = "guaranteed" end
+  return options
+end
+
+-- What `iashim place --dry-run` says: "placed" and its key: value lines, or
+-- "queued: why" / "refused: why"; nil and a reason when it could not ask.
+local function ask_coordinator(options)
+  if options.IASHIM ~= "guaranteed" and options.IASHIM ~= "opportunistic" then
+    return nil, "bad SPANK_IASHIM '" .. options.IASHIM .. "'"
+  end
+  local args = { IASHIM, "place", "--dry-run", "--priority", options.IASHIM,
+                 "--timeout-s", tostring(TIMEOUT_S) }
+  -- The plugin's byte count, else the user's text (iashim checks it).
+  local mem = options.IASHIM_MEM or options.IASHIM_MEM_TEXT
+  if mem ~= nil and mem ~= "" and mem ~= "(null)" then
+    table.insert(args, "--mem")
+    table.insert(args, mem)
+  end
+  if options.IASHIM_KIND ~= nil and options.IASHIM_KIND ~= "" then
+    table.insert(args, "--kind")
+    table.insert(args, options.IASHIM_KIND)
+  end
+  local words = {}
+  for i, a in ipairs(args) do words[i] = quote(a) end
+  local pipe = io.popen(table.concat(words, " ") .. " 2>&1", "r")
+  if pipe == nil then return nil, "could not run " .. IASHIM end
+  local answer = { lines = {} }
+  for line in pipe:lines() do
+    table.insert(answer.lines, line)
+    local key, value = string.match(line, "^([%w_]+): (.*)$")
+    if key ~= nil then answer[key] = value end
+  end
+  pipe:close()
+  answer.outcome = answer.lines[1] or ""
+  return answer
+end
+
+function slurm_job_submit(job_desc, part_list, submit_uid)
+  local options = iashim_options(job_desc)
+  if options == nil then return slurm.SUCCESS end
+  if job_desc.req_nodes ~= nil and job_desc.req_nodes ~= "" then
+    slurm.log_info("iashim: job of uid %d names its nodes (%s); Slurm places it",
+                   submit_uid, job_desc.req_nodes)
+    return slurm.SUCCESS
+  end
+  local answer, why = ask_coordinator(options)
+  if answer == nil then
+    slurm.log_info("iashim: %s; Slurm chooses the node", why)
+    return slurm.SUCCESS
+  end
+  if answer.outcome == "placed" and answer.host ~= nil and
+     string.match(answer.host, "^[%w._-]+$") then
+    job_desc.req_nodes = answer.host
+    slurm.log_info("iashim: job of uid %d goes to node %s (GPU %s there now)",
+                   submit_uid, answer.host, answer.gpu or "?")
+  else
+    -- Queued, refused or no answer: Slurm decides, and the plugin asks again
+    -- when the job starts.
+    slurm.log_info("iashim: no node from the coordinator (%s); Slurm chooses the node",
+                   table.concat(answer.lines, " | "))
+  end
+  return slurm.SUCCESS
+end
+
+function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
+  return slurm.SUCCESS
+end
+
+slurm.log_info("iashim: job_submit.lua loaded (iashim: %s)", IASHIM)
+return slurm.SUCCESS
