@@ -42,6 +42,7 @@ packages=(
   patchelf  # scripts/gpu-bundle.sh: RUNPATH $ORIGIN on bundled libraries
   nlohmann-json3-dev  # iashim-clustersim: reads Gavel's throughputs file, writes reports
   gnuplot-nox  # scripts/clustersim-report.sh: the PNG plots
+  libslurm-dev  # slurm/spank.h: the SPANK plugin (integrations/slurm)
 )
 # --fuzz: clang and its libFuzzer runtime (libclang_rt.fuzzer-x86_64.a; Debian 12's clang is 14).
 [[ $fuzz -eq 1 ]] && packages+=(clang libclang-rt-14-dev)
