@@ -15,6 +15,7 @@
 #   - a pair the coordinator predicts as harmful never shares a GPU while
 #     another GPU is free;
 #   - budgets were sent to, and are in force in, the jobs sharing a GPU;
+#   - srun inside an --iashim batch script keeps the batch step's placement;
 #   - with the coordinator gone, an --iashim job runs as Slurm placed it, with
 #     one line in its stderr saying so.
 # Prints per-job throughput of both runs side by side. Stops and removes
@@ -33,9 +34,9 @@ while [[ $# -gt 0 ]]; do
       [[ -x "$build/coordinator/cli/iashim" ]] ||
         { echo "slurm-test.sh: --build-dir '$build' has no built iashim" >&2; exit 2; } ;;
     --seconds) seconds="${2:-}"; shift 2
-      [[ "$seconds" =~ ^[0-9]+$ && "$seconds" -ge 12 && "$seconds" -le 600 ]] ||
-        { echo "slurm-test.sh: --seconds must be an integer 12..600 (got '$seconds')" >&2; exit 2; } ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+      [[ "$seconds" =~ ^[0-9]+$ && "$seconds" -ge 20 && "$seconds" -le 600 ]] ||
+        { echo "slurm-test.sh: --seconds must be an integer 20..600 (got '$seconds')" >&2; exit 2; } ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "slurm-test.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -396,6 +397,16 @@ unthrottled_g=$(jq '[.gpus[].jobs[] | select(.priority == "guaranteed" and .shar
 [[ "$throttled" -ge 1 ]] || fail "no opportunistic job was given a budget: $(cat "$work/shared.txt")"
 say "budgets in force on the shared GPUs ($throttled opportunistic job(s) throttled):"
 sed 's/^/    /' "$work/shared.txt"
+
+# --- a nested step: srun inside an --iashim batch script keeps the batch step's placement
+nest=$(sbatch --parsable -J iashim-nest --gres=shard:2 --iashim=opportunistic --iashim-kind=lstm \
+  --iashim-mem=12GiB -o "$work/out/nest.out" -e "$work/out/nest.err" \
+  --wrap "srun --gres=shard:2 $work/job.sh lstm 4") || fail "sbatch of the nested job refused"
+wait_all_done
+[[ "$(state_of "$nest")" == COMPLETED ]] || fail "nested job $nest ended $(state_of "$nest")"
+grep -q "^job-gpu: [0-9] slurm-$nest.batch.0$" "$work/out/nest.err" ||
+  fail "srun in job $nest did not keep its batch step's placement: $(head -3 "$work/out/nest.err")"
+say "srun inside an --iashim batch script ran under the batch step's placement ($(grep '^job-gpu' "$work/out/nest.err"))"
 
 # --- fail-open: no coordinator ----------------------------------------------------------
 stop_coordinator
