@@ -27,7 +27,7 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 
 build=""
-seconds=24
+seconds=36
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build-dir) build="${2:-}"; shift 2
@@ -334,6 +334,25 @@ run_mix() {  # RUN [SBATCH OPTIONS FOR --iashim]
   wait_all_done
 }
 
+# Bad option values are refused at submission, with the reason.
+if sbatch --iashim=best-effort --wrap true >"$work/bad.txt" 2>&1; then
+  fail "sbatch took --iashim=best-effort"
+fi
+grep -q "expected 'guaranteed' or 'opportunistic'" "$work/bad.txt" ||
+  fail "sbatch --iashim=best-effort said: $(cat "$work/bad.txt")"
+if sbatch --iashim --iashim-mem=0 --wrap true >"$work/bad.txt" 2>&1; then
+  fail "sbatch took --iashim-mem=0"
+fi
+say "bad values refused at submission: $(grep -m1 'iashim' "$work/bad.txt")"
+
+# --- run 0: each job alone, for its solo throughput ------------------------------------
+say "run 0: each model alone, 8 s each"
+for entry in "${mix[@]}"; do
+  read -r name prio model <<<"$entry"
+  job_seconds=8 submit solo "$name" "$prio" "$model"
+  wait_all_done
+done
+
 # --- run 1: plain Slurm shards ----------------------------------------------------------
 start_coordinator
 say "run 1: plain Slurm shards (--gres=shard:2), ${seconds}s jobs"
@@ -428,17 +447,20 @@ echo
 echo "Per-job throughput while all four jobs ran (iterations/s; plain: $(span "$plain_from" "$plain_to") s," \
   "--iashim: $(span "$managed_from" "$managed_to") s of overlap), and the GPU each ran on."
 echo "simgpu: two simulated V100s; ${seconds} s jobs, --gres=shard:2 each."
-printf '| %-4s | %-13s | %-11s | %-16s | %-16s | %-7s |\n' job priority model \
-  "plain shards" "--iashim" change
-printf '|%s|%s|%s|%s|%s|%s|\n' ------ --------------- ------------- ------------------ \
-  ------------------ ---------
+echo "Slowdown: against the job alone (solo column)."
+printf '| %-4s | %-13s | %-11s | %-6s | %-16s | %-8s | %-16s | %-8s |\n' job priority model solo \
+  "plain shards" slowdown "--iashim" slowdown
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' ------ --------------- ------------- -------- \
+  ------------------ ---------- ------------------ ----------
+slowdown() { awk -v s="$1" -v r="$2" 'BEGIN { if (s > 0 && r > 0) printf "%.0f%%", 100 * (s / r - 1); else print "-" }'; }
 for entry in "${mix[@]}"; do
   read -r name prio model <<<"$entry"
+  solo=$(window_rate "solo-$name" "$(awk -v s="$(start_of "solo-$name")" 'BEGIN { printf "%.3f", s + 2 }')" 99999999999)
   p=$(window_rate "plain-$name" "$plain_from" "$plain_to")
   m=$(window_rate "iashim-$name" "$managed_from" "$managed_to")
-  printf '| %-4s | %-13s | %-11s | %-16s | %-16s | %-7s |\n' "$name" "$prio" "$model" \
-    "GPU $(gpu_of "plain-$name"): $p" "GPU $(gpu_of "iashim-$name"): $m" \
-    "$(awk -v a="$p" -v b="$m" 'BEGIN { if (a > 0 && b > 0) printf "%+.0f%%", 100 * (b / a - 1); else print "-" }')"
+  printf '| %-4s | %-13s | %-11s | %-6s | %-16s | %-8s | %-16s | %-8s |\n' "$name" "$prio" "$model" \
+    "$solo" "GPU $(gpu_of "plain-$name"): $p" "$(slowdown "$solo" "$p")" \
+    "GPU $(gpu_of "iashim-$name"): $m" "$(slowdown "$solo" "$m")"
 done
 echo
 say "passed"

@@ -67,35 +67,33 @@ std::optional<PluginConfig> g_config;
 UserOptions g_user;
 ReleaseChannel g_channel;
 
-int OnIashim(int, const char* optarg, int) {
-  const auto priority = iashim::slurm::ParsePriorityOption(optarg);
-  if (!priority.ok()) {
-    slurm_error("iashim: %s", std::string(priority.status().message()).c_str());
+// An option's value, parsed: kept, or refused with the parser's message
+// (srun/sbatch print it and refuse the job).
+template <typename T, typename Keep>
+int TakeOption(const absl::StatusOr<T>& parsed, Keep keep) {
+  if (!parsed.ok()) {
+    slurm_error("iashim: %s", std::string(parsed.status().message()).c_str());
     return -1;
   }
-  g_user.enabled = true;
-  g_user.priority = *priority;
+  keep(*parsed);
   return 0;
+}
+
+int OnIashim(int, const char* optarg, int) {
+  return TakeOption(iashim::slurm::ParsePriorityOption(optarg), [](iashim::cli::JobPriority p) {
+    g_user.enabled = true;
+    g_user.priority = p;
+  });
 }
 
 int OnMem(int, const char* optarg, int) {
-  const auto bytes = iashim::slurm::ParseMemOption(optarg);
-  if (!bytes.ok()) {
-    slurm_error("iashim: %s", std::string(bytes.status().message()).c_str());
-    return -1;
-  }
-  g_user.mem_bytes = *bytes;
-  return 0;
+  return TakeOption(iashim::slurm::ParseMemOption(optarg),
+                    [](uint64_t bytes) { g_user.mem_bytes = bytes; });
 }
 
 int OnKind(int, const char* optarg, int) {
-  const auto kind = iashim::slurm::ParseKindOption(optarg);
-  if (!kind.ok()) {
-    slurm_error("iashim: %s", std::string(kind.status().message()).c_str());
-    return -1;
-  }
-  g_user.kind = *kind;
-  return 0;
+  return TakeOption(iashim::slurm::ParseKindOption(optarg),
+                    [](const std::string& kind) { g_user.kind = kind; });
 }
 
 struct spank_option g_options[] = {
