@@ -21,13 +21,16 @@
 # Prints per-job throughput of both runs side by side. Stops and removes
 # everything it started, whatever happens. Needs root. About 2 minutes.
 #
-#   scripts/slurm-test.sh [--build-dir DIR] [--seconds N]
+#   scripts/slurm-test.sh [--build-dir DIR] [--seconds N] [--user NAME]
+#
+# Jobs are submitted as NAME (default nobody), as a site's users submit them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 
 build=""
 seconds=36
+job_user=nobody
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build-dir) build="${2:-}"; shift 2
@@ -36,7 +39,9 @@ while [[ $# -gt 0 ]]; do
     --seconds) seconds="${2:-}"; shift 2
       [[ "$seconds" =~ ^[0-9]+$ && "$seconds" -ge 20 && "$seconds" -le 600 ]] ||
         { echo "slurm-test.sh: --seconds must be an integer 20..600 (got '$seconds')" >&2; exit 2; } ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    --user) job_user="${2:-}"; shift 2
+      id -u "$job_user" >/dev/null 2>&1 || { echo "slurm-test.sh: --user '$job_user' is not a user here" >&2; exit 2; } ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "slurm-test.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -72,6 +77,7 @@ done
 work=$(mktemp -d /tmp/iashim-slurm.XXXXXX)
 chmod 755 "$work"
 mkdir -p "$work"/{state,spool,log,out,munge,munge-key,coordinator}
+chmod 1777 "$work/out"  # the jobs' output, written as the job user
 node=$(hostname -s)
 made_devices=()
 pids_file=$work/pids
@@ -81,7 +87,6 @@ export SLURM_CONF=$work/slurm.conf
 export SIMGPU_NAMESPACE="iashim-slurm-$$"
 export SIMGPU_DEVICES="2xTesla V100-SXM2-32GB:32GiB:80"
 export IASHIM_MODELS_DIR=$repo/bench/data/models
-export IASHIM_COORDINATOR="ipc://$work/coordinator/router"
 # The jobs' environment (sbatch exports the submitter's): simgpu as the driver.
 export LD_LIBRARY_PATH="$build/simgpu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
@@ -99,7 +104,7 @@ cleanup() {
   trap - EXIT INT TERM
   set +e
   [[ $rc -ne 0 ]] && dump_logs
-  scancel --quiet --full -u root 2>/dev/null
+  squeue -h -o %i 2>/dev/null | xargs -r scancel --quiet --full 2>/dev/null
   for _ in $(seq 20); do
     [[ -z "$(squeue -h -o %i 2>/dev/null)" ]] && break
     sleep 0.5
@@ -146,6 +151,12 @@ free_port() {  # a TCP port nothing listens on
 ctld_port=$(free_port)
 slurmd_port=$(free_port)
 [[ $ctld_port != "$slurmd_port" ]] || slurmd_port=$((ctld_port + 1))
+# TCP on loopback: the job user's tasks must reach it (an ipc:// socket would be root's).
+coordinator_port=$(free_port)
+while [[ $coordinator_port == "$ctld_port" || $coordinator_port == "$slurmd_port" ]]; do
+  coordinator_port=$(free_port)
+done
+export IASHIM_COORDINATOR="tcp://127.0.0.1:$coordinator_port"
 
 cat >"$work/slurm.conf" <<EOF
 ClusterName=iashimtest
@@ -211,7 +222,7 @@ for _ in $(seq 60); do
   sleep 0.5
 done
 [[ "$(sinfo -h -n "$node" -o %t)" == idle ]] || fail "node $node is not idle: $(sinfo -h -n "$node" -o '%t %E')"
-say "Slurm $(sinfo -V | awk '{print $2}') up: node $node, gres $(sinfo -h -n "$node" -o %G)"
+say "Slurm $(sinfo -V | awk '{print $2}') up: node $node, gres $(sinfo -h -n "$node" -o %G); jobs run as $job_user"
 
 start_coordinator() {
   "$build/coordinator/daemon/iashim-coordinator" --listen "$IASHIM_COORDINATOR" \
@@ -250,12 +261,14 @@ EOF
 chmod 755 "$work/job.sh"
 export FAKEJOB=$fakejob
 
+# As the job user, keeping this environment (SLURM_CONF, simgpu's settings).
+as_user() { runuser -u "$job_user" -- "$@"; }
 declare -A job_id  # "<run>/<name>" -> Slurm job id
 submit() {  # RUN NAME PRIORITY MODEL [SBATCH OPTIONS...]
   local run=$1 name=$2 prio=$3 model=$4
   shift 4
   local id
-  id=$(sbatch --parsable -J "$run-$name" --gres=shard:2 -o "$work/out/$run-$name.out" \
+  id=$(as_user sbatch --parsable -D "$work/out" -J "$run-$name" --gres=shard:2 -o "$work/out/$run-$name.out" \
        -e "$work/out/$run-$name.err" "$@" "$work/job.sh" "$model" "${job_seconds:-$seconds}") ||
     fail "sbatch of $run-$name refused"
   job_id[$run/$name]=$id
@@ -335,12 +348,12 @@ run_mix() {  # RUN [SBATCH OPTIONS FOR --iashim]
 }
 
 # Bad option values are refused at submission, with the reason.
-if sbatch --iashim=best-effort --wrap true >"$work/bad.txt" 2>&1; then
+if as_user sbatch --iashim=best-effort --wrap true >"$work/bad.txt" 2>&1; then
   fail "sbatch took --iashim=best-effort"
 fi
 grep -q "expected 'guaranteed' or 'opportunistic'" "$work/bad.txt" ||
   fail "sbatch --iashim=best-effort said: $(cat "$work/bad.txt")"
-if sbatch --iashim --iashim-mem=0 --wrap true >"$work/bad.txt" 2>&1; then
+if as_user sbatch --iashim --iashim-mem=0 --wrap true >"$work/bad.txt" 2>&1; then
   fail "sbatch took --iashim-mem=0"
 fi
 say "bad values refused at submission: $(grep -m1 'iashim' "$work/bad.txt")"
@@ -372,6 +385,8 @@ for entry in "${mix[@]}"; do
     [[ -n "$(rate_of "$run-$name")" ]] || fail "$run-$name printed no throughput"
   done
   id=${job_id[iashim/$name]}
+  scontrol show job "$id" | grep -q "UserId=$job_user(" ||
+    fail "iashim-$name did not run as $job_user: $(scontrol show job "$id" | grep -o 'UserId=[^ ]*')"
   # job_submit.lua: the coordinator's node became the job's required node.
   req=$(scontrol show job "$id" | sed -n 's/.*ReqNodeList=\([^ ]*\).*/\1/p')
   [[ "$req" == "$node" ]] || fail "iashim-$name: ReqNodeList '$req', want '$node' (job_submit.lua)"
@@ -418,7 +433,7 @@ say "budgets in force on the shared GPUs ($throttled opportunistic job(s) thrott
 sed 's/^/    /' "$work/shared.txt"
 
 # --- a nested step: srun inside an --iashim batch script keeps the batch step's placement
-nest=$(sbatch --parsable -J iashim-nest --gres=shard:2 --iashim=opportunistic --iashim-kind=lstm \
+nest=$(as_user sbatch --parsable -D "$work/out" -J iashim-nest --gres=shard:2 --iashim=opportunistic --iashim-kind=lstm \
   --iashim-mem=12GiB -o "$work/out/nest.out" -e "$work/out/nest.err" \
   --wrap "srun --gres=shard:2 $work/job.sh lstm 4") || fail "sbatch of the nested job refused"
 wait_all_done
