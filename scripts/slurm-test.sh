@@ -16,6 +16,7 @@
 #     another GPU is free;
 #   - budgets were sent to, and are in force in, the jobs sharing a GPU;
 #   - srun inside an --iashim batch script keeps the batch step's placement;
+#   - a task that never used the GPU is released by slurmstepd when it ends;
 #   - with the coordinator gone, an --iashim job runs as Slurm placed it, with
 #     one line in its stderr saying so.
 # Prints per-job throughput of both runs side by side. Stops and removes
@@ -41,7 +42,7 @@ while [[ $# -gt 0 ]]; do
         { echo "slurm-test.sh: --seconds must be an integer 20..600 (got '$seconds')" >&2; exit 2; } ;;
     --user) job_user="${2:-}"; shift 2
       id -u "$job_user" >/dev/null 2>&1 || { echo "slurm-test.sh: --user '$job_user' is not a user here" >&2; exit 2; } ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "slurm-test.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -441,6 +442,20 @@ wait_all_done
 grep -q "^job-gpu: [0-9] slurm-$nest.batch.0$" "$work/out/nest.err" ||
   fail "srun in job $nest did not keep its batch step's placement: $(head -3 "$work/out/nest.err")"
 say "srun inside an --iashim batch script ran under the batch step's placement ($(grep '^job-gpu' "$work/out/nest.err"))"
+
+# --- release: a task that never touched CUDA (so its shim never said Goodbye)
+# must still leave the coordinator when it ends: slurmstepd releases it.
+idle=$(as_user sbatch --parsable -D "$work/out" -J iashim-idle --gres=shard:1 --iashim=opportunistic \
+  -o "$work/out/idle.out" -e "$work/out/idle.err" --wrap "sleep 3") || fail "sbatch of the idle job refused"
+wait_running "$idle"
+sleep 1
+status_json | jq -e --arg id "$idle" '[.gpus[].jobs[] | select(.batch.job == $id)] | length == 1' >/dev/null ||
+  fail "idle job $idle was not registered while it ran"
+wait_all_done
+sleep 1
+status_json | jq -e --arg id "$idle" '[.gpus[].jobs[] | select(.batch.job == $id)] | length == 0' >/dev/null ||
+  fail "idle job $idle is still registered after it ended: the release did not happen"
+say "a task that never used the GPU was released by slurmstepd when it ended (job $idle)"
 
 # --- fail-open: no coordinator ----------------------------------------------------------
 stop_coordinator
