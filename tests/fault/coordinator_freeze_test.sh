@@ -46,12 +46,21 @@ unthrottled_at=$EPOCHREALTIME
 unthrottled_s=$(awk -v a="$stopped_at" -v b="$unthrottled_at" 'BEGIN { printf "%.2f", b - a }')
 # A budget's sequence number is the wall clock in microseconds when it was
 # sent: the last one must have expired after its TTL, not before, and soon
-# after (the progress lines come every 100 ms).
-budget_age_s=$(awk -v seq="$seq_before" -v b="$unthrottled_at" 'BEGIN { printf "%.2f", b - seq / 1e6 }')
+# after (the progress lines come every 100 ms). Both ends come from the job's
+# own first report with share 1 after the stop: its "seq" is the last budget
+# it got (one may have arrived after seq_before was read, just before the
+# stop) and its "unix" the wall clock then (this script may look late).
+read -r last_seq expired_at < <(awk -v from="$stopped_at" '
+  function field(line, key,   v) { v = line; sub(".*\"" key "\": ", "", v); sub(/[,}].*/, "", v); return v }
+  /"seq":/ && field($0, "unix") + 0 >= from && field($0, "share") + 0 >= 1 {
+    print field($0, "seq"), field($0, "unix"); exit }' "$tmp/filler.out")
+[[ -n "$expired_at" ]] || fail "no report of the filler shows its last budget expiring"
+((last_seq >= seq_before)) || fail "the filler's budget went back from seq $seq_before to $last_seq"
+budget_age_s=$(awk -v seq="$last_seq" -v b="$expired_at" 'BEGIN { printf "%.2f", b - seq / 1e6 }')
 float_test "$budget_age_s >= $ttl_s - 0.1 && $budget_age_s <= $ttl_s + 1" ||
   fail "the filler's last budget (TTL ${ttl_s} s) was seen expired ${budget_age_s} s after it was sent"
 seq_frozen=$(last_value "$tmp/filler.out" seq)
-((seq_frozen == seq_before)) || fail "the filler got a budget from a frozen coordinator"
+((seq_frozen == last_seq)) || fail "the filler got a budget from a frozen coordinator"
 sleep "$(awk -v a="$stopped_at" -v b="$EPOCHREALTIME" 'BEGIN { r = 10 - (b - a); print (r > 0 ? r : 0) }')"
 guard_at_cont=$(last_value "$tmp/guard.out" iterations)
 filler_at_cont=$(last_value "$tmp/filler.out" iterations)
@@ -62,7 +71,7 @@ frozen_s=$(awk -v a="$stopped_at" -v b="$continued_at" 'BEGIN { printf "%.2f", b
 both_connected() { [[ $(connected_jobs) == 2 ]]; }
 wait_for 5 both_connected || fail "the jobs were not connected within 5 s of SIGCONT"
 rethrottled() {
-  (($(last_value "$tmp/filler.out" seq) > seq_before)) && float_test "$(last_value "$tmp/filler.out" share) < 1"
+  (($(last_value "$tmp/filler.out" seq) > last_seq)) && float_test "$(last_value "$tmp/filler.out" share) < 1"
 }
 wait_for 10 rethrottled || fail "the coordinator did not throttle the filler again after SIGCONT"
 rethrottled_s=$(awk -v a="$continued_at" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')

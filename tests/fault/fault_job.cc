@@ -3,7 +3,8 @@
 // cuGetProcAddress), so a preloaded libiashim sees it as it sees a real job.
 // Each iteration is one kernel and a synchronise. It prints JSON lines:
 //   {"first_kernel_ms": 41.2}     process start (FAULT_START_US) -> first launch returned
-//   {"t": 1.0, "iterations": 57, "share": 0.05, "seq": 123}   every --report-ms
+//   {"t": 1.0, "iterations": 57, "share": 0.05, "seq": 123, "unix": 1700000000.123}
+//                                 every --report-ms ("unix": the wall clock then)
 //   {"summary": true, "iterations": 300}
 // "share" and "seq" are the budget in force as the shim reports it
 // (iashim_get_stats); -1 when no shim is loaded.
@@ -115,8 +116,8 @@ void Report(double t, long iterations, GetStats get_stats) {
     share = stats.budget_share;
     seq = static_cast<long long>(stats.budget_seq);
   }
-  std::printf("{\"t\": %.2f, \"iterations\": %ld, \"share\": %.4f, \"seq\": %lld}\n", t, iterations,
-              share, seq);
+  std::printf("{\"t\": %.2f, \"iterations\": %ld, \"share\": %.4f, \"seq\": %lld, \"unix\": %.3f}\n", t,
+              iterations, share, seq, Now(CLOCK_REALTIME));
   std::fflush(stdout);
 }
 
