@@ -36,6 +36,24 @@ bool ValidBatchId(std::string_view s) {
   return true;
 }
 
+// Whether the cluster has GPUs on `host`.
+bool HasHost(const policy::Cluster& cluster, std::string_view host) {
+  for (const policy::GpuInfo& g : cluster.gpus) {
+    if (g.id.host == host) return true;
+  }
+  return false;
+}
+
+// Whether all the cluster's GPUs are on one node: then a client's name for
+// that node may differ from the cluster's and still mean it.
+bool SingleHost(const policy::Cluster& cluster) {
+  if (cluster.gpus.empty()) return false;
+  for (const policy::GpuInfo& g : cluster.gpus) {
+    if (g.id.host != cluster.gpus[0].id.host) return false;
+  }
+  return true;
+}
+
 std::string_view View(const flatbuffers::String* s) {
   return s == nullptr ? std::string_view() : s->string_view();
 }
@@ -491,11 +509,8 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
     // The indexes name GPUs of that node: placing the job elsewhere would
     // defeat them. As for --gpu below, a single-node cluster's node may go by
     // another name than the client's.
-    bool known = false, single_host = !cluster_.gpus.empty();
-    for (const policy::GpuInfo& g : cluster_.gpus) {
-      known |= g.id.host == p.host;
-      single_host &= g.id.host == cluster_.gpus[0].id.host;
-    }
+    const bool known = HasHost(cluster_, p.host);
+    const bool single_host = SingleHost(cluster_);
     if (!known && single_host) p.host = cluster_.gpus[0].id.host;
     if (!known && !single_host) {
       return reply(false, false,
@@ -518,15 +533,11 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
   p.traits.kind = kind.empty() ? std::string(kUnknownKind) : kind;
   // A GPU named on a host the cluster does not have: on a single-node
   // cluster, the node's own name may differ from what the client sends.
-  if (p.gpu && !PlacementView().FindGpu(*p.gpu) && cluster_.gpus.size() > 0) {
-    bool single_host = true;
-    for (const policy::GpuInfo& g : cluster_.gpus) single_host &= g.id.host == cluster_.gpus[0].id.host;
-    if (single_host) p.gpu->host = cluster_.gpus[0].id.host;
+  if (p.gpu && !PlacementView().FindGpu(*p.gpu) && SingleHost(cluster_)) {
+    p.gpu->host = cluster_.gpus[0].id.host;
   }
-  if (!p.gpu && !p.host.empty()) {
-    bool known = false;
-    for (const policy::GpuInfo& g : cluster_.gpus) known |= g.id.host == p.host;
-    if (!known) p.host.clear();  // not a node we know GPUs of: anywhere
+  if (!p.gpu && !p.host.empty() && !HasHost(cluster_, p.host)) {
+    p.host.clear();  // not a node we know GPUs of: anywhere
   }
   if (p.gpu && drained_.contains(*p.gpu)) {
     return reply(false, false,
