@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh machine: installs and builds (scripts/setup.sh),
-# then runs every test with CTest, then the sanitizer builds' suites.
+# then runs every test with CTest, then the sanitizer builds' suites, and prints
+# how long each stage took.
 #
 #   scripts/test.sh            # everything: default build, Slurm (scripts/slurm-test.sh),
 #                              # ASan+UBSan, TSan, 5 s of each fuzzer
@@ -11,27 +12,61 @@ quick=0
 for a in "$@"; do
   case "$a" in
     --quick) quick=1 ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$a' (see --help)" >&2; exit 2 ;;
   esac
 done
 jobs=$(nproc)
 
-scripts/setup.sh
-(cd build && ctest --output-on-failure -j "$jobs")
+# Each stage's wall time, printed at the end whether the run passed or not, so
+# a CI log always shows where its minutes went (CI's limit is 90, our budget 35).
+stage_names=()
+stage_seconds=()
+run_started=$SECONDS
+print_stage_times() {
+  local rc=$?
+  [[ ${#stage_names[@]} -gt 0 ]] || return 0
+  echo "test.sh: stage times"
+  local i
+  for i in "${!stage_names[@]}"; do
+    printf 'test.sh:   %-18s %4d:%02d\n' "${stage_names[$i]}" \
+      $((stage_seconds[i] / 60)) $((stage_seconds[i] % 60))
+  done
+  local total=$((SECONDS - run_started))
+  printf 'test.sh:   %-18s %4d:%02d%s\n' total $((total / 60)) $((total % 60)) \
+    "$([[ $rc -ne 0 ]] && echo "  (stopped by a failure)")"
+}
+trap print_stage_times EXIT
+stage() {
+  local name=$1
+  shift
+  echo "test.sh: stage $name: $*"
+  local started=$SECONDS
+  stage_names+=("$name")
+  stage_seconds+=(0)
+  "$@"
+  stage_seconds[-1]=$((SECONDS - started))
+}
+as_root() {
+  if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi
+}
+ctest_in() {
+  local dir=$1
+  shift
+  (cd "$dir" && ctest --output-on-failure -j "$jobs" "$@")
+}
+
+stage build scripts/setup.sh
+stage tests ctest_in build
 
 if [[ $quick -eq 0 ]]; then
   # A real slurmctld and slurmd: needs root (it starts daemons, makes device nodes).
-  if [[ $(id -u) -eq 0 ]]; then
-    scripts/slurm-test.sh --build-dir build
-  else
-    sudo scripts/slurm-test.sh --build-dir build
-  fi
-  scripts/setup.sh --sanitize address
-  (cd build-asan && ctest --output-on-failure -j "$jobs" -L sanitize)
-  scripts/setup.sh --sanitize thread
-  (cd build-tsan && ctest --output-on-failure -j "$jobs" -L sanitize)
-  scripts/setup.sh --fuzz
-  scripts/fuzz.sh --short
+  stage slurm as_root scripts/slurm-test.sh --build-dir build
+  stage asan-build scripts/setup.sh --sanitize address
+  stage asan-tests ctest_in build-asan -L sanitize
+  stage tsan-build scripts/setup.sh --sanitize thread
+  stage tsan-tests ctest_in build-tsan -L sanitize
+  stage fuzz-build scripts/setup.sh --fuzz
+  stage fuzz scripts/fuzz.sh --short
 fi
 echo "test.sh: all suites passed"
