@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "clustersim/alibaba_replay.h"
-#include "clustersim/alibaba_trace.h"
-#include "policy/interference_model.h"
-#include "policy/interference_placement.h"
+#include "coordinator/clustersim/alibaba_replay.h"
+#include "coordinator/clustersim/alibaba_trace.h"
+#include "coordinator/policy/interference_model.h"
+#include "coordinator/policy/interference_placement.h"
 
 namespace iashim::clustersim {
 namespace {

@@ -16,11 +16,11 @@
 #include <thread>
 #include <zmq.hpp>
 
-#include "daemon/coordinator.h"
-#include "daemon/server.h"
-#include "daemon/wire_convert.h"
-#include "policy/simple_placement.h"
-#include "telemetry_generated.h"
+#include "coordinator/daemon/coordinator.h"
+#include "coordinator/daemon/server.h"
+#include "coordinator/daemon/wire_convert.h"
+#include "coordinator/policy/simple_placement.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim::daemon {
 namespace {

@@ -1,4 +1,4 @@
-#include "cli_args.h"
+#include "bench/fakejob/cli_args.h"
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"

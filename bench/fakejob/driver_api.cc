@@ -1,4 +1,4 @@
-#include "driver_api.h"
+#include "bench/fakejob/driver_api.h"
 
 #include <dlfcn.h>
 

@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "driver_api.h"
-#include "model_profile.h"
-#include "module_image.h"
-#include "options.h"
-#include "throughput_meter.h"
-#include "training_loop.h"
+#include "bench/fakejob/driver_api.h"
+#include "bench/fakejob/model_profile.h"
+#include "bench/fakejob/module_image.h"
+#include "bench/fakejob/options.h"
+#include "bench/fakejob/throughput_meter.h"
+#include "bench/fakejob/training_loop.h"
 
 #ifndef IASHIM_SOURCE_DIR
 #define IASHIM_SOURCE_DIR ""

@@ -1,4 +1,4 @@
-#include "model_profile.h"
+#include "bench/fakejob/model_profile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
-#include "number_parse.h"
+#include "bench/fakejob/number_parse.h"
 
 namespace iashim::fakejob {
 namespace {

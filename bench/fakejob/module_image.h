@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "model_profile.h"
+#include "bench/fakejob/model_profile.h"
 
 namespace iashim::fakejob {
 

@@ -1,4 +1,4 @@
-#include "number_parse.h"
+#include "bench/fakejob/number_parse.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "options.h"
+#include "bench/fakejob/options.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -8,8 +8,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "cli_args.h"
-#include "number_parse.h"
+#include "bench/fakejob/cli_args.h"
+#include "bench/fakejob/number_parse.h"
 
 namespace iashim::fakejob {
 namespace {

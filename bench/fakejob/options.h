@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "training_loop.h"
+#include "bench/fakejob/training_loop.h"
 
 namespace iashim::fakejob {
 

@@ -1,7 +1,7 @@
-#include "throughput_meter.h"
+#include "bench/fakejob/throughput_meter.h"
 
 #include "absl/strings/str_cat.h"
-#include "module_image.h"
+#include "bench/fakejob/module_image.h"
 
 namespace iashim::fakejob {
 

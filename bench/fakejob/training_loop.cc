@@ -1,4 +1,4 @@
-#include "training_loop.h"
+#include "bench/fakejob/training_loop.h"
 
 #include <algorithm>
 #include <cerrno>

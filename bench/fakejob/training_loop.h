@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "driver_api.h"
-#include "model_profile.h"
-#include "module_image.h"
+#include "bench/fakejob/driver_api.h"
+#include "bench/fakejob/model_profile.h"
+#include "bench/fakejob/module_image.h"
 
 namespace iashim::fakejob {
 

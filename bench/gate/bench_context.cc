@@ -1,4 +1,4 @@
-#include "bench_context.h"
+#include "bench/gate/bench_context.h"
 
 #include <chrono>
 #include <cstdio>

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "job_command.h"
-#include "job_runner.h"
+#include "bench/gate/job_command.h"
+#include "bench/gate/job_runner.h"
 
 namespace iashim::gatebench {
 

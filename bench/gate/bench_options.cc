@@ -1,12 +1,12 @@
-#include "bench_options.h"
+#include "bench/gate/bench_options.h"
 
 #include <optional>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "cli_args.h"
-#include "number_parse.h"
+#include "bench/fakejob/cli_args.h"
+#include "bench/fakejob/number_parse.h"
 
 namespace iashim::gatebench {
 namespace {

@@ -1,4 +1,4 @@
-#include "device_probe.h"
+#include "bench/gate/device_probe.h"
 
 #include <unistd.h>
 
@@ -6,9 +6,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "device_state.h"
-#include "interrupt.h"
-#include "shared_device.h"
+#include "bench/gate/interrupt.h"
+#include "simgpu/src/device_state.h"
+#include "simgpu/src/shared_device.h"
 
 namespace iashim::gatebench {
 namespace {

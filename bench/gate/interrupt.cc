@@ -1,4 +1,4 @@
-#include "interrupt.h"
+#include "bench/gate/interrupt.h"
 
 #include <signal.h>
 #include <time.h>

@@ -1,4 +1,4 @@
-#include "job_runner.h"
+#include "bench/gate/job_runner.h"
 
 #include <dirent.h>
 #include <signal.h>
@@ -15,8 +15,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "child_process.h"
-#include "interrupt.h"
+#include "bench/gate/child_process.h"
+#include "bench/gate/interrupt.h"
 
 namespace iashim::gatebench {
 namespace {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "device_probe.h"
-#include "job_command.h"
+#include "bench/gate/device_probe.h"
+#include "bench/gate/job_command.h"
 
 namespace iashim::gatebench {
 

@@ -1,4 +1,4 @@
-#include "metrics.h"
+#include "bench/gate/metrics.h"
 
 #include <limits>
 

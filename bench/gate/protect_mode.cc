@@ -1,11 +1,11 @@
-#include "protect_mode.h"
+#include "bench/gate/protect_mode.h"
 
 #include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "metrics.h"
-#include "table.h"
+#include "bench/gate/metrics.h"
+#include "bench/gate/table.h"
 
 namespace iashim::gatebench {
 namespace {

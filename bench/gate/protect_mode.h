@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "bench_context.h"
-#include "bench_options.h"
+#include "bench/gate/bench_context.h"
+#include "bench/gate/bench_options.h"
 
 namespace iashim::gatebench {
 

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "bench_context.h"
-#include "bench_options.h"
+#include "bench/gate/bench_context.h"
+#include "bench/gate/bench_options.h"
 
 namespace iashim::gatebench {
 

@@ -1,4 +1,4 @@
-#include "table.h"
+#include "bench/gate/table.h"
 
 #include <algorithm>
 #include <cmath>

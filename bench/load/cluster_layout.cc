@@ -1,4 +1,4 @@
-#include "cluster_layout.h"
+#include "bench/load/cluster_layout.h"
 
 #include <fstream>
 

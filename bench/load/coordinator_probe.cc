@@ -1,4 +1,4 @@
-#include "coordinator_probe.h"
+#include "bench/load/coordinator_probe.h"
 
 #include <netdb.h>
 #include <poll.h>
@@ -11,7 +11,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "telemetry_generated.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim::load {
 

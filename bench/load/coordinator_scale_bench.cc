@@ -9,10 +9,10 @@
 #include <benchmark/benchmark.h>
 
 #include "absl/strings/str_format.h"
-#include "daemon/coordinator.h"
-#include "daemon/wire_convert.h"
-#include "policy/simple_placement.h"
-#include "telemetry_generated.h"
+#include "coordinator/daemon/coordinator.h"
+#include "coordinator/daemon/wire_convert.h"
+#include "coordinator/policy/simple_placement.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim::daemon {
 namespace {

@@ -1,4 +1,4 @@
-#include "load_options.h"
+#include "bench/load/load_options.h"
 
 #include <algorithm>
 #include <iterator>
@@ -6,8 +6,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "names.h"
-#include "text.h"
+#include "common/text/names.h"
+#include "common/text/text.h"
 
 namespace iashim::load {
 

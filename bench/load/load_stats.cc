@@ -1,4 +1,4 @@
-#include "load_stats.h"
+#include "bench/load/load_stats.h"
 
 #include <algorithm>
 #include <cmath>

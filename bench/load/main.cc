@@ -15,12 +15,12 @@
 #include <zmq.hpp>
 
 #include "absl/strings/str_format.h"
-#include "cluster_layout.h"
-#include "coordinator_probe.h"
-#include "load_options.h"
-#include "load_stats.h"
-#include "rss_sampler.h"
-#include "shim_worker.h"
+#include "bench/load/cluster_layout.h"
+#include "bench/load/coordinator_probe.h"
+#include "bench/load/load_options.h"
+#include "bench/load/load_stats.h"
+#include "bench/load/rss_sampler.h"
+#include "bench/load/shim_worker.h"
 
 namespace iashim::load {
 namespace {

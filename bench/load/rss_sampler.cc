@@ -1,11 +1,11 @@
-#include "rss_sampler.h"
+#include "bench/load/rss_sampler.h"
 
 #include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <string>
 
-#include "text.h"
+#include "common/text/text.h"
 
 namespace iashim::load {
 

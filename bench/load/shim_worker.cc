@@ -1,11 +1,11 @@
-#include "shim_worker.h"
+#include "bench/load/shim_worker.h"
 
 #include <time.h>
 
 #include <algorithm>
 #include <chrono>
 
-#include "cluster_layout.h"
+#include "bench/load/cluster_layout.h"
 
 namespace iashim::load {
 namespace {

@@ -15,9 +15,9 @@
 #include <zmq.hpp>
 
 #include "absl/container/flat_hash_set.h"
-#include "load_options.h"
-#include "load_stats.h"
-#include "sim_shim.h"
+#include "bench/load/load_options.h"
+#include "bench/load/load_stats.h"
+#include "bench/load/sim_shim.h"
 
 namespace iashim::load {
 

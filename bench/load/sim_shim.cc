@@ -1,12 +1,12 @@
-#include "sim_shim.h"
+#include "bench/load/sim_shim.h"
 
 #include <time.h>
 
 #include <algorithm>
 
-#include "names.h"
-#include "telemetry_generated.h"
-#include "text.h"
+#include "common/text/names.h"
+#include "common/text/text.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim::load {
 namespace {

@@ -22,9 +22,9 @@
 #include <string>
 #include <zmq.hpp>
 
-#include "load_stats.h"
-#include "sim_workload.h"
-#include "telemetry_encoder.h"
+#include "bench/load/load_stats.h"
+#include "bench/load/sim_workload.h"
+#include "libiashim/src/telemetry_encoder.h"
 
 namespace iashim::load {
 

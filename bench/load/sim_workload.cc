@@ -1,8 +1,8 @@
-#include "sim_workload.h"
+#include "bench/load/sim_workload.h"
 
 #include <cmath>
 
-#include "text.h"
+#include "common/text/text.h"
 
 namespace iashim::load {
 namespace {

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "window_aggregator.h"
+#include "libiashim/src/window_aggregator.h"
 
 namespace iashim::load {
 

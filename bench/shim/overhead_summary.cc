@@ -1,4 +1,4 @@
-#include "overhead_summary.h"
+#include "bench/shim/overhead_summary.h"
 
 #include <algorithm>
 #include <cstdio>

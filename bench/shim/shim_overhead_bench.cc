@@ -33,8 +33,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/shim/overhead_summary.h"
 #include "iashim/iashim.h"
-#include "overhead_summary.h"
 
 namespace {
 

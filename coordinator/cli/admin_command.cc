@@ -6,17 +6,17 @@
 #include <cstdio>
 #include <vector>
 
-#include "admin_messages.h"
-#include "ask_coordinator.h"
-#include "commands.h"
-#include "interrupt.h"
+#include "coordinator/cli/admin_messages.h"
+#include "coordinator/cli/ask_coordinator.h"
+#include "coordinator/cli/commands.h"
+#include "coordinator/cli/interrupt.h"
 
 namespace iashim::cli {
 
 int AdminCommand(const CliOptions& options) {
   const std::vector<uint8_t> request = EncodeAdminRequest(options, getpid());
   CatchInterrupt();
-  const RequestResult result = AskCoordinator(options, request, wire::Payload::AdminReply);
+  const client::RequestResult result = AskCoordinator(options, request, wire::Payload::AdminReply);
   if (const std::optional<int> exit = FailedRequestExit(options, result)) return *exit;
   const AdminOutcome outcome = DecodeAdminReply(*result.reply.envelope());
   if (!outcome.ok) {

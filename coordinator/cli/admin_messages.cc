@@ -1,4 +1,4 @@
-#include "admin_messages.h"
+#include "coordinator/cli/admin_messages.h"
 
 #include "flatbuffers/flatbuffers.h"
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "cli_options.h"
-#include "telemetry_generated.h"
+#include "coordinator/cli/cli_options.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim::cli {
 

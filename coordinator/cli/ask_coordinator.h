@@ -7,17 +7,17 @@
 #include <optional>
 #include <span>
 
-#include "cli_options.h"
-#include "coordinator_client.h"
+#include "coordinator/cli/cli_options.h"
+#include "coordinator/client/coordinator_client.h"
 
 namespace iashim::cli {
 
-RequestResult AskCoordinator(const CliOptions& options, std::span<const uint8_t> request,
+client::RequestResult AskCoordinator(const CliOptions& options, std::span<const uint8_t> request,
                              wire::Payload expected);
 
 // For place and status: the exit code (with the message printed) when the
 // request got no usable reply, nullopt when it did.
-std::optional<int> FailedRequestExit(const CliOptions& options, const RequestResult& result);
+std::optional<int> FailedRequestExit(const CliOptions& options, const client::RequestResult& result);
 
 }  // namespace iashim::cli
 

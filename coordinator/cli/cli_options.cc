@@ -1,10 +1,10 @@
-#include "cli_options.h"
+#include "coordinator/cli/cli_options.h"
 
 #include <cctype>
 #include <optional>
 
 #include "absl/strings/numbers.h"
-#include "text.h"
+#include "common/text/text.h"
 
 namespace iashim::cli {
 namespace {
@@ -257,10 +257,6 @@ bool ValidHostName(std::string_view host) {
     if (!ok) return false;
   }
   return true;
-}
-
-std::string_view PriorityName(JobPriority priority) {
-  return priority == JobPriority::kOpportunistic ? "opportunistic" : "guaranteed";
 }
 
 absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string>& args,

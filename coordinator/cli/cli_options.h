@@ -13,47 +13,25 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "names.h"
-#include "security/curve_socket.h"
+#include "common/security/curve_socket.h"
+#include "common/text/names.h"
+#include "coordinator/client/request_options.h"
 
 namespace iashim::cli {
 
-inline constexpr std::string_view kDefaultCoordinator = "tcp://127.0.0.1:5555";
-inline constexpr double kDefaultTimeoutS = 2.0;
-// PlaceRequest.command is for display; the schema caps it at 256 bytes.
-inline constexpr size_t kMaxCommandBytes = 256;
+// The protocol client's vocabulary, which the command line fills in.
+using client::BatchIds;
+using client::JobPriority;
+using client::kDefaultCoordinator;
+using client::kDefaultTimeoutS;
+using client::kMaxCommandBytes;
+using client::PlacementOptions;
+using client::PriorityName;
 
 enum class CommandKind { kHelp, kVersion, kRun, kPlace, kStatus, kDrain, kUndrain, kPriority };
 
 // drain, undrain and priority: write actions that need the admin key.
 bool IsAdminCommand(CommandKind kind);
-
-// Mirrors wire::Priority without pulling the generated header into every
-// user of the options.
-enum class JobPriority { kGuaranteed, kOpportunistic };
-
-std::string_view PriorityName(JobPriority priority);  // "guaranteed" / "opportunistic"
-
-// The batch system's ids of a job (wire BatchJob), e.g. {"slurm", "1234", "0", 0}
-// for task 0 of step 0 of Slurm job 1234. Sent only when `system` is set; the
-// command line does not set them (a batch system's plugin does).
-struct BatchIds {
-  std::string system, job, step;
-  int task = -1;  // the local task id; -1 = none
-};
-
-// What `run` and `place` ask the coordinator for.
-struct PlacementOptions {
-  std::string job;  // empty: the coordinator assigns one
-  JobPriority priority = JobPriority::kGuaranteed;
-  uint64_t mem_bytes = 0;        // 0: the whole GPU
-  int gpu = -1;                  // -1: the coordinator chooses
-  double slowdown_target = 0.0;  // 0: the coordinator's default
-  std::string kind;              // empty: unknown (learned from the job's kernels)
-  std::vector<int> allowed_gpus;  // GPU indexes on the host the job may use; empty: any
-  bool dry_run = false;          // place --dry-run: where it would go; nothing registered
-  BatchIds batch;                // system empty: none
-};
 
 // What `drain HOST[:GPU]`, `undrain HOST[:GPU]` and `priority JOB P` name.
 struct AdminOptions {
@@ -79,6 +57,9 @@ struct CliOptions {
   std::string coordinator_key;
   std::string admin_key_file;
   security::ClientKeys keys;
+
+  // The job's request and its coordinator, as the protocol client takes them.
+  client::JobRequest job_request() const { return {placement, coordinator, keys}; }
 };
 
 // `args` without the program name. `env_coordinator` is $IASHIM_COORDINATOR

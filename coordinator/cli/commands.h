@@ -5,7 +5,7 @@
 #ifndef IASHIM_COORDINATOR_CLI_COMMANDS_H_
 #define IASHIM_COORDINATOR_CLI_COMMANDS_H_
 
-#include "cli_options.h"
+#include "coordinator/cli/cli_options.h"
 
 namespace iashim::cli {
 

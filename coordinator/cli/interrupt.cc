@@ -1,4 +1,4 @@
-#include "interrupt.h"
+#include "coordinator/cli/interrupt.h"
 
 #include <signal.h>
 #include <time.h>

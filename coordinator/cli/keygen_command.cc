@@ -1,12 +1,12 @@
-#include "keygen_command.h"
+#include "coordinator/cli/keygen_command.h"
 
 #include <cstdio>
 #include <cstdlib>
 
-#include "commands.h"
-#include "keygen_options.h"
-#include "security/curve.h"
-#include "security/key_writer.h"
+#include "common/security/curve.h"
+#include "common/security/key_writer.h"
+#include "coordinator/cli/commands.h"
+#include "coordinator/cli/keygen_options.h"
 
 namespace iashim::cli {
 

@@ -1,4 +1,4 @@
-#include "keygen_options.h"
+#include "coordinator/cli/keygen_options.h"
 
 #include "absl/status/status.h"
 

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "cli_options.h"
-#include "commands.h"
-#include "keygen_command.h"
-#include "tool_keys.h"
+#include "coordinator/cli/cli_options.h"
+#include "coordinator/cli/commands.h"
+#include "coordinator/cli/keygen_command.h"
+#include "coordinator/cli/tool_keys.h"
 
 #ifndef IASHIM_CLI_VERSION
 #define IASHIM_CLI_VERSION "unknown"

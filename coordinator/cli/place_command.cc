@@ -7,31 +7,31 @@
 #include <string>
 #include <vector>
 
-#include "commands.h"
-#include "ask_coordinator.h"
-#include "coordinator_client.h"
-#include "interrupt.h"
-#include "place_messages.h"
-#include "self_info.h"
-#include "text.h"
+#include "common/text/text.h"
+#include "coordinator/cli/ask_coordinator.h"
+#include "coordinator/cli/commands.h"
+#include "coordinator/cli/interrupt.h"
+#include "coordinator/client/coordinator_client.h"
+#include "coordinator/client/place_messages.h"
+#include "coordinator/client/self_info.h"
 
 namespace iashim::cli {
 
 int PlaceCommand(const CliOptions& options) {
   const std::vector<uint8_t> request =
-      EncodePlaceRequest(options.placement, HostName(), /*command=*/"", getpid());
+      client::EncodePlaceRequest(options.placement, client::HostName(), /*command=*/"", getpid());
   CatchInterrupt();
-  const RequestResult result = AskCoordinator(options, request, wire::Payload::PlaceReply);
+  const client::RequestResult result = AskCoordinator(options, request, wire::Payload::PlaceReply);
   if (const std::optional<int> exit = FailedRequestExit(options, result)) return *exit;
-  const Placement p = DecodePlacement(*result.reply.envelope());
+  const client::Placement p = client::DecodePlacement(*result.reply.envelope());
   switch (p.outcome) {
-    case Placement::Outcome::kRefused:
+    case client::Placement::Outcome::kRefused:
       std::printf("refused: %s\n", p.reason.c_str());
       return kExitRefused;
-    case Placement::Outcome::kQueued:
+    case client::Placement::Outcome::kQueued:
       std::printf("queued: %s\n", p.reason.c_str());
       return kExitQueued;
-    case Placement::Outcome::kPlaced:
+    case client::Placement::Outcome::kPlaced:
       break;
   }
   std::printf("placed\n");

@@ -13,15 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "commands.h"
-#include "ask_coordinator.h"
-#include "coordinator_client.h"
-#include "interrupt.h"
-#include "job_environment.h"
-#include "library_paths.h"
-#include "place_messages.h"
-#include "self_info.h"
-#include "text.h"
+#include "common/text/text.h"
+#include "coordinator/cli/ask_coordinator.h"
+#include "coordinator/cli/commands.h"
+#include "coordinator/cli/interrupt.h"
+#include "coordinator/client/coordinator_client.h"
+#include "coordinator/client/job_environment.h"
+#include "coordinator/client/library_paths.h"
+#include "coordinator/client/place_messages.h"
+#include "coordinator/client/self_info.h"
 
 namespace iashim::cli {
 namespace {
@@ -36,8 +36,8 @@ bool IsRegularFile(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-void ApplyEnvironment(const std::vector<EnvChange>& changes) {
-  for (const EnvChange& change : changes) {
+void ApplyEnvironment(const std::vector<client::EnvChange>& changes) {
+  for (const client::EnvChange& change : changes) {
     if (change.value) {
       setenv(change.name.c_str(), change.value->c_str(), /*overwrite=*/1);
     } else {
@@ -63,7 +63,7 @@ void PrintWarnings(const std::vector<std::string>& warnings) {
   for (const std::string& w : warnings) std::fprintf(stderr, "iashim: %s\n", w.c_str());
 }
 
-std::string DescribePlacement(const Placement& p) {
+std::string DescribePlacement(const client::Placement& p) {
   std::string out = "iashim: job " + (p.job.empty() ? std::string("(unnamed)") : p.job) +
                     " placed on " + (p.host.empty() ? std::string("this host") : p.host);
   if (p.gpu >= 0) out += " GPU " + std::to_string(p.gpu);
@@ -79,15 +79,15 @@ std::string DescribePlacement(const Placement& p) {
 int RunCommand(const CliOptions& options) {
   // Find the libraries before asking: a placement for a job that then cannot
   // start would hold a GPU share for nothing.
-  const std::string exe = SelfExePath();
-  absl::StatusOr<std::string> shim = FindShimLibrary(exe, GetEnv, IsRegularFile);
+  const std::string exe = client::SelfExePath();
+  absl::StatusOr<std::string> shim = client::FindShimLibrary(exe, GetEnv, IsRegularFile);
   if (!shim.ok()) {
     std::fprintf(stderr, "iashim: %s\n", std::string(shim.status().message()).c_str());
     return kExitRefused;
   }
-  JobLibraries libraries{*shim, ""};
+  client::JobLibraries libraries{*shim, ""};
   if (options.simgpu) {
-    absl::StatusOr<std::string> dir = FindSimgpuDir(exe, GetEnv, IsRegularFile);
+    absl::StatusOr<std::string> dir = client::FindSimgpuDir(exe, GetEnv, IsRegularFile);
     if (!dir.ok()) {
       std::fprintf(stderr, "iashim: %s\n", std::string(dir.status().message()).c_str());
       return kExitRefused;
@@ -95,27 +95,27 @@ int RunCommand(const CliOptions& options) {
     libraries.simgpu_dir = *dir;
   }
 
-  const std::string host = HostName();
-  const std::vector<uint8_t> request = EncodePlaceRequest(
-      options.placement, host, JoinCommand(options.command, kMaxCommandBytes), getpid());
+  const std::string host = client::HostName();
+  const std::vector<uint8_t> request = client::EncodePlaceRequest(
+      options.placement, host, client::JoinCommand(options.command, kMaxCommandBytes), getpid());
   CatchInterrupt();
   bool queued_before = false;
   bool reported_silence = false;
   std::string last_reason;
   while (true) {
-    const RequestResult result = AskCoordinator(options, request, wire::Payload::PlaceReply);
-    if (result.status == RequestStatus::kInterrupted) {
+    const client::RequestResult result = AskCoordinator(options, request, wire::Payload::PlaceReply);
+    if (result.status == client::RequestStatus::kInterrupted) {
       std::fprintf(stderr, "iashim: interrupted\n");
       return kExitInterrupted;
     }
-    if (result.status != RequestStatus::kOk) {
+    if (result.status != client::RequestStatus::kOk) {
       if (!queued_before) {
         // Fail open, as the shim does: the job runs, only unmanaged. The
         // shim is still preloaded so that --mem is enforced.
         std::fprintf(stderr, "iashim: no coordinator at %s (%s); running %s unmanaged\n",
                      options.coordinator.c_str(), result.detail.c_str(),
                      options.command[0].c_str());
-        ApplyEnvironment(UnmanagedEnvironment(options, libraries, GetEnv));
+        ApplyEnvironment(client::UnmanagedEnvironment(options.job_request(), libraries, GetEnv));
         return Exec(options.command);
       }
       // It queued the job, so it exists and will likely be back (a restart);
@@ -125,17 +125,17 @@ int RunCommand(const CliOptions& options) {
                      result.detail.c_str());
         reported_silence = true;
       }
-      SleepUnlessInterrupted(kQueuedRetryS);  // the next Request sees an interrupt
+      SleepUnlessInterrupted(kQueuedRetryS);  // the next client::Request sees an interrupt
       continue;
     }
     reported_silence = false;
-    const Placement placement = DecodePlacement(*result.reply.envelope());
+    const client::Placement placement = client::DecodePlacement(*result.reply.envelope());
     switch (placement.outcome) {
-      case Placement::Outcome::kRefused:
+      case client::Placement::Outcome::kRefused:
         std::fprintf(stderr, "iashim: the coordinator refused the job: %s\n",
                      placement.reason.c_str());
         return kExitRefused;
-      case Placement::Outcome::kQueued:
+      case client::Placement::Outcome::kQueued:
         // Once per reason, not every 2 s: a long queue should not flood the
         // job's log.
         if (!queued_before || placement.reason != last_reason) {
@@ -146,7 +146,7 @@ int RunCommand(const CliOptions& options) {
         queued_before = true;
         SleepUnlessInterrupted(kQueuedRetryS);
         continue;
-      case Placement::Outcome::kPlaced:
+      case client::Placement::Outcome::kPlaced:
         break;
     }
     // The job runs here; a placement on another node cannot be honoured.
@@ -159,8 +159,8 @@ int RunCommand(const CliOptions& options) {
     }
     std::fputs(DescribePlacement(placement).c_str(), stderr);
     std::vector<std::string> warnings;
-    const std::vector<EnvChange> changes =
-        ManagedEnvironment(options, placement, libraries, GetEnv, &warnings);
+    const std::vector<client::EnvChange> changes =
+        client::ManagedEnvironment(options.job_request(), placement, libraries, GetEnv, &warnings);
     PrintWarnings(warnings);
     ApplyEnvironment(changes);
     return Exec(options.command);

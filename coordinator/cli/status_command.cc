@@ -5,13 +5,13 @@
 #include <cstdio>
 #include <string>
 
-#include "commands.h"
-#include "ask_coordinator.h"
-#include "coordinator_client.h"
+#include "coordinator/cli/ask_coordinator.h"
+#include "coordinator/cli/commands.h"
+#include "coordinator/cli/interrupt.h"
+#include "coordinator/cli/status_format.h"
+#include "coordinator/client/coordinator_client.h"
 #include "flatbuffers/flatbuffers.h"
-#include "interrupt.h"
-#include "status_format.h"
-#include "telemetry_generated.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim::cli {
 
@@ -21,7 +21,7 @@ int StatusCommand(const CliOptions& options) {
   fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, getpid(),
                                   wire::Payload::StatusRequest, status_request.Union()));
   CatchInterrupt();
-  const RequestResult result = AskCoordinator(
+  const client::RequestResult result = AskCoordinator(
       options, std::span<const uint8_t>(fbb.GetBufferPointer(), fbb.GetSize()),
       wire::Payload::StateSnapshot);
   if (const std::optional<int> exit = FailedRequestExit(options, result)) return *exit;

@@ -1,4 +1,4 @@
-#include "status_format.h"
+#include "coordinator/cli/status_format.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "common/text/text.h"
+#include "coordinator/cli/json_writer.h"
 #include "flatbuffers/flatbuffers.h"
-#include "json_writer.h"
-#include "text.h"
 
 namespace iashim::cli {
 namespace {

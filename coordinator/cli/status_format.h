@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "telemetry_generated.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim::cli {
 

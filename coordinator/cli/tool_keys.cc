@@ -1,8 +1,8 @@
-#include "tool_keys.h"
+#include "coordinator/cli/tool_keys.h"
 
 #include <string>
 
-#include "security/client_keys.h"
+#include "common/security/client_keys.h"
 
 namespace iashim::cli {
 

@@ -6,7 +6,7 @@
 #define IASHIM_COORDINATOR_CLI_TOOL_KEYS_H_
 
 #include "absl/status/status.h"
-#include "cli_options.h"
+#include "coordinator/cli/cli_options.h"
 
 namespace iashim::cli {
 

@@ -1,4 +1,4 @@
-#include "cluster/cluster_file.h"
+#include "coordinator/cluster/cluster_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -16,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "text.h"
+#include "common/text/text.h"
 
 namespace iashim::cluster {
 namespace {

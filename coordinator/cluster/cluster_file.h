@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "policy/cluster.h"
+#include "coordinator/policy/cluster.h"
 
 namespace iashim::cluster {
 

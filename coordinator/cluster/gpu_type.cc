@@ -1,4 +1,4 @@
-#include "cluster/gpu_type.h"
+#include "coordinator/cluster/gpu_type.h"
 
 #include <cstddef>
 

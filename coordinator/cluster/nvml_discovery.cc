@@ -1,4 +1,4 @@
-#include "cluster/nvml_discovery.h"
+#include "coordinator/cluster/nvml_discovery.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -11,8 +11,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "cluster/cluster_file.h"
-#include "cluster/gpu_type.h"
+#include "coordinator/cluster/cluster_file.h"
+#include "coordinator/cluster/gpu_type.h"
 
 namespace iashim::cluster {
 namespace {

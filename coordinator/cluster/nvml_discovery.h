@@ -10,7 +10,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "policy/cluster.h"
+#include "coordinator/policy/cluster.h"
 
 namespace iashim::cluster {
 

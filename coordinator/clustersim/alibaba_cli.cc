@@ -1,4 +1,4 @@
-#include "clustersim/alibaba_cli.h"
+#include "coordinator/clustersim/alibaba_cli.h"
 
 #include <charconv>
 #include <chrono>
@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-#include "clustersim/alibaba_trace.h"
+#include "coordinator/clustersim/alibaba_trace.h"
 
 namespace iashim::clustersim {
 namespace {

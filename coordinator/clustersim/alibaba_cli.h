@@ -16,7 +16,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "clustersim/alibaba_replay.h"
+#include "coordinator/clustersim/alibaba_replay.h"
 
 namespace iashim::clustersim {
 

@@ -1,4 +1,4 @@
-#include "clustersim/alibaba_fragmentation.h"
+#include "coordinator/clustersim/alibaba_fragmentation.h"
 
 #include <algorithm>
 #include <string>

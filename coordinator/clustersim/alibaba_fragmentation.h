@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "policy/cluster_state.h"
+#include "coordinator/policy/cluster_state.h"
 
 namespace iashim::clustersim {
 

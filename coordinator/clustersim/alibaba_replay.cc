@@ -1,4 +1,4 @@
-#include "clustersim/alibaba_replay.h"
+#include "coordinator/clustersim/alibaba_replay.h"
 
 #include <algorithm>
 #include <chrono>
@@ -17,8 +17,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "policy/interference_model.h"
-#include "policy/priority.h"
+#include "coordinator/policy/interference_model.h"
+#include "coordinator/policy/priority.h"
 
 namespace iashim::clustersim {
 namespace {

@@ -36,12 +36,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "clustersim/alibaba_fragmentation.h"
-#include "clustersim/alibaba_trace.h"
-#include "policy/cluster.h"
-#include "policy/cluster_state.h"
-#include "policy/interference_placement.h"
-#include "policy/placement.h"
+#include "coordinator/clustersim/alibaba_fragmentation.h"
+#include "coordinator/clustersim/alibaba_trace.h"
+#include "coordinator/policy/cluster.h"
+#include "coordinator/policy/cluster_state.h"
+#include "coordinator/policy/interference_placement.h"
+#include "coordinator/policy/placement.h"
 
 namespace iashim::clustersim {
 

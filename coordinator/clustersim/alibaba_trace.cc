@@ -1,4 +1,4 @@
-#include "clustersim/alibaba_trace.h"
+#include "coordinator/clustersim/alibaba_trace.h"
 
 #include <cerrno>
 #include <charconv>

@@ -1,11 +1,11 @@
-#include "clustersim/baseline_policies.h"
+#include "coordinator/clustersim/baseline_policies.h"
 
 #include <map>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "clustersim/text.h"
+#include "coordinator/clustersim/text.h"
 
 namespace iashim::clustersim {
 

@@ -18,8 +18,8 @@
 #include <optional>
 #include <vector>
 
-#include "policy/interference_model.h"
-#include "policy/placement.h"
+#include "coordinator/policy/interference_model.h"
+#include "coordinator/policy/placement.h"
 
 namespace iashim::clustersim {
 

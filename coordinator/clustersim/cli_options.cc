@@ -1,4 +1,4 @@
-#include "clustersim/cli_options.h"
+#include "coordinator/clustersim/cli_options.h"
 
 #include <algorithm>
 #include <charconv>
@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "clustersim/replay.h"
-#include "clustersim/text.h"
+#include "coordinator/clustersim/replay.h"
+#include "coordinator/clustersim/text.h"
 
 namespace iashim::clustersim {
 namespace {

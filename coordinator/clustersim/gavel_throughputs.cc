@@ -1,4 +1,4 @@
-#include "clustersim/gavel_throughputs.h"
+#include "coordinator/clustersim/gavel_throughputs.h"
 
 #include <cctype>
 #include <charconv>
@@ -8,8 +8,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "coordinator/clustersim/text.h"
 #include "nlohmann/json.hpp"
-#include "clustersim/text.h"
 
 namespace iashim::clustersim {
 

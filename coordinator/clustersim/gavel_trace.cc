@@ -1,4 +1,4 @@
-#include "clustersim/gavel_trace.h"
+#include "coordinator/clustersim/gavel_trace.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "clustersim/text.h"
+#include "coordinator/clustersim/text.h"
 
 namespace iashim::clustersim {
 namespace {

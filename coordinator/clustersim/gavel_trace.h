@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "clustersim/gavel_throughputs.h"
+#include "coordinator/clustersim/gavel_throughputs.h"
 
 namespace iashim::clustersim {
 

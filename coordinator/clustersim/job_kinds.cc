@@ -1,11 +1,11 @@
-#include "clustersim/job_kinds.h"
+#include "coordinator/clustersim/job_kinds.h"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 
 #include "absl/strings/str_cat.h"
-#include "clustersim/text.h"
+#include "coordinator/clustersim/text.h"
 
 namespace iashim::clustersim {
 

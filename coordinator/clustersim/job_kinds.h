@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "clustersim/gavel_throughputs.h"
-#include "policy/interference_model.h"
+#include "coordinator/clustersim/gavel_throughputs.h"
+#include "coordinator/policy/interference_model.h"
 
 namespace iashim::clustersim {
 

@@ -1,4 +1,4 @@
-#include "clustersim/learners.h"
+#include "coordinator/clustersim/learners.h"
 
 namespace iashim::clustersim {
 

@@ -9,9 +9,9 @@
 #include <cmath>
 #include <cstdint>
 
-#include "clustersim/simulator.h"
-#include "policy/interference_model.h"
-#include "policy/pair_table.h"
+#include "coordinator/clustersim/simulator.h"
+#include "coordinator/policy/interference_model.h"
+#include "coordinator/policy/pair_table.h"
 
 namespace iashim::clustersim {
 

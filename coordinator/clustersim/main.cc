@@ -9,15 +9,15 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_format.h"
-#include "clustersim/alibaba_cli.h"
-#include "clustersim/cli_options.h"
-#include "clustersim/gavel_throughputs.h"
-#include "clustersim/gavel_trace.h"
-#include "clustersim/measured_pairs.h"
-#include "clustersim/replay.h"
-#include "clustersim/report_writers.h"
+#include "coordinator/clustersim/alibaba_cli.h"
+#include "coordinator/clustersim/cli_options.h"
+#include "coordinator/clustersim/gavel_throughputs.h"
+#include "coordinator/clustersim/gavel_trace.h"
+#include "coordinator/clustersim/measured_pairs.h"
+#include "coordinator/clustersim/replay.h"
+#include "coordinator/clustersim/report_writers.h"
+#include "coordinator/policy/pair_cross_validation.h"
 #include "nlohmann/json.hpp"
-#include "policy/pair_cross_validation.h"
 
 namespace iashim::clustersim {
 namespace {

@@ -6,8 +6,8 @@
 #ifndef IASHIM_COORDINATOR_CLUSTERSIM_MEASURED_PAIR_RULE_H_
 #define IASHIM_COORDINATOR_CLUSTERSIM_MEASURED_PAIR_RULE_H_
 
-#include "clustersim/gavel_throughputs.h"
-#include "policy/placement.h"
+#include "coordinator/clustersim/gavel_throughputs.h"
+#include "coordinator/policy/placement.h"
 
 namespace iashim::clustersim {
 

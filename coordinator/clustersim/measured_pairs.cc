@@ -1,6 +1,6 @@
-#include "clustersim/measured_pairs.h"
+#include "coordinator/clustersim/measured_pairs.h"
 
-#include "clustersim/job_kinds.h"
+#include "coordinator/clustersim/job_kinds.h"
 
 namespace iashim::clustersim {
 

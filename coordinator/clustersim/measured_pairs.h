@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "clustersim/gavel_throughputs.h"
-#include "policy/pair_cross_validation.h"
+#include "coordinator/clustersim/gavel_throughputs.h"
+#include "coordinator/policy/pair_cross_validation.h"
 
 namespace iashim::clustersim {
 

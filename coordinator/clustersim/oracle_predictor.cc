@@ -1,8 +1,8 @@
-#include "clustersim/oracle_predictor.h"
+#include "coordinator/clustersim/oracle_predictor.h"
 
 #include "absl/strings/str_cat.h"
-#include "clustersim/job_kinds.h"
-#include "clustersim/text.h"
+#include "coordinator/clustersim/job_kinds.h"
+#include "coordinator/clustersim/text.h"
 
 namespace iashim::clustersim {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
-#include "clustersim/gavel_throughputs.h"
-#include "policy/interference_model.h"
+#include "coordinator/clustersim/gavel_throughputs.h"
+#include "coordinator/policy/interference_model.h"
 
 namespace iashim::clustersim {
 

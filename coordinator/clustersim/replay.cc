@@ -1,4 +1,4 @@
-#include "clustersim/replay.h"
+#include "coordinator/clustersim/replay.h"
 
 #include <algorithm>
 #include <memory>
@@ -6,14 +6,14 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "clustersim/baseline_policies.h"
-#include "clustersim/learners.h"
-#include "clustersim/measured_pair_rule.h"
-#include "clustersim/oracle_predictor.h"
-#include "policy/interference_model.h"
-#include "policy/interference_placement.h"
-#include "policy/pair_table.h"
-#include "clustersim/text.h"
+#include "coordinator/clustersim/baseline_policies.h"
+#include "coordinator/clustersim/learners.h"
+#include "coordinator/clustersim/measured_pair_rule.h"
+#include "coordinator/clustersim/oracle_predictor.h"
+#include "coordinator/clustersim/text.h"
+#include "coordinator/policy/interference_model.h"
+#include "coordinator/policy/interference_placement.h"
+#include "coordinator/policy/pair_table.h"
 
 namespace iashim::clustersim {
 namespace {

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "clustersim/gavel_throughputs.h"
-#include "clustersim/gavel_trace.h"
-#include "clustersim/report.h"
-#include "clustersim/simulator.h"
+#include "coordinator/clustersim/gavel_throughputs.h"
+#include "coordinator/clustersim/gavel_trace.h"
+#include "coordinator/clustersim/report.h"
+#include "coordinator/clustersim/simulator.h"
 
 namespace iashim::clustersim {
 

@@ -1,4 +1,4 @@
-#include "clustersim/report.h"
+#include "coordinator/clustersim/report.h"
 
 #include <algorithm>
 #include <numeric>

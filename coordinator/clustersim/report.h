@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "clustersim/simulator.h"
+#include "coordinator/clustersim/simulator.h"
 
 namespace iashim::clustersim {
 

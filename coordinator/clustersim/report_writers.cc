@@ -1,4 +1,4 @@
-#include "clustersim/report_writers.h"
+#include "coordinator/clustersim/report_writers.h"
 
 #include <cmath>
 #include <filesystem>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "clustersim/text.h"
+#include "coordinator/clustersim/text.h"
 
 namespace iashim::clustersim {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "clustersim/replay.h"
-#include "clustersim/report.h"
+#include "coordinator/clustersim/replay.h"
+#include "coordinator/clustersim/report.h"
 #include "nlohmann/json.hpp"
 
 namespace iashim::clustersim {

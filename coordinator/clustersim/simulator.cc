@@ -1,4 +1,4 @@
-#include "clustersim/simulator.h"
+#include "coordinator/clustersim/simulator.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,8 +12,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "clustersim/job_kinds.h"
-#include "clustersim/text.h"
+#include "coordinator/clustersim/job_kinds.h"
+#include "coordinator/clustersim/text.h"
 
 namespace iashim::clustersim {
 namespace {

@@ -33,9 +33,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "clustersim/gavel_throughputs.h"
-#include "policy/interference_model.h"
-#include "policy/placement.h"
+#include "coordinator/clustersim/gavel_throughputs.h"
+#include "coordinator/policy/interference_model.h"
+#include "coordinator/policy/placement.h"
 
 namespace iashim::clustersim {
 

@@ -1,15 +1,15 @@
-#include "daemon/coordinator.h"
+#include "coordinator/daemon/coordinator.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "daemon/job_token.h"
-#include "daemon/wire_convert.h"
-#include "names.h"
-#include "policy/cluster_state.h"
-#include "policy/interference_placement.h"
+#include "common/text/names.h"
+#include "coordinator/daemon/job_token.h"
+#include "coordinator/daemon/wire_convert.h"
+#include "coordinator/policy/cluster_state.h"
+#include "coordinator/policy/interference_placement.h"
 
 namespace iashim::daemon {
 namespace {

@@ -41,13 +41,13 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon/daemon_options.h"
-#include "daemon/job.h"
-#include "policy/cluster.h"
-#include "policy/interference_model.h"
-#include "policy/placement.h"
-#include "policy/share_controller.h"
-#include "state/state_store.h"
+#include "coordinator/daemon/daemon_options.h"
+#include "coordinator/daemon/job.h"
+#include "coordinator/policy/cluster.h"
+#include "coordinator/policy/interference_model.h"
+#include "coordinator/policy/placement.h"
+#include "coordinator/policy/share_controller.h"
+#include "coordinator/state/state_store.h"
 
 namespace iashim::daemon {
 

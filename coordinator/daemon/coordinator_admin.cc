@@ -6,9 +6,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "daemon/coordinator.h"
-#include "daemon/wire_convert.h"
-#include "policy/cluster_state.h"
+#include "coordinator/daemon/coordinator.h"
+#include "coordinator/daemon/wire_convert.h"
+#include "coordinator/policy/cluster_state.h"
 
 namespace iashim::daemon {
 namespace {

@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "daemon/coordinator.h"
-#include "daemon/wire_convert.h"
+#include "coordinator/daemon/coordinator.h"
+#include "coordinator/daemon/wire_convert.h"
 
 namespace iashim::daemon {
 namespace {

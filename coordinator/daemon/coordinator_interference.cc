@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "absl/strings/str_format.h"
-#include "daemon/coordinator.h"
+#include "coordinator/daemon/coordinator.h"
 
 namespace iashim::daemon {
 namespace {

@@ -5,10 +5,10 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
-#include "daemon/coordinator.h"
-#include "daemon/wire_convert.h"
-#include "metrics/prometheus_text.h"
-#include "policy/cluster_state.h"
+#include "coordinator/daemon/coordinator.h"
+#include "coordinator/daemon/wire_convert.h"
+#include "coordinator/metrics/prometheus_text.h"
+#include "coordinator/policy/cluster_state.h"
 
 namespace iashim::daemon {
 namespace {

@@ -1,4 +1,4 @@
-#include "daemon/daemon_options.h"
+#include "coordinator/daemon/daemon_options.h"
 
 #include <cstdlib>
 #include <optional>
@@ -6,10 +6,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "metrics/listen_address.h"
-#include "names.h"
-#include "security/loopback.h"
-#include "text.h"
+#include "common/security/loopback.h"
+#include "common/text/names.h"
+#include "common/text/text.h"
+#include "coordinator/metrics/listen_address.h"
 
 namespace iashim::daemon {
 namespace {

@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
-#include "policy/cluster.h"
-#include "policy/job_profile.h"
-#include "policy/priority.h"
+#include "coordinator/policy/cluster.h"
+#include "coordinator/policy/job_profile.h"
+#include "coordinator/policy/priority.h"
 
 namespace iashim::daemon {
 

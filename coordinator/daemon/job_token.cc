@@ -1,4 +1,4 @@
-#include "daemon/job_token.h"
+#include "coordinator/daemon/job_token.h"
 
 #include <errno.h>
 #include <sys/random.h>

@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "cluster/cluster_file.h"
-#include "cluster/nvml_discovery.h"
-#include "daemon/coordinator.h"
-#include "daemon/daemon_options.h"
-#include "daemon/server.h"
-#include "daemon/server_keys.h"
-#include "policy/simple_placement.h"
-#include "state/state_store.h"
+#include "coordinator/cluster/cluster_file.h"
+#include "coordinator/cluster/nvml_discovery.h"
+#include "coordinator/daemon/coordinator.h"
+#include "coordinator/daemon/daemon_options.h"
+#include "coordinator/daemon/server.h"
+#include "coordinator/daemon/server_keys.h"
+#include "coordinator/policy/simple_placement.h"
+#include "coordinator/state/state_store.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "daemon/server.h"
+#include "coordinator/daemon/server.h"
 
 #include <time.h>
 
@@ -8,11 +8,11 @@
 #include <zmq.hpp>
 
 #include "absl/strings/str_cat.h"
-#include "daemon/zap_handler.h"
-#include "metrics/http_server.h"
-#include "metrics/listen_address.h"
-#include "security/curve_socket.h"
-#include "state/write_health.h"
+#include "common/security/curve_socket.h"
+#include "coordinator/daemon/zap_handler.h"
+#include "coordinator/metrics/http_server.h"
+#include "coordinator/metrics/listen_address.h"
+#include "coordinator/state/write_health.h"
 
 namespace iashim::daemon {
 namespace {

@@ -7,9 +7,9 @@
 #include <atomic>
 
 #include "absl/status/status.h"
-#include "daemon/coordinator.h"
-#include "daemon/daemon_options.h"
-#include "daemon/server_keys.h"
+#include "coordinator/daemon/coordinator.h"
+#include "coordinator/daemon/daemon_options.h"
+#include "coordinator/daemon/server_keys.h"
 
 namespace iashim::daemon {
 

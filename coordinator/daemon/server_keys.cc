@@ -1,9 +1,9 @@
-#include "daemon/server_keys.h"
+#include "coordinator/daemon/server_keys.h"
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "security/curve.h"
-#include "security/key_file.h"
+#include "common/security/curve.h"
+#include "common/security/key_file.h"
 
 namespace iashim::daemon {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "daemon/daemon_options.h"
+#include "coordinator/daemon/daemon_options.h"
 
 namespace iashim::daemon {
 

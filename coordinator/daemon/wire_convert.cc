@@ -1,6 +1,6 @@
-#include "daemon/wire_convert.h"
+#include "coordinator/daemon/wire_convert.h"
 
-#include "text.h"
+#include "common/text/text.h"
 
 namespace iashim::daemon {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "policy/priority.h"
-#include "policy/telemetry_window.h"
-#include "telemetry_generated.h"
+#include "coordinator/policy/priority.h"
+#include "coordinator/policy/telemetry_window.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim::daemon {
 

@@ -1,10 +1,10 @@
-#include "daemon/zap_handler.h"
+#include "coordinator/daemon/zap_handler.h"
 
 #include <cstring>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "security/z85_key.h"
+#include "common/security/z85_key.h"
 
 namespace iashim::daemon {
 namespace {

@@ -1,4 +1,4 @@
-#include "metrics/http_server.h"
+#include "coordinator/metrics/http_server.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -15,7 +15,7 @@
 #include <variant>
 #include <vector>
 
-#include "metrics/http_request.h"
+#include "coordinator/metrics/http_request.h"
 
 namespace iashim::metrics {
 namespace {

@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "absl/status/status.h"
-#include "metrics/listen_address.h"
+#include "coordinator/metrics/listen_address.h"
 
 namespace iashim::metrics {
 

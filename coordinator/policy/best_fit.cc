@@ -1,4 +1,4 @@
-#include "policy/best_fit.h"
+#include "coordinator/policy/best_fit.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "policy/cluster.h"
+#include "coordinator/policy/cluster.h"
 
 namespace iashim::policy {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "policy/cluster.h"
-#include "policy/interference_model.h"
-#include "policy/priority.h"
+#include "coordinator/policy/cluster.h"
+#include "coordinator/policy/interference_model.h"
+#include "coordinator/policy/priority.h"
 
 namespace iashim::policy {
 

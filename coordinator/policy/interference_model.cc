@@ -1,4 +1,4 @@
-#include "policy/interference_model.h"
+#include "coordinator/policy/interference_model.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -8,7 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
-#include "policy/hash.h"
+#include "coordinator/policy/hash.h"
 
 namespace iashim::policy {
 namespace {

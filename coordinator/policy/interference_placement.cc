@@ -1,4 +1,4 @@
-#include "policy/interference_placement.h"
+#include "coordinator/policy/interference_placement.h"
 
 #include <algorithm>
 #include <bit>
@@ -13,7 +13,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "policy/best_fit.h"
+#include "coordinator/policy/best_fit.h"
 
 namespace iashim::policy {
 namespace {

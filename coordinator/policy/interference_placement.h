@@ -32,8 +32,8 @@
 #ifndef IASHIM_POLICY_INTERFERENCE_PLACEMENT_H_
 #define IASHIM_POLICY_INTERFERENCE_PLACEMENT_H_
 
-#include "policy/interference_model.h"
-#include "policy/placement.h"
+#include "coordinator/policy/interference_model.h"
+#include "coordinator/policy/placement.h"
 
 namespace iashim::policy {
 

@@ -1,4 +1,4 @@
-#include "policy/job_profile.h"
+#include "coordinator/policy/job_profile.h"
 
 #include <algorithm>
 #include <cmath>

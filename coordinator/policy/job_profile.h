@@ -35,11 +35,11 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "policy/ewma.h"
-#include "policy/kernel_class.h"
-#include "policy/kernel_set_fingerprint.h"
-#include "policy/solo_baseline.h"
-#include "policy/telemetry_window.h"
+#include "coordinator/policy/ewma.h"
+#include "coordinator/policy/kernel_class.h"
+#include "coordinator/policy/kernel_set_fingerprint.h"
+#include "coordinator/policy/solo_baseline.h"
+#include "coordinator/policy/telemetry_window.h"
 
 namespace iashim::policy {
 

@@ -1,6 +1,6 @@
-#include "policy/kernel_set_fingerprint.h"
+#include "coordinator/policy/kernel_set_fingerprint.h"
 
-#include "policy/hash.h"
+#include "coordinator/policy/hash.h"
 
 namespace iashim::policy {
 

@@ -1,4 +1,4 @@
-#include "policy/pair_cross_validation.h"
+#include "coordinator/policy/pair_cross_validation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "policy/hash.h"
-#include "policy/pair_table.h"
+#include "coordinator/policy/hash.h"
+#include "coordinator/policy/pair_table.h"
 
 namespace iashim::policy {
 namespace {

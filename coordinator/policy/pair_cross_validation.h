@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <span>
 
-#include "policy/interference_model.h"
+#include "coordinator/policy/interference_model.h"
 
 namespace iashim::policy {
 

@@ -1,4 +1,4 @@
-#include "policy/pair_table.h"
+#include "coordinator/policy/pair_table.h"
 
 #include <algorithm>
 #include <cmath>

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
-#include "policy/interference_model.h"
+#include "coordinator/policy/interference_model.h"
 
 namespace iashim::policy {
 

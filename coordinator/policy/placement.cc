@@ -1,4 +1,4 @@
-#include "policy/placement.h"
+#include "coordinator/policy/placement.h"
 
 #include <utility>
 

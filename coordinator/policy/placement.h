@@ -26,10 +26,10 @@
 #include <string_view>
 #include <vector>
 
-#include "policy/cluster.h"
-#include "policy/cluster_state.h"
-#include "policy/interference_model.h"
-#include "policy/priority.h"
+#include "coordinator/policy/cluster.h"
+#include "coordinator/policy/cluster_state.h"
+#include "coordinator/policy/interference_model.h"
+#include "coordinator/policy/priority.h"
 
 namespace iashim::policy {
 

@@ -1,10 +1,10 @@
-#include "policy/share_controller.h"
+#include "coordinator/policy/share_controller.h"
 
 #include <algorithm>
 #include <cmath>
 #include <utility>
 
-#include "policy/hash.h"
+#include "coordinator/policy/hash.h"
 
 namespace iashim::policy {
 namespace {

@@ -1,4 +1,4 @@
-#include "policy/simple_placement.h"
+#include "coordinator/policy/simple_placement.h"
 
 #include <algorithm>
 #include <span>
@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "policy/best_fit.h"
+#include "coordinator/policy/best_fit.h"
 
 namespace iashim::policy {
 namespace {

@@ -23,7 +23,7 @@
 #ifndef IASHIM_POLICY_SIMPLE_PLACEMENT_H_
 #define IASHIM_POLICY_SIMPLE_PLACEMENT_H_
 
-#include "policy/placement.h"
+#include "coordinator/policy/placement.h"
 
 namespace iashim::policy {
 

@@ -1,4 +1,4 @@
-#include "policy/solo_baseline.h"
+#include "coordinator/policy/solo_baseline.h"
 
 #include <algorithm>
 #include <cmath>

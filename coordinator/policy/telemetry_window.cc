@@ -1,4 +1,4 @@
-#include "policy/telemetry_window.h"
+#include "coordinator/policy/telemetry_window.h"
 
 namespace iashim::policy {
 

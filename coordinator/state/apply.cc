@@ -1,4 +1,4 @@
-#include "state/apply.h"
+#include "coordinator/state/apply.h"
 
 #include <algorithm>
 

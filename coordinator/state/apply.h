@@ -10,8 +10,8 @@
 
 #include <cstddef>
 
-#include "state/mutation.h"
-#include "state/records.h"
+#include "coordinator/state/mutation.h"
+#include "coordinator/state/records.h"
 
 namespace iashim::state {
 

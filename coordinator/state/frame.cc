@@ -1,11 +1,11 @@
-#include "state/frame.h"
+#include "coordinator/state/frame.h"
 
 #include <cstdint>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "state/crc32c.h"
-#include "state/limits.h"
+#include "coordinator/state/crc32c.h"
+#include "coordinator/state/limits.h"
 
 namespace iashim::state {
 namespace {

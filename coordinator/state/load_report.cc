@@ -1,4 +1,4 @@
-#include "state/load_report.h"
+#include "coordinator/state/load_report.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"

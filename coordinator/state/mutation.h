@@ -7,7 +7,7 @@
 #include <string>
 #include <variant>
 
-#include "state/records.h"
+#include "coordinator/state/records.h"
 
 namespace iashim::state {
 

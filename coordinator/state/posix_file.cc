@@ -1,4 +1,4 @@
-#include "state/posix_file.h"
+#include "coordinator/state/posix_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>

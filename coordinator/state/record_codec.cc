@@ -1,14 +1,14 @@
-#include "state/record_codec.h"
+#include "coordinator/state/record_codec.h"
 
 #include <cstring>
 #include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "coordinator/state/limits.h"
+#include "coordinator/state/validate.h"
 #include "flatbuffers/flatbuffers.h"
-#include "state/limits.h"
-#include "state/validate.h"
-#include "state_generated.h"
+#include "schemas/state_generated.h"
 
 namespace iashim::state {
 namespace {

@@ -10,7 +10,7 @@
 #include <variant>
 
 #include "absl/status/statusor.h"
-#include "state/mutation.h"
+#include "coordinator/state/mutation.h"
 
 namespace iashim::state {
 

@@ -1,4 +1,4 @@
-#include "state/recovery.h"
+#include "coordinator/state/recovery.h"
 
 #include <algorithm>
 #include <optional>
@@ -7,9 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "state/apply.h"
-#include "state/frame.h"
-#include "state/record_codec.h"
+#include "coordinator/state/apply.h"
+#include "coordinator/state/frame.h"
+#include "coordinator/state/record_codec.h"
 
 namespace iashim::state {
 namespace {

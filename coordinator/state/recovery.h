@@ -20,8 +20,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "state/load_report.h"
-#include "state/records.h"
+#include "coordinator/state/load_report.h"
+#include "coordinator/state/records.h"
 
 namespace iashim::state {
 

@@ -1,8 +1,8 @@
-#include "state/snapshot.h"
+#include "coordinator/state/snapshot.h"
 
-#include "state/frame.h"
-#include "state/mutation.h"
-#include "state/record_codec.h"
+#include "coordinator/state/frame.h"
+#include "coordinator/state/mutation.h"
+#include "coordinator/state/record_codec.h"
 
 namespace iashim::state {
 

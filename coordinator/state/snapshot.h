@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "state/records.h"
+#include "coordinator/state/records.h"
 
 namespace iashim::state {
 

@@ -1,4 +1,4 @@
-#include "state/state_dir.h"
+#include "coordinator/state/state_dir.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "state/posix_file.h"
+#include "coordinator/state/posix_file.h"
 
 namespace iashim::state {
 

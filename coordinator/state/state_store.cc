@@ -1,4 +1,4 @@
-#include "state/state_store.h"
+#include "coordinator/state/state_store.h"
 
 #include <fcntl.h>
 #include <time.h>
@@ -8,12 +8,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "state/apply.h"
-#include "state/frame.h"
-#include "state/record_codec.h"
-#include "state/recovery.h"
-#include "state/snapshot.h"
-#include "state/validate.h"
+#include "coordinator/state/apply.h"
+#include "coordinator/state/frame.h"
+#include "coordinator/state/record_codec.h"
+#include "coordinator/state/recovery.h"
+#include "coordinator/state/snapshot.h"
+#include "coordinator/state/validate.h"
 
 namespace iashim::state {
 namespace {

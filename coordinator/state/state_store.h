@@ -27,11 +27,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "state/load_report.h"
-#include "state/mutation.h"
-#include "state/posix_file.h"
-#include "state/records.h"
-#include "state/state_dir.h"
+#include "coordinator/state/load_report.h"
+#include "coordinator/state/mutation.h"
+#include "coordinator/state/posix_file.h"
+#include "coordinator/state/records.h"
+#include "coordinator/state/state_dir.h"
 
 namespace iashim::state {
 

@@ -1,4 +1,4 @@
-#include "state/validate.h"
+#include "coordinator/state/validate.h"
 
 #include <cmath>
 #include <initializer_list>
@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "state/limits.h"
+#include "coordinator/state/limits.h"
 
 namespace iashim::state {
 namespace {

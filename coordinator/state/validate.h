@@ -5,7 +5,7 @@
 #define IASHIM_COORDINATOR_STATE_VALIDATE_H_
 
 #include "absl/status/status.h"
-#include "state/mutation.h"
+#include "coordinator/state/mutation.h"
 
 namespace iashim::state {
 

@@ -1,4 +1,4 @@
-#include "state/write_health.h"
+#include "coordinator/state/write_health.h"
 
 #include "absl/strings/str_cat.h"
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "state/state_store.h"
+#include "coordinator/state/state_store.h"
 
 namespace iashim::state {
 

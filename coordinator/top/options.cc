@@ -1,4 +1,4 @@
-#include "options.h"
+#include "coordinator/top/options.h"
 
 #include "absl/strings/numbers.h"
 

@@ -1,4 +1,4 @@
-#include "screen.h"
+#include "coordinator/top/screen.h"
 
 #include <curses.h>
 #include <unistd.h>

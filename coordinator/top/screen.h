@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "table_layout.h"
-#include "ui_state.h"
+#include "coordinator/top/table_layout.h"
+#include "coordinator/top/ui_state.h"
 
 // ncurses' SCREEN, declared here so that curses.h (whose macros such as
 // `timeout` and `refresh` collide with ordinary names) stays inside screen.cc.

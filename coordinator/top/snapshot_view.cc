@@ -1,10 +1,10 @@
-#include "snapshot_view.h"
+#include "coordinator/top/snapshot_view.h"
 
 #include <cstring>
 #include <memory>
 
 #include "flatbuffers/flatbuffers.h"
-#include "telemetry_generated.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim::top {
 namespace {

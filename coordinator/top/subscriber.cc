@@ -1,4 +1,4 @@
-#include "subscriber.h"
+#include "coordinator/top/subscriber.h"
 
 #include <stdexcept>
 #include <utility>

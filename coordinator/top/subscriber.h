@@ -9,8 +9,8 @@
 #include <string>
 #include <zmq.hpp>
 
-#include "security/curve_socket.h"
-#include "snapshot_view.h"
+#include "common/security/curve_socket.h"
+#include "coordinator/top/snapshot_view.h"
 
 namespace iashim::top {
 

@@ -1,4 +1,4 @@
-#include "table_layout.h"
+#include "coordinator/top/table_layout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "format.h"
+#include "coordinator/top/format.h"
 
 namespace iashim::top {
 namespace {

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "snapshot_view.h"
+#include "coordinator/top/snapshot_view.h"
 
 namespace iashim::top {
 

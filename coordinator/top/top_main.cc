@@ -18,13 +18,13 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "options.h"
-#include "screen.h"
-#include "security/client_keys.h"
-#include "snapshot_view.h"
-#include "subscriber.h"
-#include "table_layout.h"
-#include "ui_state.h"
+#include "common/security/client_keys.h"
+#include "coordinator/top/options.h"
+#include "coordinator/top/screen.h"
+#include "coordinator/top/snapshot_view.h"
+#include "coordinator/top/subscriber.h"
+#include "coordinator/top/table_layout.h"
+#include "coordinator/top/ui_state.h"
 
 namespace iashim::top {
 namespace {

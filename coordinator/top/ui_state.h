@@ -4,7 +4,7 @@
 #ifndef IASHIM_COORDINATOR_TOP_UI_STATE_H_
 #define IASHIM_COORDINATOR_TOP_UI_STATE_H_
 
-#include "table_layout.h"
+#include "coordinator/top/table_layout.h"
 
 namespace iashim::top {
 

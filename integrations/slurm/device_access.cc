@@ -1,4 +1,4 @@
-#include "device_access.h"
+#include "integrations/slurm/device_access.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,19 +1,19 @@
-#include "job_request.h"
+#include "integrations/slurm/job_request.h"
 
 #include <cstring>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "names.h"
-#include "text.h"
+#include "common/text/names.h"
+#include "common/text/text.h"
 
 namespace iashim::slurm {
 
-absl::StatusOr<cli::JobPriority> ParsePriorityOption(const char* value) {
+absl::StatusOr<client::JobPriority> ParsePriorityOption(const char* value) {
   if (value == nullptr || *value == '\0' || std::strcmp(value, "guaranteed") == 0) {
-    return cli::JobPriority::kGuaranteed;
+    return client::JobPriority::kGuaranteed;
   }
-  if (std::strcmp(value, "opportunistic") == 0) return cli::JobPriority::kOpportunistic;
+  if (std::strcmp(value, "opportunistic") == 0) return client::JobPriority::kOpportunistic;
   return absl::InvalidArgumentError(absl::StrCat(
       "--iashim=", Printable(value, 64), ": expected 'guaranteed' or 'opportunistic'"));
 }
@@ -41,9 +41,9 @@ std::string CoordinatorJobName(const SlurmTask& task) {
   return absl::StrCat("slurm-", task.job_id, ".", task.step, ".", task.local_task);
 }
 
-cli::PlacementOptions TaskPlacement(const UserOptions& user, const SlurmTask& task,
+client::PlacementOptions TaskPlacement(const UserOptions& user, const SlurmTask& task,
                                     const std::vector<int>& allowed_gpus) {
-  cli::PlacementOptions p;
+  client::PlacementOptions p;
   p.job = CoordinatorJobName(task);
   p.priority = user.priority;
   p.mem_bytes = user.mem_bytes;

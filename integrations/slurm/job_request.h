@@ -12,20 +12,20 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "cli_options.h"
+#include "coordinator/client/request_options.h"
 
 namespace iashim::slurm {
 
 // The options a user gives sbatch, srun or salloc.
 struct UserOptions {
   bool enabled = false;  // --iashim was given
-  cli::JobPriority priority = cli::JobPriority::kGuaranteed;
+  client::JobPriority priority = client::JobPriority::kGuaranteed;
   uint64_t mem_bytes = 0;  // --iashim-mem; 0: the whole GPU
   std::string kind;        // --iashim-kind; empty: learned from its kernels
 };
 
 // --iashim[=guaranteed|opportunistic]: no value means guaranteed.
-absl::StatusOr<cli::JobPriority> ParsePriorityOption(const char* value);
+absl::StatusOr<client::JobPriority> ParsePriorityOption(const char* value);
 // --iashim-mem=SIZE: 16GiB, 512MiB, 16GB or bytes; more than 0.
 absl::StatusOr<uint64_t> ParseMemOption(const char* value);
 // --iashim-kind=MODEL: a model name as the interference model knows it.
@@ -43,7 +43,7 @@ std::string CoordinatorJobName(const SlurmTask& task);
 
 // The PlaceRequest's options for this task. `allowed_gpus`: the node's GPUs
 // the task may open (empty: any GPU of the node).
-cli::PlacementOptions TaskPlacement(const UserOptions& user, const SlurmTask& task,
+client::PlacementOptions TaskPlacement(const UserOptions& user, const SlurmTask& task,
                                     const std::vector<int>& allowed_gpus);
 
 }  // namespace iashim::slurm

@@ -1,9 +1,9 @@
-#include "plugin_config.h"
+#include "integrations/slurm/plugin_config.h"
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "names.h"
-#include "text.h"
+#include "common/text/names.h"
+#include "common/text/text.h"
 
 namespace iashim::slurm {
 namespace {

@@ -1,12 +1,12 @@
-#include "release_channel.h"
+#include "integrations/slurm/release_channel.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "absl/strings/str_cat.h"
-#include "names.h"
-#include "text.h"
+#include "common/text/names.h"
+#include "common/text/text.h"
 
 namespace iashim::slurm {
 

@@ -34,17 +34,17 @@ extern "C" {
 #include <string>
 #include <vector>
 
-#include "cli_options.h"
-#include "coordinator_client.h"
-#include "device_access.h"
-#include "job_request.h"
-#include "place_messages.h"
-#include "plugin_config.h"
-#include "release_channel.h"
-#include "release_messages.h"
-#include "security/client_keys.h"
-#include "self_info.h"
-#include "task_setup.h"
+#include "common/security/client_keys.h"
+#include "coordinator/client/coordinator_client.h"
+#include "coordinator/client/place_messages.h"
+#include "coordinator/client/release_messages.h"
+#include "coordinator/client/request_options.h"
+#include "coordinator/client/self_info.h"
+#include "integrations/slurm/device_access.h"
+#include "integrations/slurm/job_request.h"
+#include "integrations/slurm/plugin_config.h"
+#include "integrations/slurm/release_channel.h"
+#include "integrations/slurm/task_setup.h"
 
 #define IASHIM_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -80,7 +80,7 @@ int TakeOption(const absl::StatusOr<T>& parsed, Keep keep) {
 }
 
 int OnIashim(int, const char* optarg, int) {
-  return TakeOption(iashim::slurm::ParsePriorityOption(optarg), [](iashim::cli::JobPriority p) {
+  return TakeOption(iashim::slurm::ParsePriorityOption(optarg), [](iashim::client::JobPriority p) {
     g_user.enabled = true;
     g_user.priority = p;
   });
@@ -156,15 +156,15 @@ class TaskEnvironment {
   std::map<std::string, std::vector<char>> values_;
 };
 
-iashim::cli::RequestResult Ask(const PluginConfig& config, const iashim::security::ClientKeys& keys,
+iashim::client::RequestResult Ask(const PluginConfig& config, const iashim::security::ClientKeys& keys,
                                std::span<const uint8_t> request, iashim::wire::Payload expected) {
-  iashim::cli::RequestSpec spec;
+  iashim::client::RequestSpec spec;
   spec.endpoint = config.coordinator;
   spec.request = request;
   spec.expected = expected;
   spec.timeout_s = config.timeout_s;
   spec.keys = keys;
-  return iashim::cli::Request(spec);
+  return iashim::client::Request(spec);
 }
 
 bool ResolveKeys(const PluginConfig& config, iashim::security::ClientKeys* keys, std::string* error) {
@@ -177,14 +177,14 @@ void Release(const ReleaseEntry& entry) {
   iashim::security::ClientKeys keys;
   std::string error;
   if (!ResolveKeys(*g_config, &keys, &error)) return;
-  const std::vector<uint8_t> request = iashim::cli::EncodeReleaseRequest(entry.job, entry.token);
-  const iashim::cli::RequestResult result =
+  const std::vector<uint8_t> request = iashim::client::EncodeReleaseRequest(entry.job, entry.token);
+  const iashim::client::RequestResult result =
       Ask(*g_config, keys, request, iashim::wire::Payload::ReleaseReply);
-  if (result.status != iashim::cli::RequestStatus::kOk) {
+  if (result.status != iashim::client::RequestStatus::kOk) {
     slurm_info("iashim: could not release %s: %s", entry.job.c_str(), result.detail.c_str());
     return;
   }
-  const iashim::cli::Release release = iashim::cli::DecodeRelease(*result.reply.envelope());
+  const iashim::client::Release release = iashim::client::DecodeRelease(*result.reply.envelope());
   slurm_debug("iashim: release %s: %s", entry.job.c_str(),
               release.released ? "released" : release.message.c_str());
 }
@@ -217,7 +217,7 @@ IASHIM_EXPORT int slurm_spank_init_post_opt(spank_t sp, int, char**) {
   if (spank_remote(sp) || !g_user.enabled) return 0;
   // For job_submit.lua, which sees the job's control environment
   // (job_desc.spank_job_env) but not the SPANK options themselves.
-  spank_job_control_setenv(sp, "IASHIM", std::string(iashim::cli::PriorityName(g_user.priority)).c_str(), 1);
+  spank_job_control_setenv(sp, "IASHIM", std::string(iashim::client::PriorityName(g_user.priority)).c_str(), 1);
   if (g_user.mem_bytes != 0) {
     spank_job_control_setenv(sp, "IASHIM_MEM", std::to_string(g_user.mem_bytes).c_str(), 1);
   }
@@ -264,8 +264,8 @@ IASHIM_EXPORT int slurm_spank_task_init(spank_t sp, int, char**) {
   in.task = {job_id, StepName(step_id), task_id};
   in.local_task_count = static_cast<int>(local_tasks);
   const char* node = env.Get("SLURMD_NODENAME");
-  in.host = node != nullptr && *node != '\0' ? std::string(node) : iashim::cli::HostName();
-  in.command = iashim::cli::JoinCommand(command, iashim::cli::kMaxCommandBytes);
+  in.host = node != nullptr && *node != '\0' ? std::string(node) : iashim::client::HostName();
+  in.command = iashim::client::JoinCommand(command, iashim::client::kMaxCommandBytes);
   in.pid = getpid();
   in.gpus = iashim::slurm::FindUsableGpus(g_config->device_prefix, &iashim::slurm::ProbeDeviceFile);
   in.libraries.shim = FindShim(*g_config);
@@ -291,7 +291,7 @@ IASHIM_EXPORT int slurm_spank_task_init(spank_t sp, int, char**) {
   const iashim::slurm::TaskOutcome outcome = iashim::slurm::SetUpTask(in, seams);
   using Kind = iashim::slurm::TaskOutcome::Kind;
   if (outcome.kind == Kind::kRefused) return -1;
-  for (const iashim::cli::EnvChange& change : outcome.env) {
+  for (const iashim::client::EnvChange& change : outcome.env) {
     if (change.value) {
       spank_setenv(sp, change.name.c_str(), change.value->c_str(), 1);
     } else {

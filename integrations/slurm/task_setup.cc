@@ -1,9 +1,9 @@
-#include "task_setup.h"
+#include "integrations/slurm/task_setup.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "place_messages.h"
-#include "release_messages.h"
+#include "coordinator/client/place_messages.h"
+#include "coordinator/client/release_messages.h"
 
 namespace iashim::slurm {
 namespace {
@@ -48,13 +48,10 @@ TaskOutcome SetUpTask(const TaskInputs& in, const TaskSeams& seams) {
     return out;
   }
 
-  cli::CliOptions options;
-  options.coordinator = in.config->coordinator;
-  options.timeout_s = in.config->timeout_s;
-  options.keys = in.keys;
-  options.placement = TaskPlacement(in.user, in.task, in.gpus.usable);
+  const client::JobRequest job{TaskPlacement(in.user, in.task, in.gpus.usable),
+                               in.config->coordinator, in.keys};
   const std::vector<uint8_t> request =
-      cli::EncodePlaceRequest(options.placement, in.host, in.command, in.pid);
+      client::EncodePlaceRequest(job.placement, in.host, in.command, in.pid);
 
   const double start = seams.now_s();
   bool queued_before = false;
@@ -64,8 +61,8 @@ TaskOutcome SetUpTask(const TaskInputs& in, const TaskSeams& seams) {
     return in.config->queue_wait_s > 0 && seams.now_s() - start >= in.config->queue_wait_s;
   };
   while (true) {
-    const cli::RequestResult result = seams.ask(request);
-    if (result.status != cli::RequestStatus::kOk) {
+    const client::RequestResult result = seams.ask(request);
+    if (result.status != client::RequestStatus::kOk) {
       if (!queued_before) {
         seams.say(absl::StrCat("iashim: no coordinator at ", in.config->coordinator, " (",
                                result.detail, "); ", AsPlaced(in)));
@@ -79,30 +76,30 @@ TaskOutcome SetUpTask(const TaskInputs& in, const TaskSeams& seams) {
       }
     } else {
       reported_silence = false;
-      const cli::Placement placement = cli::DecodePlacement(*result.reply.envelope());
-      if (placement.outcome == cli::Placement::Outcome::kRefused) {
-        seams.say(absl::StrCat("iashim: the coordinator refused task ", options.placement.job,
+      const client::Placement placement = client::DecodePlacement(*result.reply.envelope());
+      if (placement.outcome == client::Placement::Outcome::kRefused) {
+        seams.say(absl::StrCat("iashim: the coordinator refused task ", job.placement.job,
                                ": ", placement.reason));
         out.kind = TaskOutcome::Kind::kRefused;
         return out;
       }
-      if (placement.outcome == cli::Placement::Outcome::kPlaced) {
+      if (placement.outcome == client::Placement::Outcome::kPlaced) {
         if (!placement.host.empty() && placement.host != in.host) {
           // It cannot move a running Slurm task: give the placement back.
-          seams.ask(cli::EncodeReleaseRequest(placement.job, placement.token));
-          seams.say(absl::StrCat("iashim: the coordinator placed task ", options.placement.job,
+          seams.ask(client::EncodeReleaseRequest(placement.job, placement.token));
+          seams.say(absl::StrCat("iashim: the coordinator placed task ", job.placement.job,
                                  " on ", placement.host, ", not on this node (", in.host, "); ",
                                  AsPlaced(in)));
           return out;
         }
         std::vector<std::string> warnings;
-        out.env = cli::ManagedEnvironment(options, placement, in.libraries, in.env, &warnings);
+        out.env = client::ManagedEnvironment(job, placement, in.libraries, in.env, &warnings);
         for (const std::string& w : warnings) seams.say("iashim: " + w);
         out.env.push_back({kSlurmJobMarker, absl::StrCat(in.task.job_id)});
         out.env.push_back({kSlurmHostMarker, in.host});
         out.env.push_back({kSlurmGpuMarker, absl::StrCat(placement.gpu)});
         out.kind = TaskOutcome::Kind::kManaged;
-        out.job = placement.job.empty() ? options.placement.job : placement.job;
+        out.job = placement.job.empty() ? job.placement.job : placement.job;
         out.token = placement.token;
         out.gpu = placement.gpu;
         return out;
@@ -110,14 +107,14 @@ TaskOutcome SetUpTask(const TaskInputs& in, const TaskSeams& seams) {
       // Queued: once per reason, not every 2 s.
       if (!queued_before || placement.reason != last_reason) {
         seams.say(absl::StrFormat("iashim: task %s queued: %s (asking again every %g s)",
-                                  options.placement.job, placement.reason, kQueuedRetryS));
+                                  job.placement.job, placement.reason, kQueuedRetryS));
         last_reason = placement.reason;
       }
       queued_before = true;
     }
     if (waited_too_long()) {
       seams.say(absl::StrFormat("iashim: task %s still not placed after %g s (queue_wait_s); %s",
-                                options.placement.job, in.config->queue_wait_s, AsPlaced(in)));
+                                job.placement.job, in.config->queue_wait_s, AsPlaced(in)));
       return out;
     }
     seams.sleep(kQueuedRetryS);

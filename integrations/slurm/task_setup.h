@@ -18,17 +18,17 @@
 #include <string>
 #include <vector>
 
-#include "coordinator_client.h"
-#include "device_access.h"
-#include "job_environment.h"
-#include "job_request.h"
-#include "plugin_config.h"
+#include "coordinator/client/coordinator_client.h"
+#include "coordinator/client/job_environment.h"
+#include "integrations/slurm/device_access.h"
+#include "integrations/slurm/job_request.h"
+#include "integrations/slurm/plugin_config.h"
 
 namespace iashim::slurm {
 
 struct TaskSeams {
   // Sends one finished Envelope, returns the coordinator's reply (or why none).
-  std::function<cli::RequestResult(std::span<const uint8_t> request)> ask;
+  std::function<client::RequestResult(std::span<const uint8_t> request)> ask;
   std::function<void(double seconds)> sleep;
   std::function<double()> now_s;  // monotonic
   // Writes one line (no "\n") to the task's stderr, as it happens.
@@ -43,7 +43,7 @@ struct TaskOutcome {
     kRefused,         // the coordinator refused: the task must not start
   };
   Kind kind = Kind::kAsSlurmPlaced;
-  std::vector<cli::EnvChange> env;
+  std::vector<client::EnvChange> env;
   std::string job;    // kManaged: the coordinator's id for the task
   std::string token;  // kManaged: what a release must present
   int gpu = -1;       // kManaged: the GPU index on this node
@@ -66,8 +66,8 @@ struct TaskInputs {
   std::string command;        // for display, cut to 256 bytes
   int pid = 0;                // the task's process
   UsableGpus gpus;
-  cli::JobLibraries libraries;
-  cli::EnvLookup env;         // the task's environment as Slurm set it
+  client::JobLibraries libraries;
+  client::EnvLookup env;         // the task's environment as Slurm set it
 };
 
 TaskOutcome SetUpTask(const TaskInputs& in, const TaskSeams& seams);

@@ -1,9 +1,9 @@
-#include "budget.h"
+#include "libiashim/src/budget.h"
 
 #include <cmath>
 #include <cstdio>
 
-#include "telemetry_generated.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim {
 

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "config.h"
+#include "libiashim/src/config.h"
 
 namespace iashim {
 

@@ -1,12 +1,12 @@
-#include "config.h"
+#include "libiashim/src/config.h"
 
 #include <cctype>
 #include <string_view>
 
-#include "names.h"
-#include "security/key_file.h"
-#include "security/loopback.h"
-#include "text.h"
+#include "common/security/key_file.h"
+#include "common/security/loopback.h"
+#include "common/text/names.h"
+#include "common/text/text.h"
 
 namespace iashim {
 namespace {

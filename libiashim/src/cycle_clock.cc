@@ -1,4 +1,4 @@
-#include "cycle_clock.h"
+#include "libiashim/src/cycle_clock.h"
 
 #include <cstdio>
 #include <cstring>

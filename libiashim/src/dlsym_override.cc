@@ -13,9 +13,9 @@
 
 #include <atomic>
 
-#include "hook_table.h"
-#include "real_driver.h"
-#include "runtime.h"
+#include "libiashim/src/hook_table.h"
+#include "libiashim/src/real_driver.h"
+#include "libiashim/src/runtime.h"
 
 namespace iashim {
 

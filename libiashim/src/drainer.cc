@@ -1,4 +1,4 @@
-#include "drainer.h"
+#include "libiashim/src/drainer.h"
 
 #include <unistd.h>
 
@@ -6,17 +6,17 @@
 #include <cstring>
 #include <ctime>
 
-#include "budget.h"
-#include "config.h"
-#include "log.h"
-#include "names.h"
-#include "real_driver.h"
-#include "runtime.h"
-#include "sample_rate.h"
-#include "share_feedback_loop.h"
-#include "text.h"
-#include "telemetry_generated.h"
-#include "thread_buffer.h"
+#include "common/text/names.h"
+#include "common/text/text.h"
+#include "libiashim/src/budget.h"
+#include "libiashim/src/config.h"
+#include "libiashim/src/log.h"
+#include "libiashim/src/real_driver.h"
+#include "libiashim/src/runtime.h"
+#include "libiashim/src/sample_rate.h"
+#include "libiashim/src/share_feedback_loop.h"
+#include "libiashim/src/thread_buffer.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim {
 namespace {

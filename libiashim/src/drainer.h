@@ -14,12 +14,12 @@
 #include <thread>
 #include <vector>
 
-#include "cuda_api.h"
-#include "cycle_clock.h"
-#include "telemetry_encoder.h"
-#include "trace_writer.h"
-#include "transport.h"
-#include "window_aggregator.h"
+#include "libiashim/src/cuda_api.h"
+#include "libiashim/src/cycle_clock.h"
+#include "libiashim/src/telemetry_encoder.h"
+#include "libiashim/src/trace_writer.h"
+#include "libiashim/src/transport.h"
+#include "libiashim/src/window_aggregator.h"
 
 namespace iashim {
 

@@ -3,7 +3,7 @@
 #ifndef IASHIM_FORWARD_H_
 #define IASHIM_FORWARD_H_
 
-#include "cuda_api.h"
+#include "libiashim/src/cuda_api.h"
 
 namespace iashim {
 

@@ -1,6 +1,6 @@
 // The throttled part of the launch path: asks the gate for admission with the
 // kernel's learned cost and its stream's priority.
-#include "launch_path.h"
+#include "libiashim/src/launch_path.h"
 
 namespace iashim {
 

@@ -1,4 +1,4 @@
-#include "gate_queue.h"
+#include "libiashim/src/gate_queue.h"
 
 #include <algorithm>
 

@@ -1,23 +1,23 @@
-#include "hook_table.h"
+#include "libiashim/src/hook_table.h"
 
 #include <cstring>
 
-#include "cuda_api.h"
-#include "real_driver.h"
+#include "libiashim/src/cuda_api.h"
+#include "libiashim/src/real_driver.h"
 
 namespace iashim {
 
 const HookEntry kHookTable[kHookCount] = {
 #define IASHIM_HOOK(symbol, base, since, per_thread) \
   {#symbol, #base, since, per_thread != 0, reinterpret_cast<void*>(&::symbol)},
-#include "hooked_entry_points.inc"
+#include "libiashim/src/hooked_entry_points.inc"
 #undef IASHIM_HOOK
 };
 
 namespace {
 const char* const kUsedNames[] = {
 #define IASHIM_USED(symbol) #symbol,
-#include "used_entry_points.inc"
+#include "libiashim/src/used_entry_points.inc"
 #undef IASHIM_USED
 };
 static_assert(sizeof(kUsedNames) / sizeof(kUsedNames[0]) == kEntryCount - kHookCount - 1);

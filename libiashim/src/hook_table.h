@@ -11,11 +11,11 @@ namespace iashim {
 // One id per entry point: hooks first, then the entry points only called.
 enum class Entry : int {
 #define IASHIM_HOOK(symbol, base, since, per_thread) k_##symbol,
-#include "hooked_entry_points.inc"
+#include "libiashim/src/hooked_entry_points.inc"
 #undef IASHIM_HOOK
   kHooksEnd,
 #define IASHIM_USED(symbol) k_##symbol,
-#include "used_entry_points.inc"
+#include "libiashim/src/used_entry_points.inc"
 #undef IASHIM_USED
   kEnd
 };

@@ -2,10 +2,10 @@
 // it, so before one goes the shim finishes or drops every pending GPU-time
 // sample and destroys every event it holds, in any context (it cannot tell
 // which release is the last), and makes new events afterwards as needed.
-#include "cuda_api.h"
-#include "forward.h"
-#include "real_driver.h"
-#include "runtime.h"
+#include "libiashim/src/cuda_api.h"
+#include "libiashim/src/forward.h"
+#include "libiashim/src/real_driver.h"
+#include "libiashim/src/runtime.h"
 
 using iashim::Forward;
 

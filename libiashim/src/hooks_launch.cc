@@ -1,8 +1,8 @@
 // Hooks: kernel and graph launches. Each forwards to the real entry point of
 // the same name and records the launch (launch_path.h).
-#include "cuda_api.h"
-#include "forward.h"
-#include "launch_path.h"
+#include "libiashim/src/cuda_api.h"
+#include "libiashim/src/forward.h"
+#include "libiashim/src/launch_path.h"
 
 using iashim::ActiveRuntime;
 using iashim::Forward;

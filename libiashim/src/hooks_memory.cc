@@ -7,13 +7,13 @@
 #include <atomic>
 #include <string>
 
-#include "cuda_api.h"
-#include "cycle_clock.h"
-#include "forward.h"
-#include "log.h"
-#include "real_driver.h"
-#include "runtime.h"
-#include "text.h"
+#include "common/text/text.h"
+#include "libiashim/src/cuda_api.h"
+#include "libiashim/src/cycle_clock.h"
+#include "libiashim/src/forward.h"
+#include "libiashim/src/log.h"
+#include "libiashim/src/real_driver.h"
+#include "libiashim/src/runtime.h"
 
 using iashim::ActiveRuntime;
 using iashim::Forward;

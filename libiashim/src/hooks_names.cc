@@ -1,8 +1,8 @@
 // Hooks: where kernel handles come from, so launches can be labelled by name.
-#include "cuda_api.h"
-#include "forward.h"
-#include "real_driver.h"
-#include "runtime.h"
+#include "libiashim/src/cuda_api.h"
+#include "libiashim/src/forward.h"
+#include "libiashim/src/real_driver.h"
+#include "libiashim/src/runtime.h"
 
 using iashim::ActiveRuntime;
 using iashim::Forward;

@@ -1,8 +1,8 @@
 // Hooks: synchronising calls. Each is recorded, after it returns, as a marker
 // from which the background thread finds iteration boundaries.
-#include "cuda_api.h"
-#include "forward.h"
-#include "launch_path.h"
+#include "libiashim/src/cuda_api.h"
+#include "libiashim/src/forward.h"
+#include "libiashim/src/launch_path.h"
 
 using iashim::Forward;
 

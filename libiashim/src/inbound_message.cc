@@ -1,6 +1,6 @@
-#include "inbound_message.h"
+#include "libiashim/src/inbound_message.h"
 
-#include "telemetry_generated.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim {
 

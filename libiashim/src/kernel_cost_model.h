@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "kernel_registry.h"
+#include "libiashim/src/kernel_registry.h"
 
 namespace iashim {
 

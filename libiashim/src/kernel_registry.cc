@@ -1,10 +1,10 @@
-#include "kernel_registry.h"
+#include "libiashim/src/kernel_registry.h"
 
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
-#include "text.h"
+#include "common/text/text.h"
 
 namespace iashim {
 

@@ -1,10 +1,10 @@
-#include "launch_gate.h"
+#include "libiashim/src/launch_gate.h"
 
 #include <algorithm>
 #include <chrono>
 
-#include "cycle_clock.h"
-#include "real_driver.h"
+#include "libiashim/src/cycle_clock.h"
+#include "libiashim/src/real_driver.h"
 
 namespace iashim {
 namespace {

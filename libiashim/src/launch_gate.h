@@ -23,10 +23,10 @@
 #include <deque>
 #include <mutex>
 
-#include "budget.h"
-#include "cuda_api.h"
-#include "gate_queue.h"
-#include "token_bucket.h"
+#include "libiashim/src/budget.h"
+#include "libiashim/src/cuda_api.h"
+#include "libiashim/src/gate_queue.h"
+#include "libiashim/src/token_bucket.h"
 
 namespace iashim {
 

@@ -4,12 +4,12 @@
 #ifndef IASHIM_LAUNCH_PATH_H_
 #define IASHIM_LAUNCH_PATH_H_
 
-#include "cuda_api.h"
-#include "cycle_clock.h"
-#include "launch_record.h"
-#include "real_driver.h"
-#include "runtime.h"
-#include "thread_buffer.h"
+#include "libiashim/src/cuda_api.h"
+#include "libiashim/src/cycle_clock.h"
+#include "libiashim/src/launch_record.h"
+#include "libiashim/src/real_driver.h"
+#include "libiashim/src/runtime.h"
+#include "libiashim/src/thread_buffer.h"
 
 namespace iashim {
 

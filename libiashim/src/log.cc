@@ -1,4 +1,4 @@
-#include "log.h"
+#include "libiashim/src/log.h"
 
 #include <unistd.h>
 

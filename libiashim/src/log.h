@@ -4,7 +4,7 @@
 #ifndef IASHIM_LOG_H_
 #define IASHIM_LOG_H_
 
-#include "config.h"
+#include "libiashim/src/config.h"
 
 namespace iashim {
 

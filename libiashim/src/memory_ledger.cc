@@ -1,4 +1,4 @@
-#include "memory_ledger.h"
+#include "libiashim/src/memory_ledger.h"
 
 #include <cstdlib>
 #include <new>

@@ -1,4 +1,4 @@
-#include "nvml_usage.h"
+#include "libiashim/src/nvml_usage.h"
 
 #include <dlfcn.h>
 

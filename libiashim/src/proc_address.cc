@@ -5,11 +5,11 @@
 // driver says they mean. Then, if its answer is one of our hooked entry points
 // (matched by address; by the versioned name when the driver hands out
 // internal addresses), the caller gets our hook instead.
-#include "cuda_api.h"
-#include "hook_table.h"
-#include "log.h"
-#include "real_driver.h"
-#include "runtime.h"
+#include "libiashim/src/cuda_api.h"
+#include "libiashim/src/hook_table.h"
+#include "libiashim/src/log.h"
+#include "libiashim/src/real_driver.h"
+#include "libiashim/src/runtime.h"
 
 namespace {
 

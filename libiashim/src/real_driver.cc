@@ -1,11 +1,11 @@
-#include "real_driver.h"
+#include "libiashim/src/real_driver.h"
 
 #include <dlfcn.h>
 
 #include <cstdlib>
 #include <mutex>
 
-#include "cuda_api.h"
+#include "libiashim/src/cuda_api.h"
 
 namespace iashim {
 

@@ -6,7 +6,7 @@
 #include <atomic>
 #include <string>
 
-#include "hook_table.h"
+#include "libiashim/src/hook_table.h"
 
 namespace iashim {
 

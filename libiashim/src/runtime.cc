@@ -1,4 +1,4 @@
-#include "runtime.h"
+#include "libiashim/src/runtime.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "cycle_clock.h"
-#include "drainer.h"
-#include "hook_table.h"
-#include "log.h"
-#include "real_driver.h"
-#include "thread_buffer.h"
+#include "libiashim/src/cycle_clock.h"
+#include "libiashim/src/drainer.h"
+#include "libiashim/src/hook_table.h"
+#include "libiashim/src/log.h"
+#include "libiashim/src/real_driver.h"
+#include "libiashim/src/thread_buffer.h"
 
 namespace iashim {
 

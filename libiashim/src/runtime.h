@@ -11,11 +11,11 @@
 #include <cstdint>
 #include <memory>
 
-#include "config.h"
-#include "kernel_cost_model.h"
-#include "kernel_registry.h"
-#include "launch_gate.h"
-#include "memory_ledger.h"
+#include "libiashim/src/config.h"
+#include "libiashim/src/kernel_cost_model.h"
+#include "libiashim/src/kernel_registry.h"
+#include "libiashim/src/launch_gate.h"
+#include "libiashim/src/memory_ledger.h"
 
 namespace iashim {
 

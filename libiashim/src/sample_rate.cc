@@ -1,4 +1,4 @@
-#include "sample_rate.h"
+#include "libiashim/src/sample_rate.h"
 
 #include <algorithm>
 #include <cmath>

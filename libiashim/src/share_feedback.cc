@@ -1,4 +1,4 @@
-#include "share_feedback.h"
+#include "libiashim/src/share_feedback.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,12 +1,12 @@
-#include "share_feedback_loop.h"
+#include "libiashim/src/share_feedback_loop.h"
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
 
-#include "launch_gate.h"
-#include "log.h"
+#include "libiashim/src/launch_gate.h"
+#include "libiashim/src/log.h"
 
 namespace iashim {
 namespace {

@@ -20,8 +20,8 @@
 #include <mutex>
 #include <thread>
 
-#include "nvml_usage.h"
-#include "share_feedback.h"
+#include "libiashim/src/nvml_usage.h"
+#include "libiashim/src/share_feedback.h"
 
 namespace iashim {
 

@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "drainer.h"
-#include "runtime.h"
+#include "libiashim/src/drainer.h"
+#include "libiashim/src/runtime.h"
 
 extern "C" __attribute__((visibility("default"))) int iashim_get_stats(iashim_stats* out,
                                                                       size_t size) {

@@ -1,6 +1,6 @@
-#include "telemetry_encoder.h"
+#include "libiashim/src/telemetry_encoder.h"
 
-#include "telemetry_generated.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim {
 namespace {

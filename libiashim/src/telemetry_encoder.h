@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "window_aggregator.h"
+#include "libiashim/src/window_aggregator.h"
 
 namespace iashim {
 

@@ -1,10 +1,10 @@
-#include "thread_buffer.h"
+#include "libiashim/src/thread_buffer.h"
 
 #include <pthread.h>
 
 #include <new>
 
-#include "real_driver.h"
+#include "libiashim/src/real_driver.h"
 
 namespace iashim {
 

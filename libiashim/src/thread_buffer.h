@@ -12,9 +12,9 @@
 #include <atomic>
 #include <cstdint>
 
-#include "cuda_api.h"
-#include "cycle_clock.h"
-#include "launch_record.h"
+#include "libiashim/src/cuda_api.h"
+#include "libiashim/src/cycle_clock.h"
+#include "libiashim/src/launch_record.h"
 
 namespace iashim {
 

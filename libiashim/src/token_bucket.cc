@@ -1,4 +1,4 @@
-#include "token_bucket.h"
+#include "libiashim/src/token_bucket.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "trace_reader.h"
+#include "libiashim/src/trace_reader.h"
 
 #include <cerrno>
 #include <cstring>

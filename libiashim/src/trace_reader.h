@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "trace_format.h"
+#include "libiashim/src/trace_format.h"
 
 namespace iashim {
 

@@ -1,4 +1,4 @@
-#include "trace_writer.h"
+#include "libiashim/src/trace_writer.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -7,8 +7,8 @@
 #include <cstring>
 #include <ctime>
 
-#include "cycle_clock.h"
-#include "log.h"
+#include "libiashim/src/cycle_clock.h"
+#include "libiashim/src/log.h"
 
 namespace iashim {
 namespace {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "trace_format.h"
+#include "libiashim/src/trace_format.h"
 
 namespace iashim {
 

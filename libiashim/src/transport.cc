@@ -1,14 +1,14 @@
-#include "transport.h"
+#include "libiashim/src/transport.h"
 
 #include <time.h>
 
 #include <stdexcept>
 #include <zmq.hpp>
 
-#include "inbound_message.h"
-#include "log.h"
-#include "security/curve_socket.h"
-#include "telemetry_generated.h"
+#include "common/security/curve_socket.h"
+#include "libiashim/src/inbound_message.h"
+#include "libiashim/src/log.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim {
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "telemetry_encoder.h"
+#include "libiashim/src/telemetry_encoder.h"
 
 namespace zmq {
 class context_t;

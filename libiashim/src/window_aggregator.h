@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "iteration_detector.h"
-#include "launch_record.h"
+#include "libiashim/src/iteration_detector.h"
+#include "libiashim/src/launch_record.h"
 
 namespace iashim {
 

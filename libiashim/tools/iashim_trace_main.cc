@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "trace_reader.h"
+#include "libiashim/src/trace_reader.h"
 
 namespace {
 

@@ -1,11 +1,11 @@
-#include "config_parse.h"
+#include "simgpu/src/config_parse.h"
 
 #include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
 
-#include "text.h"
+#include "common/text/text.h"
 
 namespace simgpu {
 

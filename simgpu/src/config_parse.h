@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "device_state.h"
-#include "text.h"
+#include "common/text/text.h"
+#include "simgpu/src/device_state.h"
 
 namespace simgpu {
 

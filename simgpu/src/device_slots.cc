@@ -1,4 +1,4 @@
-#include "device_slots.h"
+#include "simgpu/src/device_slots.h"
 
 #include <cstring>
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "device_state.h"
+#include "simgpu/src/device_state.h"
 
 namespace simgpu {
 

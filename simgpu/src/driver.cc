@@ -1,4 +1,4 @@
-#include "driver.h"
+#include "simgpu/src/driver.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <set>
 
-#include "config_parse.h"
-#include "device_slots.h"
-#include "timeline.h"
+#include "simgpu/src/config_parse.h"
+#include "simgpu/src/device_slots.h"
+#include "simgpu/src/timeline.h"
 
 namespace simgpu {
 

@@ -19,9 +19,9 @@
 #include <thread>
 #include <vector>
 
-#include "device_state.h"
-#include "module_image.h"
-#include "shared_device.h"
+#include "simgpu/src/device_state.h"
+#include "simgpu/src/module_image.h"
+#include "simgpu/src/shared_device.h"
 
 #define SIMGPU_EXPORT extern "C" __attribute__((visibility("default")))
 

@@ -1,8 +1,8 @@
 // Entry points: initialisation, devices, contexts.
 #include <cstring>
 
-#include "config_parse.h"
-#include "driver.h"
+#include "simgpu/src/config_parse.h"
+#include "simgpu/src/driver.h"
 
 using simgpu::Context;
 using simgpu::Driver;

@@ -6,7 +6,7 @@
 // captured. Graphs built node by node (cuGraphAdd*Node) are not modelled.
 #include <cstdio>
 
-#include "driver.h"
+#include "simgpu/src/driver.h"
 
 using simgpu::Event;
 using simgpu::Graph;

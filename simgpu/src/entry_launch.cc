@@ -6,7 +6,7 @@
 // both handles are simgpu Function objects.
 #include <algorithm>
 
-#include "driver.h"
+#include "simgpu/src/driver.h"
 
 using simgpu::Function;
 using simgpu::Stream;

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "driver.h"
+#include "simgpu/src/driver.h"
 
 using simgpu::Function;
 using simgpu::Library;

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "driver.h"
+#include "simgpu/src/driver.h"
 
 using simgpu::Context;
 using simgpu::Driver;

@@ -5,7 +5,7 @@
 // device's accounting moves at once, as cuMemAlloc's does. A pool's maxSize
 // bounds what it may hold; past it an allocation fails with
 // CUDA_ERROR_OUT_OF_MEMORY, as does one past the device's capacity.
-#include "driver.h"
+#include "simgpu/src/driver.h"
 
 using simgpu::Driver;
 using simgpu::MemPool;

@@ -2,7 +2,7 @@
 // description text (module_image.h), not a cubin.
 #include <cstring>
 
-#include "driver.h"
+#include "simgpu/src/driver.h"
 
 using simgpu::Context;
 using simgpu::Function;

@@ -12,8 +12,8 @@
 #include <cstring>
 #include <string>
 
-#include "driver.h"
-#include "driver_symbols.h"
+#include "simgpu/src/driver.h"
+#include "simgpu/src/driver_symbols.h"
 
 extern "C" __attribute__((visibility("hidden"))) int simgpu_unsupported(const char* name) {
   simgpu::LogOnce(std::string(name) + " is not supported by simgpu (returns CUDA_ERROR_NOT_SUPPORTED)");
@@ -187,7 +187,7 @@ struct ErrorName {
   const char* name;
 };
 const ErrorName kErrorNames[] = {
-#include "error_names.inc"
+#include "simgpu/generated/error_names.inc"
 };
 
 struct ErrorText {

@@ -1,8 +1,8 @@
 // Entry points: streams and events.
 #include <algorithm>
 
-#include "device_slots.h"
-#include "driver.h"
+#include "simgpu/src/device_slots.h"
+#include "simgpu/src/driver.h"
 
 using simgpu::Context;
 using simgpu::Event;

@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "driver.h"
+#include "simgpu/src/driver.h"
 
 using simgpu::Driver;
 

@@ -1,4 +1,4 @@
-#include "interference_model.h"
+#include "simgpu/src/interference_model.h"
 
 namespace simgpu {
 

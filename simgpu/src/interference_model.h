@@ -25,7 +25,7 @@
 
 #include <span>
 
-#include "device_state.h"
+#include "simgpu/src/device_state.h"
 
 namespace simgpu {
 

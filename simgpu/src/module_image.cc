@@ -1,4 +1,4 @@
-#include "module_image.h"
+#include "simgpu/src/module_image.h"
 
 #include <algorithm>
 #include <charconv>

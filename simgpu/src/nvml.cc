@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "config_parse.h"
-#include "shared_device.h"
+#include "simgpu/src/config_parse.h"
+#include "simgpu/src/shared_device.h"
 
 #define NVML_EXPORT extern "C" __attribute__((visibility("default")))
 

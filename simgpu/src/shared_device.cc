@@ -1,4 +1,4 @@
-#include "shared_device.h"
+#include "simgpu/src/shared_device.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "device_slots.h"
+#include "simgpu/src/device_slots.h"
 
 namespace simgpu {
 

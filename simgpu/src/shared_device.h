@@ -11,9 +11,9 @@
 #include <string>
 #include <string_view>
 
-#include "device_state.h"
-#include "interference_model.h"
-#include "timeline.h"
+#include "simgpu/src/device_state.h"
+#include "simgpu/src/interference_model.h"
+#include "simgpu/src/timeline.h"
 
 namespace simgpu {
 

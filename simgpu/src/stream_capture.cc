@@ -8,7 +8,7 @@
 #include <mutex>
 #include <vector>
 
-#include "driver.h"
+#include "simgpu/src/driver.h"
 
 namespace simgpu {
 namespace {

@@ -1,4 +1,4 @@
-#include "timeline.h"
+#include "simgpu/src/timeline.h"
 
 #include <algorithm>
 #include <cmath>

@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "device_state.h"
-#include "interference_model.h"
+#include "simgpu/src/device_state.h"
+#include "simgpu/src/interference_model.h"
 
 namespace simgpu {
 

@@ -1,11 +1,11 @@
-#include "virtual_cosim.h"
+#include "simgpu/src/virtual_cosim.h"
 
 #include <algorithm>
 #include <limits>
 #include <memory>
 
-#include "device_slots.h"
-#include "timeline.h"
+#include "simgpu/src/device_slots.h"
+#include "simgpu/src/timeline.h"
 
 namespace simgpu {
 namespace {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "../common/profile_virtual_job.h"
+#include "tests/fakejob/profile_virtual_job.h"
 
 namespace {
 

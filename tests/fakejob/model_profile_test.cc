@@ -1,4 +1,4 @@
-#include "model_profile.h"
+#include "bench/fakejob/model_profile.h"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "module_image.h"
+#include "bench/fakejob/module_image.h"
 
 #include <cstring>
 

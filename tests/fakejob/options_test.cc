@@ -1,4 +1,4 @@
-#include "options.h"
+#include "bench/fakejob/options.h"
 
 #include <filesystem>
 #include <fstream>

@@ -8,11 +8,11 @@
 #include <sstream>
 #include <string>
 
+#include "bench/fakejob/model_profile.h"
+#include "bench/fakejob/module_image.h"
+#include "bench/fakejob/number_parse.h"
+#include "bench/fakejob/options.h"
 #include "gtest/gtest.h"
-#include "model_profile.h"
-#include "module_image.h"
-#include "number_parse.h"
-#include "options.h"
 
 namespace iashim::fakejob {
 namespace {

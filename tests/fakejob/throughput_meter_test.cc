@@ -1,4 +1,4 @@
-#include "throughput_meter.h"
+#include "bench/fakejob/throughput_meter.h"
 
 #include "gtest/gtest.h"
 

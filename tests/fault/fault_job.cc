@@ -17,7 +17,7 @@
 #include <cstring>
 #include <string>
 
-#include "driver_api.h"
+#include "bench/fakejob/driver_api.h"
 #include "iashim/iashim.h"
 
 namespace {

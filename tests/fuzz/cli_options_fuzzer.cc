@@ -3,8 +3,8 @@
 // applies later (endpoint, job name, command length).
 #include <cstdint>
 
-#include "cli_options.h"
-#include "fuzz_input.h"
+#include "coordinator/cli/cli_options.h"
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iashim;

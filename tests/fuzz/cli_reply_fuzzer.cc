@@ -4,12 +4,12 @@
 // FormatStatusJson) do with a usable reply.
 #include <cstdint>
 
-#include "coordinator_client.h"
-#include "fuzz_input.h"
-#include "place_messages.h"
-#include "release_messages.h"
-#include "status_format.h"
-#include "telemetry_generated.h"
+#include "coordinator/client/coordinator_client.h"
+#include "coordinator/client/place_messages.h"
+#include "coordinator/client/release_messages.h"
+#include "coordinator/cli/status_format.h"
+#include "schemas/telemetry_generated.h"
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iashim;

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <set>
 
-#include "cluster/cluster_file.h"
-#include "fuzz_input.h"
+#include "coordinator/cluster/cluster_file.h"
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iashim;

@@ -3,9 +3,9 @@
 // would send it.
 #include <cstdint>
 
-#include "clustersim/alibaba_cli.h"
-#include "clustersim/cli_options.h"
-#include "fuzz_input.h"
+#include "coordinator/clustersim/alibaba_cli.h"
+#include "coordinator/clustersim/cli_options.h"
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iashim;

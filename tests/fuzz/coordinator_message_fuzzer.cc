@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "daemon/coordinator.h"
-#include "daemon/wire_convert.h"
-#include "fuzz_input.h"
-#include "telemetry_generated.h"
+#include "coordinator/daemon/coordinator.h"
+#include "coordinator/daemon/wire_convert.h"
+#include "schemas/telemetry_generated.h"
+#include "tests/fuzz/fuzz_input.h"
 
 namespace iashim::fuzz {
 namespace {

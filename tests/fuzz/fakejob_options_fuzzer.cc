@@ -2,8 +2,8 @@
 // the input is argv[1..], NUL-separated.
 #include <cstdint>
 
-#include "../../bench/fakejob/options.h"
-#include "fuzz_input.h"
+#include "bench/fakejob/options.h"
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iashim;

@@ -4,10 +4,10 @@
 #include <cstdint>
 
 // fakejob's and simgpu's headers share a name: both by their path.
-#include "../../bench/fakejob/model_profile.h"
-#include "../../bench/fakejob/module_image.h"
-#include "../../simgpu/src/module_image.h"
-#include "fuzz_input.h"
+#include "bench/fakejob/model_profile.h"
+#include "bench/fakejob/module_image.h"
+#include "simgpu/src/module_image.h"
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iashim;

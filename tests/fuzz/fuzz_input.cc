@@ -1,4 +1,4 @@
-#include "fuzz_input.h"
+#include "tests/fuzz/fuzz_input.h"
 
 #include <fcntl.h>
 #include <unistd.h>

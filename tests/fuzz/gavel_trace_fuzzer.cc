@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "clustersim/gavel_trace.h"
-#include "fuzz_input.h"
+#include "coordinator/clustersim/gavel_trace.h"
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iashim;

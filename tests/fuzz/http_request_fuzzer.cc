@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <variant>
 
-#include "fuzz_input.h"
-#include "metrics/http_request.h"
+#include "coordinator/metrics/http_request.h"
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iashim;

@@ -3,8 +3,8 @@
 // same address.
 #include <cstdint>
 
-#include "fuzz_input.h"
-#include "metrics/listen_address.h"
+#include "coordinator/metrics/listen_address.h"
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iashim;

@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "daemon/wire_convert.h"
-#include "fuzz_input.h"
-#include "state/frame.h"
-#include "state/record_codec.h"
-#include "state/snapshot.h"
-#include "telemetry_generated.h"
-#include "text.h"
-#include "trace_writer.h"
+#include "common/text/text.h"
+#include "coordinator/daemon/wire_convert.h"
+#include "coordinator/state/frame.h"
+#include "coordinator/state/record_codec.h"
+#include "coordinator/state/snapshot.h"
+#include "libiashim/src/trace_writer.h"
+#include "schemas/telemetry_generated.h"
+#include "tests/fuzz/fuzz_input.h"
 
 namespace iashim::fuzz {
 namespace {

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "config.h"
-#include "fuzz_input.h"
+#include "libiashim/src/config.h"
+#include "tests/fuzz/fuzz_input.h"
 
 namespace {
 

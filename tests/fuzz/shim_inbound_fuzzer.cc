@@ -6,11 +6,11 @@
 #include <cstring>
 #include <vector>
 
-#include "budget.h"
-#include "fuzz_input.h"
-#include "inbound_message.h"
-#include "telemetry_generated.h"
-#include "text.h"
+#include "common/text/text.h"
+#include "libiashim/src/budget.h"
+#include "libiashim/src/inbound_message.h"
+#include "schemas/telemetry_generated.h"
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iashim;

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <optional>
 
-#include "config_parse.h"
-#include "device_state.h"
-#include "fuzz_input.h"
+#include "simgpu/src/config_parse.h"
+#include "simgpu/src/device_state.h"
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iashim;

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "fuzz_input.h"
-#include "module_image.h"
+#include "simgpu/src/module_image.h"
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<simgpu::KernelModel> kernels;

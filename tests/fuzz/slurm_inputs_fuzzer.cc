@@ -5,11 +5,11 @@
 #include <cstdint>
 #include <string>
 
-#include "fuzz_input.h"
-#include "job_request.h"
-#include "names.h"
-#include "plugin_config.h"
-#include "release_channel.h"
+#include "common/text/names.h"
+#include "integrations/slurm/job_request.h"
+#include "integrations/slurm/plugin_config.h"
+#include "integrations/slurm/release_channel.h"
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iashim;

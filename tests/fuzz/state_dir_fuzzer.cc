@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <filesystem>
 
-#include "daemon/coordinator.h"
-#include "fuzz_input.h"
-#include "state/state_store.h"
+#include "coordinator/daemon/coordinator.h"
+#include "coordinator/state/state_store.h"
+#include "tests/fuzz/fuzz_input.h"
 
 namespace {
 

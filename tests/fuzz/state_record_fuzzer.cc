@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <variant>
 
-#include "fuzz_input.h"
-#include "state/record_codec.h"
+#include "coordinator/state/record_codec.h"
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iashim;

@@ -5,9 +5,9 @@
 // must lie within the journal.
 #include <cstdint>
 
-#include "fuzz_input.h"
-#include "state/recovery.h"
-#include "state/snapshot.h"
+#include "coordinator/state/recovery.h"
+#include "coordinator/state/snapshot.h"
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iashim;

@@ -3,8 +3,8 @@
 // accepted command line has an endpoint that passes ValidateEndpoint.
 #include <cstdint>
 
-#include "fuzz_input.h"
-#include "options.h"
+#include "coordinator/top/options.h"
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iashim;

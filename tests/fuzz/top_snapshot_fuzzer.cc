@@ -7,9 +7,9 @@
 #include <cstring>
 #include <vector>
 
-#include "fuzz_input.h"
-#include "snapshot_view.h"
-#include "table_layout.h"
+#include "coordinator/top/snapshot_view.h"
+#include "coordinator/top/table_layout.h"
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iashim;

@@ -2,8 +2,8 @@
 // iashim-trace runs it: the input is the file, written to a scratch directory.
 #include <cstdint>
 
-#include "fuzz_input.h"
-#include "trace_reader.h"
+#include "libiashim/src/trace_reader.h"
+#include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iashim;

@@ -1,4 +1,4 @@
-#include "bench_options.h"
+#include "bench/gate/bench_options.h"
 
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "job_command.h"
+#include "bench/gate/job_command.h"
 
 #include <algorithm>
 #include <string>

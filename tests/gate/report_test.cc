@@ -3,10 +3,10 @@
 #include <cmath>
 #include <string>
 
+#include "bench/gate/job_runner.h"
+#include "bench/gate/metrics.h"
+#include "bench/gate/table.h"
 #include "gtest/gtest.h"
-#include "job_runner.h"
-#include "metrics.h"
-#include "table.h"
 
 namespace iashim::gatebench {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "../driver/test_env.h"
-#include "../common/profile_virtual_job.h"
+#include "tests/fakejob/profile_virtual_job.h"
+#include "tests/driver/test_env.h"
 
 namespace {
 

@@ -15,7 +15,7 @@
 #include <functional>
 #include <thread>
 
-#include "../driver/test_env.h"
+#include "tests/driver/test_env.h"
 
 namespace {
 

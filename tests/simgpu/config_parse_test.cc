@@ -1,4 +1,4 @@
-#include "config_parse.h"
+#include "simgpu/src/config_parse.h"
 
 #include <gtest/gtest.h>
 

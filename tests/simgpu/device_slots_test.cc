@@ -1,10 +1,10 @@
-#include "device_slots.h"
+#include "simgpu/src/device_slots.h"
 
 #include <gtest/gtest.h>
 
 #include <memory>
 
-#include "timeline.h"
+#include "simgpu/src/timeline.h"
 
 namespace simgpu {
 namespace {

@@ -1,10 +1,10 @@
-#include "timeline.h"
+#include "simgpu/src/timeline.h"
 
 #include <gtest/gtest.h>
 
 #include <memory>
 
-#include "device_slots.h"
+#include "simgpu/src/device_slots.h"
 
 namespace simgpu {
 namespace {

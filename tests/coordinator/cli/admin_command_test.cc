@@ -4,15 +4,15 @@
 #include <string>
 #include <vector>
 
-#include "admin_messages.h"
-#include "child_process.h"
-#include "cli_options.h"
-#include "fake_coordinator.h"
+#include "coordinator/cli/admin_messages.h"
+#include "coordinator/cli/cli_options.h"
+#include "coordinator/client/job_environment.h"
+#include "coordinator/cli/status_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "job_environment.h"
-#include "status_format.h"
-#include "telemetry_generated.h"
+#include "schemas/telemetry_generated.h"
+#include "tests/coordinator/cli/child_process.h"
+#include "tests/coordinator/client/fake_coordinator.h"
 
 namespace iashim::cli {
 namespace {
@@ -183,48 +183,48 @@ TEST(JobToken, PlaceReplyCarriesIt) {
   testing::PlaceReplyFields fields;
   fields.token = "0123456789abcdef0123456789abcdef";
   const Bytes b = testing::EncodePlaceReply(fields);
-  EXPECT_EQ(DecodePlacement(*wire::GetEnvelope(b.data())).token, fields.token);
+  EXPECT_EQ(client::DecodePlacement(*wire::GetEnvelope(b.data())).token, fields.token);
   const Bytes old = testing::EncodePlaceReply(testing::PlaceReplyFields{});
-  EXPECT_EQ(DecodePlacement(*wire::GetEnvelope(old.data())).token, "");
+  EXPECT_EQ(client::DecodePlacement(*wire::GetEnvelope(old.data())).token, "");
 }
 
 TEST(JobToken, RunHandsThePlacedJobItsToken) {
   CliOptions options;
   options.kind = CommandKind::kRun;
   options.command = {"true"};
-  Placement placed;
-  placed.outcome = Placement::Outcome::kPlaced;
+  client::Placement placed;
+  placed.outcome = client::Placement::Outcome::kPlaced;
   placed.job = "j";
   placed.gpu = 0;
   placed.token = "0123456789abcdef0123456789abcdef";
-  const JobLibraries libs{"/lib/libiashim.so", ""};
-  const EnvLookup inherited = [](const char* name) -> const char* {
+  const client::JobLibraries libs{"/lib/libiashim.so", ""};
+  const client::EnvLookup inherited = [](const char* name) -> const char* {
     return std::string(name) == "IASHIM_JOB_TOKEN" ? "ffffffffffffffffffffffffffffffff" : nullptr;
   };
-  auto find = [](const std::vector<EnvChange>& changes) {
+  auto find = [](const std::vector<client::EnvChange>& changes) {
     std::optional<std::optional<std::string>> found;
-    for (const EnvChange& c : changes) {
+    for (const client::EnvChange& c : changes) {
       if (c.name == "IASHIM_JOB_TOKEN") found = c.value;
     }
     return found;
   };
   std::vector<std::string> warnings;
-  auto token = find(ManagedEnvironment(options, placed, libs, inherited, &warnings));
+  auto token = find(client::ManagedEnvironment(options.job_request(), placed, libs, inherited, &warnings));
   ASSERT_TRUE(token.has_value());
   EXPECT_EQ(*token, placed.token);
   EXPECT_TRUE(warnings.empty());
   // No token (an older coordinator) or a malformed one: an inherited token
   // must not leak into the job either.
   placed.token = "";
-  token = find(ManagedEnvironment(options, placed, libs, inherited, &warnings));
+  token = find(client::ManagedEnvironment(options.job_request(), placed, libs, inherited, &warnings));
   ASSERT_TRUE(token.has_value());
   EXPECT_EQ(*token, std::nullopt);
   placed.token = "XYZ";
-  token = find(ManagedEnvironment(options, placed, libs, inherited, &warnings));
+  token = find(client::ManagedEnvironment(options.job_request(), placed, libs, inherited, &warnings));
   ASSERT_TRUE(token.has_value());
   EXPECT_EQ(*token, std::nullopt);
   EXPECT_EQ(warnings.size(), 1u);
-  token = find(UnmanagedEnvironment(options, libs, inherited));
+  token = find(client::UnmanagedEnvironment(options.job_request(), libs, inherited));
   ASSERT_TRUE(token.has_value());
   EXPECT_EQ(*token, std::nullopt);
 }

@@ -10,7 +10,13 @@
 #include <utility>
 #include <vector>
 
+#include "tests/coordinator/client/fake_coordinator.h"
+
 namespace iashim::cli::testing {
+
+// The protocol client's fakes (a coordinator in a thread, reply builders) are
+// the command line tests' too: testing::FakeCoordinator names them here.
+using namespace ::iashim::client::testing;
 
 // Changes to this process's environment for the child; nullopt unsets.
 using EnvEdits = std::vector<std::pair<std::string, std::optional<std::string>>>;

@@ -1,4 +1,4 @@
-#include "cli_options.h"
+#include "coordinator/cli/cli_options.h"
 
 #include <string>
 #include <vector>

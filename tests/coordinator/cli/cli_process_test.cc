@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "child_process.h"
-#include "fake_coordinator.h"
+#include "coordinator/client/self_info.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "self_info.h"
-#include "test_messages.h"
+#include "tests/coordinator/cli/child_process.h"
+#include "tests/coordinator/client/fake_coordinator.h"
+#include "tests/coordinator/client/test_messages.h"
 
 namespace iashim::cli {
 namespace {
@@ -106,7 +106,7 @@ TEST_F(CliProcessTest, RunPlacedGivesTheJobItsPlacement) {
   EXPECT_EQ(seen[0].priority, wire::Priority::Guaranteed);
   EXPECT_DOUBLE_EQ(seen[0].slowdown_target, 0.2);
   EXPECT_EQ(seen[0].command, "/usr/bin/env");
-  EXPECT_EQ(seen[0].host, HostName());
+  EXPECT_EQ(seen[0].host, client::HostName());
   EXPECT_GT(seen[0].pid, 0);
 }
 
@@ -157,7 +157,7 @@ TEST_F(CliProcessTest, RunErrorReplyIsARefusal) {
 
 TEST_F(CliProcessTest, RunOnAnotherHostIsRefused) {
   PlaceReplyFields elsewhere;
-  elsewhere.host = "some-other-node-" + HostName();
+  elsewhere.host = "some-other-node-" + client::HostName();
   FakeCoordinator fake(Always({testing::EncodePlaceReply(elsewhere)}));
   const ChildResult r = Cli({"run", "--coordinator", fake.endpoint(), "--", "/usr/bin/env"});
   EXPECT_EQ(r.exit_code, 1);

@@ -1,4 +1,4 @@
-#include "json_writer.h"
+#include "coordinator/cli/json_writer.h"
 
 #include <cmath>
 #include <limits>

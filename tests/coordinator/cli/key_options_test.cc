@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "cli_options.h"
+#include "coordinator/cli/cli_options.h"
+#include "coordinator/client/job_environment.h"
+#include "coordinator/cli/keygen_options.h"
+#include "coordinator/cli/tool_keys.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "job_environment.h"
-#include "keygen_options.h"
-#include "tool_keys.h"
 
 namespace iashim::cli {
 namespace {
@@ -79,11 +79,10 @@ TEST(ToolKeys, RunForwardsTheKeyToTheJob) {
   CliOptions options;
   options.coordinator = "tcp://10.0.0.7:5555";
   ASSERT_TRUE(ResolveToolKeys(options, kKey).ok());
-  const std::vector<EnvChange> env = ManagedEnvironment(
-      options, Placement{}, JobLibraries{"/lib/libiashim.so", ""},
+  const std::vector<client::EnvChange> env = client::ManagedEnvironment(options.job_request(), client::Placement{}, client::JobLibraries{"/lib/libiashim.so", ""},
       [](const char*) -> const char* { return nullptr; }, nullptr);
   bool forwarded = false;
-  for (const EnvChange& change : env) {
+  for (const client::EnvChange& change : env) {
     if (change.name == "IASHIM_COORDINATOR_KEY") forwarded = change.value == std::string(kKey);
   }
   EXPECT_TRUE(forwarded);

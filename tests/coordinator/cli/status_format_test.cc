@@ -1,4 +1,4 @@
-#include "status_format.h"
+#include "coordinator/cli/status_format.h"
 
 #include <string>
 #include <vector>
@@ -6,15 +6,15 @@
 #include "flatbuffers/flatbuffers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "test_messages.h"
+#include "tests/coordinator/client/test_messages.h"
 
 namespace iashim::cli {
 namespace {
 
-using testing::EncodeSampleSnapshot;
+using client::testing::EncodeSampleSnapshot;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using testing::SnapshotOf;
+using client::testing::SnapshotOf;
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;
@@ -58,7 +58,7 @@ TEST(StatusFormat, CellFormats) {
 }
 
 TEST(StatusFormat, Table) {
-  const testing::Bytes bytes = EncodeSampleSnapshot();
+  const client::testing::Bytes bytes = EncodeSampleSnapshot();
   const std::string table = FormatStatusTable(SnapshotOf(bytes));
   const std::vector<std::string> lines = Lines(table);
   ASSERT_GE(lines.size(), 8u) << table;
@@ -85,7 +85,7 @@ TEST(StatusFormat, TableWithoutGpus) {
   const auto snapshot = wire::CreateStateSnapshotDirect(fbb, 1, 0, "0.1.0", 5.0);
   fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, 1, wire::Payload::StateSnapshot,
                                   snapshot.Union()));
-  const testing::Bytes bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  const client::testing::Bytes bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
   const std::string table = FormatStatusTable(SnapshotOf(bytes));
   EXPECT_EQ(table,
             "coordinator 0.1.0  up 5s  snapshot 1  0 GPUs  0 jobs\n"
@@ -94,7 +94,7 @@ TEST(StatusFormat, TableWithoutGpus) {
 }
 
 TEST(StatusFormat, TableKeepsControlCharactersOffTheTerminal) {
-  const testing::Bytes bytes = EncodeSampleSnapshot();
+  const client::testing::Bytes bytes = EncodeSampleSnapshot();
   const std::string table = FormatStatusTable(SnapshotOf(bytes));
   for (char c : table) {
     const unsigned char u = static_cast<unsigned char>(c);
@@ -103,7 +103,7 @@ TEST(StatusFormat, TableKeepsControlCharactersOffTheTerminal) {
 }
 
 TEST(StatusFormat, Json) {
-  const testing::Bytes bytes = EncodeSampleSnapshot();
+  const client::testing::Bytes bytes = EncodeSampleSnapshot();
   const std::string json = FormatStatusJson(SnapshotOf(bytes));
   EXPECT_EQ(json.back(), '\n');
   EXPECT_THAT(json, HasSubstr("\"seq\": 17,"));

@@ -1,4 +1,4 @@
-#include "cluster/cluster_file.h"
+#include "coordinator/cluster/cluster_file.h"
 
 #include <unistd.h>
 

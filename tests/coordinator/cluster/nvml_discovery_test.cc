@@ -1,7 +1,7 @@
 // Discovery against simgpu's libnvidia-ml.so.1, found through the
 // LD_LIBRARY_PATH that CMakeLists.txt gives this test, as the daemon finds
 // the real one.
-#include "cluster/nvml_discovery.h"
+#include "coordinator/cluster/nvml_discovery.h"
 
 #include <limits.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "test_env.h"
+#include "tests/driver/test_env.h"
 
 namespace iashim::cluster {
 namespace {

@@ -1,4 +1,4 @@
-#include "clustersim/alibaba_cli.h"
+#include "coordinator/clustersim/alibaba_cli.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,11 +1,11 @@
-#include "clustersim/alibaba_fragmentation.h"
+#include "coordinator/clustersim/alibaba_fragmentation.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "policy/cluster_state.h"
+#include "coordinator/policy/cluster_state.h"
 
 namespace iashim::clustersim {
 namespace {

@@ -1,4 +1,4 @@
-#include "clustersim/alibaba_replay.h"
+#include "coordinator/clustersim/alibaba_replay.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "policy/cluster_state.h"
-#include "policy/placement.h"
+#include "coordinator/policy/cluster_state.h"
+#include "coordinator/policy/placement.h"
 
 namespace iashim::clustersim {
 namespace {

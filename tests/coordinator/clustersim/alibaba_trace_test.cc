@@ -1,4 +1,4 @@
-#include "clustersim/alibaba_trace.h"
+#include "coordinator/clustersim/alibaba_trace.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,9 +1,9 @@
-#include "clustersim/baseline_policies.h"
+#include "coordinator/clustersim/baseline_policies.h"
 
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
-#include "clustersim/simulator.h"
+#include "coordinator/clustersim/simulator.h"
 #include "gtest/gtest.h"
 
 namespace iashim::clustersim {

@@ -1,4 +1,4 @@
-#include "clustersim/cli_options.h"
+#include "coordinator/clustersim/cli_options.h"
 
 #include <string>
 #include <vector>

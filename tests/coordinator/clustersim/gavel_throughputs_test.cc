@@ -1,4 +1,4 @@
-#include "clustersim/gavel_throughputs.h"
+#include "coordinator/clustersim/gavel_throughputs.h"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "clustersim/gavel_trace.h"
+#include "coordinator/clustersim/gavel_trace.h"
 
 #include <string>
 #include <vector>

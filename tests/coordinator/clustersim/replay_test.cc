@@ -1,10 +1,10 @@
-#include "clustersim/replay.h"
+#include "coordinator/clustersim/replay.h"
 
 #include <string>
 #include <vector>
 
-#include "clustersim/measured_pairs.h"
-#include "clustersim/oracle_predictor.h"
+#include "coordinator/clustersim/measured_pairs.h"
+#include "coordinator/clustersim/oracle_predictor.h"
 #include "gtest/gtest.h"
 
 namespace iashim::clustersim {

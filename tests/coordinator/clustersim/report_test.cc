@@ -1,8 +1,8 @@
-#include "clustersim/report.h"
+#include "coordinator/clustersim/report.h"
 
 #include <vector>
 
-#include "clustersim/report_writers.h"
+#include "coordinator/clustersim/report_writers.h"
 #include "gtest/gtest.h"
 
 namespace iashim::clustersim {

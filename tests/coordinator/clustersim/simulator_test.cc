@@ -1,10 +1,10 @@
-#include "clustersim/simulator.h"
+#include "coordinator/clustersim/simulator.h"
 
 #include <string>
 #include <vector>
 
-#include "clustersim/baseline_policies.h"
-#include "clustersim/measured_pair_rule.h"
+#include "coordinator/clustersim/baseline_policies.h"
+#include "coordinator/clustersim/measured_pair_rule.h"
 #include "gtest/gtest.h"
 
 namespace iashim::clustersim {

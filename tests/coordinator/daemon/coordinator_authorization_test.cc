@@ -7,11 +7,11 @@
 
 #include <filesystem>
 
-#include "daemon/coordinator.h"
-#include "daemon/wire_convert.h"
-#include "names.h"
-#include "policy/simple_placement.h"
-#include "telemetry_generated.h"
+#include "common/text/names.h"
+#include "coordinator/daemon/coordinator.h"
+#include "coordinator/daemon/wire_convert.h"
+#include "coordinator/policy/simple_placement.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim::daemon {
 namespace {

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "daemon/coordinator.h"
-#include "daemon/wire_convert.h"
-#include "policy/simple_placement.h"
-#include "status_format.h"
-#include "telemetry_generated.h"
+#include "coordinator/cli/status_format.h"
+#include "coordinator/daemon/coordinator.h"
+#include "coordinator/daemon/wire_convert.h"
+#include "coordinator/policy/simple_placement.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim::daemon {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <filesystem>
 
-#include "daemon/coordinator.h"
-#include "daemon/wire_convert.h"
-#include "telemetry_generated.h"
+#include "coordinator/daemon/coordinator.h"
+#include "coordinator/daemon/wire_convert.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim::daemon {
 namespace {

@@ -1,5 +1,5 @@
 // The coordinator's logic driven directly: messages in, messages out.
-#include "daemon/coordinator.h"
+#include "coordinator/daemon/coordinator.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <random>
 
-#include "daemon/wire_convert.h"
-#include "policy/simple_placement.h"
-#include "telemetry_generated.h"
+#include "coordinator/daemon/wire_convert.h"
+#include "coordinator/policy/simple_placement.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim::daemon {
 namespace {

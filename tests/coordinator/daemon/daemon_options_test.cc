@@ -1,4 +1,4 @@
-#include "daemon/daemon_options.h"
+#include "coordinator/daemon/daemon_options.h"
 
 #include <gtest/gtest.h>
 

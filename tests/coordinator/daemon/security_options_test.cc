@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "daemon/daemon_options.h"
-#include "daemon/server_keys.h"
-#include "security/curve.h"
-#include "security/key_writer.h"
+#include "common/security/curve.h"
+#include "common/security/key_writer.h"
+#include "coordinator/daemon/daemon_options.h"
+#include "coordinator/daemon/server_keys.h"
 
 namespace iashim::daemon {
 namespace {

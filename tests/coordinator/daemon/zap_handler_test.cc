@@ -1,14 +1,14 @@
 // The ZAP handler with real CURVE handshakes: every client key is let in, and
 // only messages from an --admin-key client carry the admin mark.
-#include "daemon/zap_handler.h"
+#include "coordinator/daemon/zap_handler.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <optional>
 
-#include "security/curve.h"
-#include "security/curve_socket.h"
+#include "common/security/curve.h"
+#include "common/security/curve_socket.h"
 
 #if defined(__SANITIZE_THREAD__)
 // libzmq is not built with TSan: messages pass between this thread and

@@ -1,4 +1,4 @@
-#include "metrics/http_request.h"
+#include "coordinator/metrics/http_request.h"
 
 #include <string>
 #include <variant>

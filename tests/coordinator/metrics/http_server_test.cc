@@ -2,7 +2,7 @@
 // sockets so that malformed, oversized, partial and stalled requests can be
 // sent. Timeouts here only keep a broken server from hanging the test; no
 // test asserts how fast anything is.
-#include "metrics/http_server.h"
+#include "coordinator/metrics/http_server.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

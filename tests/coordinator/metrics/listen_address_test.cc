@@ -1,4 +1,4 @@
-#include "metrics/listen_address.h"
+#include "coordinator/metrics/listen_address.h"
 
 #include <string>
 

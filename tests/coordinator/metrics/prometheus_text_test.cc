@@ -1,4 +1,4 @@
-#include "metrics/prometheus_text.h"
+#include "coordinator/metrics/prometheus_text.h"
 
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "policy/cluster_state.h"
+#include "coordinator/policy/cluster_state.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "policy/interference_model.h"
+#include "coordinator/policy/interference_model.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "policy/pair_table.h"
+#include "coordinator/policy/pair_table.h"
 
 namespace iashim::policy {
 namespace {

@@ -1,4 +1,4 @@
-#include "policy/interference_placement.h"
+#include "coordinator/policy/interference_placement.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "policy/job_profile.h"
+#include "coordinator/policy/job_profile.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "policy/hash.h"
+#include "coordinator/policy/hash.h"
 
 namespace iashim::policy {
 namespace {

@@ -1,4 +1,4 @@
-#include "policy/kernel_class.h"
+#include "coordinator/policy/kernel_class.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "policy/kernel_set_fingerprint.h"
+#include "coordinator/policy/kernel_set_fingerprint.h"
 
 #include <gtest/gtest.h>
 
-#include "policy/hash.h"
+#include "coordinator/policy/hash.h"
 
 namespace iashim::policy {
 namespace {

@@ -1,4 +1,4 @@
-#include "policy/pair_cross_validation.h"
+#include "coordinator/policy/pair_cross_validation.h"
 
 #include <gtest/gtest.h>
 

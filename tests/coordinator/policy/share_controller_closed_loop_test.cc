@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "policy/share_controller.h"
+#include "coordinator/policy/share_controller.h"
 
 namespace iashim::policy {
 namespace {

@@ -1,4 +1,4 @@
-#include "policy/share_controller.h"
+#include "coordinator/policy/share_controller.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "policy/simple_placement.h"
+#include "coordinator/policy/simple_placement.h"
 
 #include <gtest/gtest.h>
 

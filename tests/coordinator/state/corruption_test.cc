@@ -9,13 +9,13 @@
 #include <variant>
 #include <vector>
 
+#include "coordinator/state/frame.h"
+#include "coordinator/state/record_codec.h"
+#include "coordinator/state/recovery.h"
+#include "coordinator/state/snapshot.h"
+#include "coordinator/state/state_store.h"
 #include "gtest/gtest.h"
-#include "state/frame.h"
-#include "state/record_codec.h"
-#include "state/recovery.h"
-#include "state/snapshot.h"
-#include "state/state_store.h"
-#include "test_util.h"
+#include "tests/coordinator/state/test_util.h"
 
 namespace iashim::state {
 namespace {

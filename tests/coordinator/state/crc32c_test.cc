@@ -1,4 +1,4 @@
-#include "state/crc32c.h"
+#include "coordinator/state/crc32c.h"
 
 #include <string>
 

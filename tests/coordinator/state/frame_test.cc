@@ -1,11 +1,11 @@
-#include "state/frame.h"
+#include "coordinator/state/frame.h"
 
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "coordinator/state/limits.h"
 #include "gtest/gtest.h"
-#include "state/limits.h"
 
 namespace iashim::state {
 namespace {

@@ -1,4 +1,4 @@
-#include "state/record_codec.h"
+#include "coordinator/state/record_codec.h"
 
 #include <limits>
 #include <random>
@@ -6,12 +6,12 @@
 #include <variant>
 #include <vector>
 
+#include "coordinator/state/limits.h"
+#include "coordinator/state/validate.h"
 #include "flatbuffers/flatbuffers.h"
 #include "gtest/gtest.h"
-#include "state/limits.h"
-#include "state/validate.h"
-#include "state_generated.h"
-#include "test_util.h"
+#include "schemas/state_generated.h"
+#include "tests/coordinator/state/test_util.h"
 
 namespace iashim::state {
 namespace {

@@ -1,15 +1,15 @@
 // Recovery on bytes in memory: what is kept and what is reported for each
 // kind of damage the files can suffer.
-#include "state/recovery.h"
+#include "coordinator/state/recovery.h"
 
 #include <string>
 #include <vector>
 
+#include "coordinator/state/frame.h"
+#include "coordinator/state/record_codec.h"
+#include "coordinator/state/snapshot.h"
 #include "gtest/gtest.h"
-#include "state/frame.h"
-#include "state/record_codec.h"
-#include "state/snapshot.h"
-#include "test_util.h"
+#include "tests/coordinator/state/test_util.h"
 
 namespace iashim::state {
 namespace {

@@ -1,6 +1,6 @@
 // Opening a --state-dir that cannot be used fails with a message naming the
 // path and the reason; one that can is created private and locked.
-#include "state/state_dir.h"
+#include "coordinator/state/state_dir.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -9,10 +9,10 @@
 #include <memory>
 #include <string>
 
+#include "coordinator/state/state_store.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "state/state_store.h"
-#include "test_util.h"
+#include "tests/coordinator/state/test_util.h"
 
 namespace iashim::state {
 namespace {

@@ -1,4 +1,4 @@
-#include "state/state_store.h"
+#include "coordinator/state/state_store.h"
 
 #include <sys/stat.h>
 
@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
+#include "coordinator/state/limits.h"
 #include "gtest/gtest.h"
-#include "state/limits.h"
-#include "test_util.h"
+#include "tests/coordinator/state/test_util.h"
 
 namespace iashim::state {
 namespace {

@@ -1,4 +1,4 @@
-#include "test_util.h"
+#include "tests/coordinator/state/test_util.h"
 
 #include <stdlib.h>
 
@@ -8,8 +8,8 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "coordinator/state/apply.h"
 #include "gtest/gtest.h"
-#include "state/apply.h"
 
 namespace iashim::state::testing {
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "state/mutation.h"
-#include "state/records.h"
-#include "state/state_store.h"
+#include "coordinator/state/mutation.h"
+#include "coordinator/state/records.h"
+#include "coordinator/state/state_store.h"
 
 namespace iashim::state::testing {
 

@@ -5,9 +5,9 @@
 #include <memory>
 #include <string>
 
+#include "coordinator/state/state_store.h"
 #include "gtest/gtest.h"
-#include "state/state_store.h"
-#include "test_util.h"
+#include "tests/coordinator/state/test_util.h"
 
 namespace iashim::state {
 namespace {

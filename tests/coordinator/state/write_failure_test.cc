@@ -13,9 +13,9 @@
 #include <string>
 
 #include "absl/functional/function_ref.h"
+#include "coordinator/state/state_store.h"
 #include "gtest/gtest.h"
-#include "state/state_store.h"
-#include "test_util.h"
+#include "tests/coordinator/state/test_util.h"
 
 namespace iashim::state {
 namespace {

@@ -1,4 +1,4 @@
-#include "format.h"
+#include "coordinator/top/format.h"
 
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "options.h"
+#include "coordinator/top/options.h"
 
 #include "gtest/gtest.h"
 

@@ -1,7 +1,7 @@
-#include "snapshot_encoder.h"
+#include "tests/coordinator/top/snapshot_encoder.h"
 
 #include "flatbuffers/flatbuffers.h"
-#include "telemetry_generated.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim::top::test_support {
 namespace {

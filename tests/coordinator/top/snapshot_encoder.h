@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "snapshot_view.h"
+#include "coordinator/top/snapshot_view.h"
 
 namespace iashim::top::test_support {
 

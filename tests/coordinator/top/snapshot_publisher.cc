@@ -13,7 +13,7 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "snapshot_encoder.h"
+#include "tests/coordinator/top/snapshot_encoder.h"
 
 namespace {
 

@@ -1,12 +1,12 @@
-#include "snapshot_view.h"
+#include "coordinator/top/snapshot_view.h"
 
 #include <cstring>
 #include <vector>
 
 #include "flatbuffers/flatbuffers.h"
 #include "gtest/gtest.h"
-#include "snapshot_encoder.h"
-#include "telemetry_generated.h"
+#include "schemas/telemetry_generated.h"
+#include "tests/coordinator/top/snapshot_encoder.h"
 
 namespace iashim::top {
 namespace {

@@ -1,4 +1,4 @@
-#include "subscriber.h"
+#include "coordinator/top/subscriber.h"
 
 #include <chrono>
 #include <optional>
@@ -6,9 +6,9 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "common/security/curve.h"
 #include "gtest/gtest.h"
-#include "security/curve.h"
-#include "snapshot_encoder.h"
+#include "tests/coordinator/top/snapshot_encoder.h"
 
 #if defined(__SANITIZE_THREAD__)
 // libzmq is not built with TSan: messages pass between this thread and

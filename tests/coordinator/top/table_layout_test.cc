@@ -1,4 +1,4 @@
-#include "table_layout.h"
+#include "coordinator/top/table_layout.h"
 
 #include <limits>
 #include <string>
@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "snapshot_encoder.h"
+#include "tests/coordinator/top/snapshot_encoder.h"
 
 namespace iashim::top {
 namespace {

@@ -1,4 +1,4 @@
-#include "ui_state.h"
+#include "coordinator/top/ui_state.h"
 
 #include "gtest/gtest.h"
 

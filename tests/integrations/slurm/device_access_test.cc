@@ -1,4 +1,4 @@
-#include "device_access.h"
+#include "integrations/slurm/device_access.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "plugin_config.h"
+#include "integrations/slurm/plugin_config.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,4 +1,4 @@
-#include "release_channel.h"
+#include "integrations/slurm/release_channel.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

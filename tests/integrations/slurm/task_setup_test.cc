@@ -1,11 +1,11 @@
-#include "task_setup.h"
+#include "integrations/slurm/task_setup.h"
 
 #include <deque>
 #include <map>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "test_messages.h"
+#include "tests/coordinator/client/test_messages.h"
 
 namespace iashim::slurm {
 namespace {
@@ -18,43 +18,43 @@ using ::testing::Pair;
 
 const std::string kToken = "0123456789abcdef0123456789abcdef";
 
-cli::RequestResult Answer(const std::vector<uint8_t>& bytes) {
-  cli::RequestResult r;
-  r.status = cli::RequestStatus::kOk;
-  r.reply = cli::Reply(bytes.data(), bytes.size());
+client::RequestResult Answer(const std::vector<uint8_t>& bytes) {
+  client::RequestResult r;
+  r.status = client::RequestStatus::kOk;
+  r.reply = client::Reply(bytes.data(), bytes.size());
   return r;
 }
 
-cli::RequestResult Silence() {
-  cli::RequestResult r;
-  r.status = cli::RequestStatus::kNoReply;
+client::RequestResult Silence() {
+  client::RequestResult r;
+  r.status = client::RequestStatus::kNoReply;
   r.detail = "no reply in 2 s";
   return r;
 }
 
-cli::RequestResult Placed(int gpu, const std::string& host = "node-a") {
-  cli::testing::PlaceReplyFields f;
+client::RequestResult Placed(int gpu, const std::string& host = "node-a") {
+  client::testing::PlaceReplyFields f;
   f.job = "slurm-7.0.0";
   f.host = host;
   f.gpu = gpu;
   f.share = 0.5;
   f.token = kToken;
-  return Answer(cli::testing::EncodePlaceReply(f));
+  return Answer(client::testing::EncodePlaceReply(f));
 }
 
-cli::RequestResult Queued(const std::string& reason) {
-  cli::testing::PlaceReplyFields f;
+client::RequestResult Queued(const std::string& reason) {
+  client::testing::PlaceReplyFields f;
   f.ok = false;
   f.queued = true;
   f.error = reason;
-  return Answer(cli::testing::EncodePlaceReply(f));
+  return Answer(client::testing::EncodePlaceReply(f));
 }
 
-cli::RequestResult Refused(const std::string& reason) {
-  cli::testing::PlaceReplyFields f;
+client::RequestResult Refused(const std::string& reason) {
+  client::testing::PlaceReplyFields f;
   f.ok = false;
   f.error = reason;
-  return Answer(cli::testing::EncodePlaceReply(f));
+  return Answer(client::testing::EncodePlaceReply(f));
 }
 
 // A task on node-a with GPUs 0 and 1 usable, and a coordinator that answers
@@ -78,7 +78,7 @@ class TaskSetupTest : public ::testing::Test {
     seams_.ask = [this](std::span<const uint8_t> request) {
       requests_.emplace_back(request.begin(), request.end());
       if (answers_.empty()) return Silence();
-      cli::RequestResult r = std::move(answers_.front());
+      client::RequestResult r = std::move(answers_.front());
       answers_.pop_front();
       return r;
     };
@@ -89,7 +89,7 @@ class TaskSetupTest : public ::testing::Test {
 
   std::map<std::string, std::string> EnvOf(const TaskOutcome& o) {
     std::map<std::string, std::string> out;
-    for (const cli::EnvChange& c : o.env) out[c.name] = c.value.value_or("<unset>");
+    for (const client::EnvChange& c : o.env) out[c.name] = c.value.value_or("<unset>");
     return out;
   }
 
@@ -102,7 +102,7 @@ class TaskSetupTest : public ::testing::Test {
   TaskInputs in_;
   TaskSeams seams_;
   std::map<std::string, std::string> env_ = {{"CUDA_VISIBLE_DEVICES", "0"}};
-  std::deque<cli::RequestResult> answers_;
+  std::deque<client::RequestResult> answers_;
   std::vector<std::vector<uint8_t>> requests_;
   std::vector<std::string> said_;
   double now_ = 100;

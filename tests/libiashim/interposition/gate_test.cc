@@ -13,9 +13,9 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "../../driver/test_env.h"
-#include "shim_test_support.h"
-#include "telemetry_generated.h"
+#include "schemas/telemetry_generated.h"
+#include "tests/driver/test_env.h"
+#include "tests/libiashim/interposition/shim_test_support.h"
 
 // libzmq is not built with TSan: message buffers handed between the shim's
 // telemetry thread and ZeroMQ's I/O thread go through libzmq's own lock-free

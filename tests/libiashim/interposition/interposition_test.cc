@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "../../driver/test_env.h"
-#include "shim_test_support.h"
-#include "trace_reader.h"
+#include "libiashim/src/trace_reader.h"
+#include "tests/driver/test_env.h"
+#include "tests/libiashim/interposition/shim_test_support.h"
 
 namespace {
 

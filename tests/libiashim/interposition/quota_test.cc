@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "../../driver/test_env.h"
-#include "shim_test_support.h"
+#include "tests/driver/test_env.h"
+#include "tests/libiashim/interposition/shim_test_support.h"
 
 namespace {
 

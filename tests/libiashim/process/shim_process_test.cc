@@ -17,12 +17,12 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "../../driver/test_env.h"
-#include "model_profile.h"
-#include "module_image.h"
-#include "telemetry_generated.h"
-#include "text.h"
-#include "trace_reader.h"
+#include "bench/fakejob/model_profile.h"
+#include "bench/fakejob/module_image.h"
+#include "common/text/text.h"
+#include "libiashim/src/trace_reader.h"
+#include "schemas/telemetry_generated.h"
+#include "tests/driver/test_env.h"
 
 namespace {
 

@@ -1,13 +1,13 @@
 // Budgets from the environment and from coordinator messages: ranges
 // enforced, expiry relative to arrival, nothing clamped silently.
-#include "budget.h"
+#include "libiashim/src/budget.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "telemetry_generated.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim {
 namespace {

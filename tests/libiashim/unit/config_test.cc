@@ -1,5 +1,5 @@
-#include "config.h"
-#include "names.h"
+#include "common/text/names.h"
+#include "libiashim/src/config.h"
 
 #include <gtest/gtest.h>
 

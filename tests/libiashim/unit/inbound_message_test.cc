@@ -1,5 +1,5 @@
 // What the shim does with one message from the coordinator (inbound_message.h).
-#include "inbound_message.h"
+#include "libiashim/src/inbound_message.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "telemetry_generated.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim {
 namespace {

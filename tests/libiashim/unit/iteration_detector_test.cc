@@ -1,4 +1,4 @@
-#include "iteration_detector.h"
+#include "libiashim/src/iteration_detector.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "kernel_cost_model.h"
+#include "libiashim/src/kernel_cost_model.h"
 
 #include <gtest/gtest.h>
 

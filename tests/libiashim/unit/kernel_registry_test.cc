@@ -1,4 +1,4 @@
-#include "kernel_registry.h"
+#include "libiashim/src/kernel_registry.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "text.h"
+#include "common/text/text.h"
 
 namespace iashim {
 namespace {

@@ -1,4 +1,4 @@
-#include "telemetry_encoder.h"
+#include "libiashim/src/telemetry_encoder.h"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "telemetry_generated.h"
-#include "text.h"
+#include "common/text/text.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim {
 namespace {

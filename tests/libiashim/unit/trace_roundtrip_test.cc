@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "text.h"
-#include "trace_format.h"
-#include "trace_reader.h"
-#include "trace_writer.h"
+#include "common/text/text.h"
+#include "libiashim/src/trace_format.h"
+#include "libiashim/src/trace_reader.h"
+#include "libiashim/src/trace_writer.h"
 
 namespace iashim {
 namespace {

@@ -1,7 +1,7 @@
 // Transport against a real ZeroMQ ROUTER (the coordinator's socket type) on an
 // ipc:// endpoint in a private temporary directory. Every wait is a bounded
 // polling loop on a condition; nothing asserts on how long delivery takes.
-#include "transport.h"
+#include "libiashim/src/transport.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "telemetry_encoder.h"
+#include "libiashim/src/telemetry_encoder.h"
 
 #if defined(__SANITIZE_THREAD__)
 // libzmq is not built with TSan: message buffers pass between this thread and

@@ -1,4 +1,4 @@
-#include "window_aggregator.h"
+#include "libiashim/src/window_aggregator.h"
 
 #include <gtest/gtest.h>
 

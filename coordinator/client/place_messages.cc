@@ -1,0 +1,90 @@
+#include "coordinator/client/place_messages.h"
+
+#include "flatbuffers/flatbuffers.h"
+
+namespace iashim::client {
+namespace {
+
+std::string Str(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
+
+}  // namespace
+
+std::string JoinCommand(const std::vector<std::string>& argv, size_t max_bytes) {
+  std::string joined;
+  for (const std::string& arg : argv) {
+    if (!joined.empty()) joined += ' ';
+    joined += arg;
+    if (joined.size() > max_bytes) break;
+  }
+  if (joined.size() <= max_bytes) return joined;
+  size_t cut = max_bytes;
+  // Back off over UTF-8 continuation bytes (10xxxxxx) so the cut lands on the
+  // start of a character and the display string stays valid text.
+  while (cut > 0 && (static_cast<unsigned char>(joined[cut]) & 0xC0) == 0x80) --cut;
+  joined.resize(cut);
+  return joined;
+}
+
+std::vector<uint8_t> EncodePlaceRequest(const PlacementOptions& placement, std::string_view host,
+                                        std::string_view command, int pid) {
+  flatbuffers::FlatBufferBuilder fbb(512);
+  const auto job = fbb.CreateString(placement.job);
+  const auto host_offset = fbb.CreateString(host.data(), host.size());
+  const auto command_offset = fbb.CreateString(command.data(), command.size());
+  const auto kind = fbb.CreateString(placement.kind);
+  flatbuffers::Offset<flatbuffers::Vector<int32_t>> allowed;
+  if (!placement.allowed_gpus.empty()) allowed = fbb.CreateVector(placement.allowed_gpus);
+  flatbuffers::Offset<wire::BatchJob> batch;
+  if (!placement.batch.system.empty()) {
+    batch = wire::CreateBatchJobDirect(fbb, placement.batch.system.c_str(),
+                                       placement.batch.job.c_str(), placement.batch.step.c_str(),
+                                       placement.batch.task);
+  }
+  const auto request = wire::CreatePlaceRequest(
+      fbb, job,
+      placement.priority == JobPriority::kOpportunistic ? wire::Priority::Opportunistic
+                                                        : wire::Priority::Guaranteed,
+      placement.mem_bytes, placement.gpu, host_offset, command_offset, placement.slowdown_target,
+      kind, allowed, batch, placement.dry_run);
+  fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, pid, wire::Payload::PlaceRequest,
+                                  request.Union()));
+  return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+Placement DecodePlacement(const wire::Envelope& envelope) {
+  Placement p;
+  if (const wire::ErrorReply* error = envelope.payload_as_ErrorReply(); error != nullptr) {
+    p.outcome = Placement::Outcome::kRefused;
+    p.reason = Str(error->text());
+    if (p.reason.empty()) p.reason = "it could not serve the request (no reason given)";
+    return p;
+  }
+  const wire::PlaceReply* reply = envelope.payload_as_PlaceReply();
+  if (reply == nullptr) {
+    p.reason = "its reply was not a placement";
+    return p;
+  }
+  p.reason = Str(reply->error());
+  p.job = Str(reply->job());
+  p.host = Str(reply->host());
+  p.gpu = reply->gpu();
+  p.gpu_uuid = Str(reply->gpu_uuid());
+  p.share = reply->share();
+  p.mem_limit_bytes = reply->mem_limit_bytes();
+  p.token = Str(reply->token());
+  p.dry_run = reply->dry_run();
+  // `queued` wins over `ok`: a coordinator that sets both has not placed the
+  // job yet, and running it anyway would defeat the queue.
+  if (reply->queued()) {
+    p.outcome = Placement::Outcome::kQueued;
+    if (p.reason.empty()) p.reason = "no GPU fits now";
+  } else if (reply->ok()) {
+    p.outcome = Placement::Outcome::kPlaced;
+  } else {
+    p.outcome = Placement::Outcome::kRefused;
+    if (p.reason.empty()) p.reason = "no reason given";
+  }
+  return p;
+}
+
+}  // namespace iashim::client
