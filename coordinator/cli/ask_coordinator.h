@@ -9,11 +9,15 @@
 
 #include "cli_options.h"
 #include "coordinator_client.h"
+#include "request_failure.h"
 
 namespace iashim::cli {
 
 RequestResult AskCoordinator(const CliOptions& options, std::span<const uint8_t> request,
                              wire::Payload expected);
+
+// `failure` as JSON on stdout under --json (status), else as text on stderr.
+void PrintFailure(const CliOptions& options, const RequestFailure& failure);
 
 // For place and status: the exit code (with the message printed) when the
 // request got no usable reply, nullopt when it did.
