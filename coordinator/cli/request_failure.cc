@@ -9,8 +9,8 @@ RequestFailure DescribeRequestFailure(std::string_view endpoint, bool key_config
                                       RequestStatus status, std::string_view detail) {
   RequestFailure f;
   // (Debian's Abseil has its own string_view: std::string_view goes through std::string.)
-  f.error = absl::StrCat("no coordinator at ", std::string(endpoint), " (", std::string(detail),
-                         ")");
+  f.error =
+      absl::StrCat("no coordinator at ", std::string(endpoint), " (", std::string(detail), ")");
   // Silence, not a malformed endpoint or a reply we could not use.
   if (status != RequestStatus::kNoReply || !detail.starts_with("no reply in")) return f;
   if (key_configured) {

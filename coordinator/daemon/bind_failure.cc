@@ -10,8 +10,9 @@ std::string BindFailure(std::string_view option, std::string_view endpoint, int 
   std::string out = std::string("cannot ") + (option == "--pub" ? "publish on " : "listen on ");
   out.append(endpoint).append(": ").append(what);
   if (err == EADDRINUSE) {
-    out.append(": another iashim-coordinator may be running; stop it, or give this one another "
-               "endpoint with ")
+    out.append(
+           ": another iashim-coordinator may be running; stop it, or give this one another "
+           "endpoint with ")
         .append(option);
   }
   return out;

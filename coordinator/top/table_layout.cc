@@ -150,10 +150,9 @@ std::string GpuLine(const GpuView& g, int width) {
   const std::string busy = std::isfinite(g.busy) && g.busy >= 0
                                ? absl::StrFormat("%.0f%%", std::min(g.busy, 1.0) * 100)
                                : "-";
-  std::string right =
-      absl::StrCat(g.drained ? "DRAINED  " : "", "busy ", busy, "  mem ",
-                   FormatBytesPair(g.MemUsed(), g.memory_bytes), "  ", g.jobs.size(),
-                   g.jobs.size() == 1 ? " job" : " jobs");
+  std::string right = absl::StrCat(g.drained ? "DRAINED  " : "", "busy ", busy, "  mem ",
+                                   FormatBytesPair(g.MemUsed(), g.memory_bytes), "  ",
+                                   g.jobs.size(), g.jobs.size() == 1 ? " job" : " jobs");
   if (g.hidden_ended > 0) absl::StrAppend(&right, " +", g.hidden_ended, " ended");
   const int room_for_left = width - 2 - static_cast<int>(right.size());
   if (room_for_left >= std::min<int>(kJobMin, static_cast<int>(left.size()))) {
@@ -215,7 +214,9 @@ std::vector<Line> Body(const LayoutInput& in, const std::vector<PlacedColumn>& c
   std::vector<Line> body;
   const size_t width = static_cast<size_t>(in.width);
   if (in.legend) {
-    for (const std::string& l : LegendLines()) body.push_back({LineStyle::kNote, Truncate(l, width)});
+    for (const std::string& l : LegendLines()) {
+      body.push_back({LineStyle::kNote, Truncate(l, width)});
+    }
     return body;
   }
   if (in.view == nullptr) {
@@ -232,9 +233,8 @@ std::vector<Line> Body(const LayoutInput& in, const std::vector<PlacedColumn>& c
   for (const GpuView& g : in.view->gpus) {
     body.push_back({LineStyle::kGpu, GpuLine(g, in.width)});
     if (g.jobs.empty()) {
-      body.push_back({LineStyle::kNote, Truncate(g.hidden_ended > 0 ? "  (no running jobs)"
-                                                                     : "  (no jobs)",
-                                                  width)});
+      body.push_back({LineStyle::kNote,
+                      Truncate(g.hidden_ended > 0 ? "  (no running jobs)" : "  (no jobs)", width)});
       continue;
     }
     for (const JobView* j : SortedJobs(g.jobs, in.sort)) {

@@ -38,7 +38,8 @@ TEST(RequestFailure, AnUnusableReplyOrBadEndpointGetsNoStartHint) {
 
 TEST(RequestFailure, TextIsOneLineEach) {
   const RequestFailure f{"no coordinator at E (no reply in 2 s)", {"a", "b"}};
-  EXPECT_EQ(FailureText(f), "iashim: no coordinator at E (no reply in 2 s)\niashim: a\niashim: b\n");
+  EXPECT_EQ(FailureText(f),
+            "iashim: no coordinator at E (no reply in 2 s)\niashim: a\niashim: b\n");
 }
 
 TEST(RequestFailure, JsonHasErrorAndHints) {

@@ -29,9 +29,9 @@ TEST(BindFailure, AddressInUseSaysAnotherCoordinatorAndTheOption) {
 }
 
 TEST(BindFailure, OtherErrorsCarryNoGuess) {
-  EXPECT_EQ(BindFailure("--listen", "tcp://10.9.9.9:1", EADDRNOTAVAIL,
-                        "Cannot assign requested address"),
-            "cannot listen on tcp://10.9.9.9:1: Cannot assign requested address");
+  EXPECT_EQ(
+      BindFailure("--listen", "tcp://10.9.9.9:1", EADDRNOTAVAIL, "Cannot assign requested address"),
+      "cannot listen on tcp://10.9.9.9:1: Cannot assign requested address");
 }
 
 TEST(ServeBind, PortInUseIsReportedAndReadyNeverSaid) {

@@ -20,9 +20,9 @@ void AddLaunches(Trace* t, uint32_t kernel, int launches, std::vector<uint64_t> 
 Trace Example() {
   Trace t;
   t.kernel_names = {{1, "relu"}, {2, "gemm_tiled"}, {3, "memset_kernel"}};
-  AddLaunches(&t, 1, 100, {100, 300});  // mean 200, est 20,000
-  AddLaunches(&t, 2, 10, {5000});       // mean 5000, est 50,000
-  AddLaunches(&t, 3, 7, {});            // never sampled
+  AddLaunches(&t, 1, 100, {100, 300});     // mean 200, est 20,000
+  AddLaunches(&t, 2, 10, {5000});          // mean 5000, est 50,000
+  AddLaunches(&t, 3, 7, {});               // never sampled
   AddLaunches(&t, 0, 4, {}, /*event=*/2);  // syncs: not kernels
   return t;
 }
