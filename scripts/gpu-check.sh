@@ -504,12 +504,11 @@ if [[ $shim_ok -eq 1 ]]; then
 fi
 
 # ------------------------------------------------------------------------------------------
-# trace_counts FILE: "kernel<TAB>launches<TAB>sampled<TAB>mean_gpu_ns" from --summary. The
-# last three fields are numbers, so a kernel name holding commas stays whole.
+# trace_counts FILE: "kernel<TAB>launches<TAB>sampled<TAB>mean_gpu_ns" from --summary, by
+# column name (csv_cols, below), without its "(total)" row.
 trace_counts() {
-  trace_tool --summary "$1" | awk -F, 'NR == 1 { next } {
-    name = $1; for (i = 2; i <= NF - 3; i++) name = name "," $i
-    gsub(/^"|"$/, "", name); print name "\t" $(NF-2) "\t" $(NF-1) "\t" $NF }'
+  trace_tool --summary "$1" | csv_cols kernel,launches,sampled,mean_gpu_ns |
+    awk -F'\t' '$1 != "(total)"'
 }
 # csv_cols COL,COL...: those columns of `iashim-trace FILE` (stdin), tab-separated, found
 # by name in the header. Only the kernel field can hold commas (RFC 4180 quoted), so the

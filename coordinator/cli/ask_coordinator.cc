@@ -4,6 +4,7 @@
 
 #include "coordinator/cli/commands.h"
 #include "coordinator/cli/interrupt.h"
+#include "coordinator/cli/request_failure.h"
 
 namespace iashim::cli {
 
@@ -19,20 +20,21 @@ client::RequestResult AskCoordinator(const CliOptions& options, std::span<const 
   return client::Request(spec);
 }
 
+void PrintFailure(const CliOptions& options, const RequestFailure& failure) {
+  if (options.json) {
+    const std::string json = FailureJson(failure);
+    std::fwrite(json.data(), 1, json.size(), stdout);
+  } else {
+    const std::string text = FailureText(failure);
+    std::fwrite(text.data(), 1, text.size(), stderr);
+  }
+}
+
 std::optional<int> FailedRequestExit(const CliOptions& options, const client::RequestResult& result) {
   if (result.status == client::RequestStatus::kInterrupted) return kExitInterrupted;
   if (result.status == client::RequestStatus::kOk) return std::nullopt;
-  std::fprintf(stderr, "iashim: no coordinator at %s (%s)\n", options.coordinator.c_str(),
-               result.detail.c_str());
-  // A failed CURVE handshake looks like silence: say what to check.
-  if (result.status == client::RequestStatus::kNoReply && result.detail.starts_with("no reply in")) {
-    std::fputs(options.keys.curve()
-                   ? "iashim: if it is running, check that --coordinator-key (or "
-                     "IASHIM_COORDINATOR_KEY) is its public key\n"
-                   : "iashim: a coordinator with CurveZMQ answers only clients given its public "
-                     "key (--coordinator-key or IASHIM_COORDINATOR_KEY)\n",
-               stderr);
-  }
+  PrintFailure(options, DescribeRequestFailure(options.coordinator, options.keys.curve(),
+                                               result.status, result.detail));
   return kExitNoCoordinator;
 }
 

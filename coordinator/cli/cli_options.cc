@@ -471,7 +471,8 @@ std::string Usage(std::string_view topic) {
            "\n"
            "Prints the coordinator's GPUs and the jobs on each.\n"
            "\n"
-           "  --json                  JSON instead of a table\n" +
+           "  --json                  JSON instead of a table; a failure is also JSON on\n"
+           "                          stdout: {\"error\": \"...\", \"hints\": [...]}\n" +
            common +
            "\n"
            "Exit status: 0 shown, 1 the coordinator could not answer, 2 bad command line,\n"

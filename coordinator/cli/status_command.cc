@@ -27,8 +27,8 @@ int StatusCommand(const CliOptions& options) {
   if (const std::optional<int> exit = FailedRequestExit(options, result)) return *exit;
   const wire::Envelope& envelope = *result.reply.envelope();
   if (const wire::ErrorReply* error = envelope.payload_as_ErrorReply(); error != nullptr) {
-    std::fprintf(stderr, "iashim: the coordinator could not answer: %s\n",
-                 error->text() != nullptr ? error->text()->c_str() : "(no reason given)");
+    PrintFailure(options,
+                 DescribeErrorReply(error->text() != nullptr ? error->text()->str() : ""));
     return kExitRefused;
   }
   const std::string text = options.json ? FormatStatusJson(*envelope.payload_as_StateSnapshot())

@@ -68,7 +68,12 @@ int main(int argc, char** argv) {
   }
   absl::StatusOr<std::unique_ptr<state::StateStore>> store = state::StateStore::Open(options->state_dir);
   if (!store.ok()) {
-    std::fprintf(stderr, "iashim-coordinator: %s\n", std::string(store.status().message()).c_str());
+    // Held by another process: a second coordinator started by mistake, most likely.
+    std::fprintf(stderr, "iashim-coordinator: %s%s\n", std::string(store.status().message()).c_str(),
+                 absl::IsUnavailable(store.status())
+                     ? ": another iashim-coordinator may be running; stop it, or give this one "
+                       "another --state-dir (and --listen, --pub)"
+                     : "");
     return 1;
   }
   const state::LoadReport& report = (*store)->load_report();
@@ -81,18 +86,6 @@ int main(int argc, char** argv) {
   if (!report.clean()) {
     std::fprintf(stderr, "iashim-coordinator: state recovery: %s\n", report.ToString().c_str());
   }
-  std::fprintf(stderr, "iashim-coordinator: %zu GPU(s); listening on %s, publishing on %s%s%s\n",
-               cluster->gpus.size(), options->listen.c_str(), options->pub.c_str(),
-               options->metrics.empty() ? "" : ", metrics on http://",
-               options->metrics.empty() ? "" : (options->metrics + "/metrics").c_str());
-  if (keys->curve()) {
-    std::fprintf(stderr,
-                 "iashim-coordinator: CurveZMQ on; clients need its public key %s; %zu admin "
-                 "key(s)\n",
-                 keys->public_key.c_str(), keys->admin_public_keys.size());
-  } else {
-    std::fprintf(stderr, "iashim-coordinator: plain text on loopback only (no --curve-secret-key)\n");
-  }
   struct sigaction sa = {};
   sa.sa_handler = OnSignal;
   sigaction(SIGTERM, &sa, nullptr);
@@ -102,7 +95,23 @@ int main(int argc, char** argv) {
   if (options->placement == "simple") placement = std::make_unique<policy::SimplePlacement>();
   daemon::Coordinator coordinator(*options, *cluster, store->get(), std::move(placement),
                                   Monotonic());
-  const absl::Status served = daemon::Serve(*options, coordinator, store->get(), &g_stop, *keys);
+  // Said once the sockets are bound: a port in use is reported instead.
+  auto say_listening = [&] {
+    std::fprintf(stderr, "iashim-coordinator: %zu GPU(s); listening on %s, publishing on %s%s%s\n",
+                 cluster->gpus.size(), options->listen.c_str(), options->pub.c_str(),
+                 options->metrics.empty() ? "" : ", metrics on http://",
+                 options->metrics.empty() ? "" : (options->metrics + "/metrics").c_str());
+    if (keys->curve()) {
+      std::fprintf(stderr,
+                   "iashim-coordinator: CurveZMQ on; clients need its public key %s; %zu admin "
+                   "key(s)\n",
+                   keys->public_key.c_str(), keys->admin_public_keys.size());
+    } else {
+      std::fprintf(stderr, "iashim-coordinator: plain text on loopback only (no --curve-secret-key)\n");
+    }
+  };
+  const absl::Status served =
+      daemon::Serve(*options, coordinator, store->get(), &g_stop, *keys, say_listening);
   if (!served.ok()) {
     std::fprintf(stderr, "iashim-coordinator: %s\n", std::string(served.message()).c_str());
     return 1;

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/security/curve_socket.h"
+#include "coordinator/daemon/bind_failure.h"
 #include "coordinator/daemon/zap_handler.h"
 #include "coordinator/metrics/http_server.h"
 #include "coordinator/metrics/listen_address.h"
@@ -32,7 +33,7 @@ int64_t Clock(clockid_t id) {
 
 absl::Status Serve(const DaemonOptions& options, Coordinator& coordinator,
                    state::StateStore* store, const std::atomic<bool>* stop,
-                   const ServerKeys& keys) {
+                   const ServerKeys& keys, const std::function<void()>& on_ready) {
   std::mutex mu;  // the coordinator, between this thread and /metrics
   zmq::context_t context(1);
   // Bound before the sockets it guards, so no handshake goes unchecked.
@@ -64,14 +65,14 @@ absl::Status Serve(const DaemonOptions& options, Coordinator& coordinator,
     router.set(zmq::sockopt::rcvhwm, 256);
     router.bind(options.listen);
   } catch (const zmq::error_t& e) {
-    return absl::UnavailableError(absl::StrCat("cannot listen on ", options.listen, ": ", e.what()));
+    return absl::UnavailableError(BindFailure("--listen", options.listen, e.num(), e.what()));
   }
   try {
     pub.set(zmq::sockopt::linger, 0);
     pub.set(zmq::sockopt::sndhwm, 16);
     pub.bind(options.pub);
   } catch (const zmq::error_t& e) {
-    return absl::UnavailableError(absl::StrCat("cannot publish on ", options.pub, ": ", e.what()));
+    return absl::UnavailableError(BindFailure("--pub", options.pub, e.num(), e.what()));
   }
   std::unique_ptr<metrics::MetricsServer> http;
   if (!options.metrics.empty()) {
@@ -88,6 +89,7 @@ absl::Status Serve(const DaemonOptions& options, Coordinator& coordinator,
     http = std::make_unique<metrics::MetricsServer>(std::move(m));
     if (absl::Status s = http->Start(); !s.ok()) return s;
   }
+  if (on_ready) on_ready();
 
   std::vector<Outgoing> out;
   auto flush = [&] {

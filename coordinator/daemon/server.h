@@ -5,6 +5,7 @@
 #define IASHIM_COORDINATOR_DAEMON_SERVER_H_
 
 #include <atomic>
+#include <functional>
 
 #include "absl/status/status.h"
 #include "coordinator/daemon/coordinator.h"
@@ -17,9 +18,11 @@ namespace iashim::daemon {
 // the state store. Errors: sockets or the metrics endpoint that cannot be set up.
 // With `keys.curve()` the ROUTER and the PUB are CURVE servers and a ZAP
 // handler in this loop marks messages from admin keys (Sender::admin).
+// `on_ready` runs once everything is bound, before the first message: a
+// daemon says "listening" there, so a port in use is the first thing it says.
 absl::Status Serve(const DaemonOptions& options, Coordinator& coordinator,
                    state::StateStore* store, const std::atomic<bool>* stop,
-                   const ServerKeys& keys = {});
+                   const ServerKeys& keys = {}, const std::function<void()>& on_ready = {});
 
 }  // namespace iashim::daemon
 

@@ -56,7 +56,7 @@ absl::StatusOr<LockedDir> OpenStateDir(const std::string& path) {
   }
   if (flock(lock->get(), LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) {
-      return absl::FailedPreconditionError(absl::StrCat(
+      return absl::UnavailableError(absl::StrCat(
           "state dir ", dir, " is in use by another process (it holds ", lock_path, ")"));
     }
     return PathError(errno, "flock", lock_path);

@@ -19,7 +19,8 @@ struct LockedDir {
 };
 
 // Creates `path` and missing parents (mode 0700) and takes its lock.
-// FailedPrecondition when it is not a directory or another process holds it;
+// FailedPrecondition when it is not a directory; Unavailable when another
+// process holds it (most likely another coordinator: a caller can say so);
 // the errno's code (PermissionDenied, ...) when it cannot be created or
 // written. Every message names the path.
 absl::StatusOr<LockedDir> OpenStateDir(const std::string& path);

@@ -107,6 +107,17 @@ std::string FormatSlowdown(double slowdown) {
   return absl::StrFormat("+%.0f%%", percent);
 }
 
+std::string ShortCommand(std::string_view command) {
+  const size_t start = command.find_first_not_of(' ');
+  if (start == std::string_view::npos) return "";
+  command.remove_prefix(start);
+  const size_t end = std::min(command.find(' '), command.size());
+  const size_t slash = command.substr(0, end).rfind('/');
+  // "/dir/" (a trailing slash) has no base name to show: keep it whole.
+  if (slash == std::string_view::npos || slash + 1 == end) return std::string(command);
+  return std::string(command.substr(slash + 1));
+}
+
 std::string Truncate(std::string_view text, size_t width) {
   if (text.size() <= width) return std::string(text);
   if (width == 0) return "";

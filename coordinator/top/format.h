@@ -43,6 +43,13 @@ std::string FormatShare(double share);
 // unknown (negative: the coordinator sends -1 when it has no baseline).
 std::string FormatSlowdown(double slowdown);
 
+// A command line with the program's directory left out: the shim reports
+// argv joined by spaces, and "/home/u/venv/bin/python3 train.py --lr 0.1"
+// cut to a column would show only the path; "python3 train.py --lr 0.1"
+// shows what runs. Only the first word is shortened (arguments that are
+// paths may be what tells two jobs apart).
+std::string ShortCommand(std::string_view command);
+
 // `text` cut to `width` characters, the last one replaced by "~" when cut,
 // so a truncated name never passes for a complete one.
 std::string Truncate(std::string_view text, size_t width);

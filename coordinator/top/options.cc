@@ -1,6 +1,7 @@
 #include "coordinator/top/options.h"
 
 #include "absl/strings/numbers.h"
+#include "coordinator/top/legend.h"
 
 namespace iashim::top {
 
@@ -62,6 +63,8 @@ absl::StatusOr<TopOptions> ParseOptions(const std::vector<std::string>& args) {
 }
 
 std::string Usage() {
+  std::string legend;
+  for (const std::string& line : LegendLines()) legend += line + "\n";
   return "Usage: iashim-top [--pub ENDPOINT] [--coordinator-key FILE]\n"
          "\n"
          "Live view of the GPUs and jobs an iashim coordinator manages, from the\n"
@@ -77,8 +80,14 @@ std::string Usage() {
          "  -h, --help      this text\n"
          "  --version       print the version\n"
          "\n"
-         "Keys: q/Esc quit, s next sort column, r reverse order, p pause,\n"
-         "      up/down/PgUp/PgDn/Home/End scroll, Ctrl-L redraw.\n";
+         "Keys: q/Esc quit, ? (or h) this legend on screen, s next sort column,\n"
+         "      r reverse order, p pause, up/down/PgUp/PgDn/Home/End scroll,\n"
+         "      Ctrl-L redraw.\n"
+         "\n"
+         "Each GPU's line gives its busy % (the sum of its jobs' busy time, at most\n"
+         "100%), memory held of its total and its jobs; each job's row follows.\n"
+         "\n" +
+         legend;
 }
 
 }  // namespace iashim::top

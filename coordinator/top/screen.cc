@@ -121,6 +121,11 @@ std::vector<Command> Screen::ReadCommands() {
       case 'R':
         commands.push_back(Command::kReverse);
         break;
+      case '?':
+      case 'h':
+      case 'H':
+        commands.push_back(Command::kToggleLegend);
+        break;
       case 'p':
       case 'P':
       case ' ':

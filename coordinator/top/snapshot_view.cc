@@ -1,5 +1,7 @@
 #include "coordinator/top/snapshot_view.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 
@@ -43,6 +45,7 @@ GpuView FromGpu(const wire::GpuState& g) {
   v.uuid = Str(g.uuid());
   v.memory_bytes = g.memory_bytes();
   v.busy = g.busy();
+  v.drained = g.drained();
   if (g.jobs() != nullptr) {
     v.jobs.reserve(g.jobs()->size());
     for (const wire::JobState* j : *g.jobs()) {
@@ -80,6 +83,17 @@ uint64_t GpuView::MemUsed() const {
   uint64_t sum = 0;
   for (const JobView& j : jobs) sum += j.mem_bytes;
   return sum;
+}
+
+double GpuView::BusyShare(const JobView& job) const {
+  auto known = [](double v) { return std::isfinite(v) && v > 0; };
+  double sum = 0;
+  for (const JobView& j : jobs) sum += known(j.busy) ? j.busy : 0;
+  if (!known(job.busy) || sum <= 0) return 0;
+  // A GPU figure the wire lacks or garbles: the jobs' own sum, capped as the
+  // coordinator caps it.
+  const double gpu = std::isfinite(busy) && busy >= 0 ? std::min(busy, 1.0) : std::min(sum, 1.0);
+  return job.busy / sum * gpu;
 }
 
 ClusterView FromSnapshot(const wire::StateSnapshot& snapshot) {

@@ -17,6 +17,15 @@ namespace iashim::top {
 
 enum class Priority { kGuaranteed, kOpportunistic };
 
+// Where a job is in its life, as far as the snapshot tells: the coordinator
+// keeps a job from its placement until its process says goodbye, or until it
+// has been silent for --forget-after-s.
+enum class JobState {
+  kConnected,     // its shim reports
+  kDisconnected,  // its shim stopped reporting (killed, crashed, lost): the row is its last state
+  kPlaced,        // placed (iashim run/place), its process not seen yet
+};
+
 // One process under the shim, as in wire::JobState (see schemas/control.fbs
 // for the meaning and units of each field).
 struct JobView {
@@ -39,6 +48,12 @@ struct JobView {
   double held_launches_per_s = 0;
   bool connected = false;
 
+  // Never-seen jobs have no pid: only a shim's Hello gives one.
+  JobState State() const {
+    if (connected) return JobState::kConnected;
+    return pid == 0 ? JobState::kPlaced : JobState::kDisconnected;
+  }
+
   // A guaranteed job running slower than its target allows: what an
   // operator watching the screen wants to spot first.
   bool OverTarget() const {
@@ -53,10 +68,20 @@ struct GpuView {
   std::string uuid;
   uint64_t memory_bytes = 0;
   double busy = 0;
+  bool drained = false;  // placement puts no new job here (iashim drain)
   std::vector<JobView> jobs;
+  // Not from the coordinator: jobs iashim-top left out as ended (ended_jobs.h).
+  int hidden_ended = 0;
 
   // The snapshot carries no per-GPU used memory: it is what its jobs hold.
   uint64_t MemUsed() const;
+
+  // `job`'s part of this GPU's busy time, 0-1: its own busy fraction scaled
+  // so that the jobs of the GPU add up to `busy`. Each job's fraction is a
+  // sampled estimate of wall time its kernels run; overlapping jobs can sum
+  // past 1 while the GPU's figure is capped at 1, so unscaled figures would
+  // not add up to the GPU line's.
+  double BusyShare(const JobView& job) const;
 };
 
 struct ClusterView {

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "coordinator/top/format.h"
+#include "coordinator/top/legend.h"
 
 namespace iashim::top {
 namespace {
@@ -30,15 +31,17 @@ struct ColumnSpec {
 
 // Widths hold the widest value the formatter can produce (format.h) and the
 // header, plus one for the sort mark on sortable columns.
+// The drop order is the legend's (legend.cc) too.
 constexpr ColumnSpec kSpecs[] = {
     {Column::kJob, "JOB", 0, true, 0, SortKey::kJob},
-    {Column::kPid, "PID", 7, false, 2, std::nullopt},
-    {Column::kPrio, "PRIO", 4, true, 4, std::nullopt},
-    {Column::kShare, "SHARE", 6, false, 5, SortKey::kShare},
-    {Column::kKernels, "KERN/S", 7, false, 6, SortKey::kKernels},
-    {Column::kBusy, "BUSY%", 5, false, 3, std::nullopt},
-    {Column::kSlowdown, "SLOWDN", 7, false, 8, SortKey::kSlowdown},
-    {Column::kMem, "MEM", 10, false, 7, SortKey::kMemory},
+    {Column::kPid, "PID", 7, false, 3, std::nullopt},
+    {Column::kPrio, "PRIO", 4, true, 5, std::nullopt},
+    {Column::kState, "STATE", 6, true, 2, std::nullopt},
+    {Column::kShare, "SHARE", 6, false, 6, SortKey::kShare},
+    {Column::kKernels, "KERN/S", 7, false, 7, SortKey::kKernels},
+    {Column::kBusy, "BUSY%", 5, false, 4, std::nullopt},
+    {Column::kSlowdown, "SLOWDN", 7, false, 9, SortKey::kSlowdown},
+    {Column::kMem, "MEM", 10, false, 8, SortKey::kMemory},
     {Column::kBudget, "BUDGET", 6, false, 1, std::nullopt},
     {Column::kCommand, "COMMAND", 0, true, 0, std::nullopt},
 };
@@ -79,7 +82,19 @@ std::string Pad(std::string_view text, int width, bool left_aligned) {
   return left_aligned ? cell + fill : fill + cell;
 }
 
-std::string Cell(const JobView& j, Column c) {
+std::string_view StateName(JobState s) {
+  switch (s) {
+    case JobState::kConnected:
+      return "conn";
+    case JobState::kDisconnected:
+      return "disc";
+    case JobState::kPlaced:
+      return "placed";
+  }
+  return "?";
+}
+
+std::string Cell(const GpuView& g, const JobView& j, Column c) {
   switch (c) {
     case Column::kJob:
       return j.job.empty() ? "-" : Printable(j.job);
@@ -87,12 +102,14 @@ std::string Cell(const JobView& j, Column c) {
       return absl::StrCat(j.pid);
     case Column::kPrio:
       return j.priority == Priority::kGuaranteed ? "guar" : "opp";
+    case Column::kState:
+      return std::string(StateName(j.State()));
     case Column::kShare:
       return FormatShare(j.share);
     case Column::kKernels:
       return FormatRate(j.kernels_per_s);
     case Column::kBusy:
-      return FormatPercent(j.busy);
+      return FormatPercent(g.BusyShare(j));
     case Column::kSlowdown:
       return FormatSlowdown(j.slowdown) + (j.OverTarget() ? "!" : "");
     case Column::kMem:
@@ -100,7 +117,7 @@ std::string Cell(const JobView& j, Column c) {
     case Column::kBudget:
       return j.budget_age_ms == 0 ? "-" : FormatAge(static_cast<double>(j.budget_age_ms) / 1e3);
     case Column::kCommand:
-      return Printable(j.command);
+      return Printable(ShortCommand(j.command));
   }
   return "";
 }
@@ -133,9 +150,10 @@ std::string GpuLine(const GpuView& g, int width) {
   const std::string busy = std::isfinite(g.busy) && g.busy >= 0
                                ? absl::StrFormat("%.0f%%", std::min(g.busy, 1.0) * 100)
                                : "-";
-  const std::string right =
-      absl::StrCat("busy ", busy, "  mem ", FormatBytesPair(g.MemUsed(), g.memory_bytes), "  ",
-                   g.jobs.size(), g.jobs.size() == 1 ? " job" : " jobs");
+  std::string right = absl::StrCat(g.drained ? "DRAINED  " : "", "busy ", busy, "  mem ",
+                                   FormatBytesPair(g.MemUsed(), g.memory_bytes), "  ",
+                                   g.jobs.size(), g.jobs.size() == 1 ? " job" : " jobs");
+  if (g.hidden_ended > 0) absl::StrAppend(&right, " +", g.hidden_ended, " ended");
   const int room_for_left = width - 2 - static_cast<int>(right.size());
   if (room_for_left >= std::min<int>(kJobMin, static_cast<int>(left.size()))) {
     // Cut the name rather than the figures: the figures are what changes.
@@ -170,7 +188,8 @@ std::string FooterLine(const LayoutInput& in, bool scrollable) {
   std::vector<std::string> keys = {"q quit",
                                    absl::StrCat("s sort [", std::string(SortKeyName(in.sort.key)),
                                                 in.sort.Ascending() ? " asc]" : " desc]"),
-                                   "r reverse", in.paused ? "p resume" : "p pause"};
+                                   "r reverse", in.paused ? "p resume" : "p pause",
+                                   in.legend ? "? table" : "? help"};
   if (scrollable) keys.push_back("up/down scroll");
   const std::string counts = in.view == nullptr
                                  ? absl::StrCat("bad ", in.dropped)
@@ -194,6 +213,12 @@ std::string FooterLine(const LayoutInput& in, bool scrollable) {
 std::vector<Line> Body(const LayoutInput& in, const std::vector<PlacedColumn>& columns) {
   std::vector<Line> body;
   const size_t width = static_cast<size_t>(in.width);
+  if (in.legend) {
+    for (const std::string& l : LegendLines()) {
+      body.push_back({LineStyle::kNote, Truncate(l, width)});
+    }
+    return body;
+  }
   if (in.view == nullptr) {
     body.push_back({LineStyle::kNote,
                     Truncate(absl::StrCat("no snapshot yet: is iashim-coordinator publishing on ",
@@ -208,12 +233,13 @@ std::vector<Line> Body(const LayoutInput& in, const std::vector<PlacedColumn>& c
   for (const GpuView& g : in.view->gpus) {
     body.push_back({LineStyle::kGpu, GpuLine(g, in.width)});
     if (g.jobs.empty()) {
-      body.push_back({LineStyle::kNote, Truncate("  (no jobs)", width)});
+      body.push_back({LineStyle::kNote,
+                      Truncate(g.hidden_ended > 0 ? "  (no running jobs)" : "  (no jobs)", width)});
       continue;
     }
     for (const JobView* j : SortedJobs(g.jobs, in.sort)) {
       std::vector<std::string> cells;
-      for (const PlacedColumn& c : columns) cells.push_back(Cell(*j, c.column));
+      for (const PlacedColumn& c : columns) cells.push_back(Cell(g, *j, c.column));
       const LineStyle style = !j->connected     ? LineStyle::kJobDisconnected
                               : j->OverTarget() ? LineStyle::kJobOverTarget
                                                 : LineStyle::kJob;

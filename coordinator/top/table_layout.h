@@ -4,7 +4,7 @@
 // screen.cc only paints the lines.
 //
 // Every line fits the width given. When the width is short, the least useful
-// columns are dropped first (BUDGET, PID, BUSY%, ...), the JOB column shrinks
+// columns are dropped first (BUDGET, STATE, PID, BUSY%, ...), the JOB column shrinks
 // to a minimum with long names cut ("~"), and only then is anything cut at the
 // right edge. When the height is short, the body scrolls.
 #ifndef IASHIM_COORDINATOR_TOP_TABLE_LAYOUT_H_
@@ -42,6 +42,7 @@ enum class Column {
   kJob,
   kPid,
   kPrio,
+  kState,
   kShare,
   kKernels,
   kBusy,
@@ -82,6 +83,7 @@ struct LayoutInput {
   std::string_view endpoint;
   double age_s = 0;  // since the newest snapshot arrived (our clock, not the sender's)
   bool paused = false;
+  bool legend = false;  // the legend (legend.h) in place of the table
   SortState sort;
   int scroll = 0;        // first body line shown; clamped
   uint64_t dropped = 0;  // messages this tool dropped: invalid, wrong version, not a snapshot

@@ -19,6 +19,7 @@
 #include <zmq.hpp>
 
 #include "common/security/client_keys.h"
+#include "coordinator/top/ended_jobs.h"
 #include "coordinator/top/options.h"
 #include "coordinator/top/screen.h"
 #include "coordinator/top/snapshot_view.h"
@@ -83,9 +84,11 @@ int Run(const TopOptions& options) {
   InstallStopHandlers();
 
   UiState ui;
+  EndedJobs ended;
   std::optional<ClusterView> latest;  // the newest snapshot received
   std::optional<ClusterView> shown;   // what is on screen: `latest` unless paused
   Clock::time_point latest_at;
+  const Clock::time_point started = Clock::now();
   Layout layout;
   bool dirty = true;
   Clock::time_point next_redraw = Clock::now();
@@ -93,7 +96,11 @@ int Run(const TopOptions& options) {
   while (!g_stop && !ui.quit) {
     if (dirty || Clock::now() >= next_redraw) {
       LayoutInput in;
-      in.view = shown ? &*shown : nullptr;
+      // Ended jobs leave by our clock, so also while the coordinator keeps them.
+      std::optional<ClusterView> visible;
+      if (shown) visible = ended.Visible(*shown, SecondsSince(started));
+      in.view = visible ? &*visible : nullptr;
+      in.legend = ui.legend;
       in.endpoint = options.pub_endpoint;
       // The age of what arrived last, paused or not: it tells whether the
       // coordinator is alive, and our own clock needs no agreement with its.
@@ -130,6 +137,7 @@ int Run(const TopOptions& options) {
     if (std::optional<ClusterView> view = subscriber->Drain()) {
       latest = std::move(view);
       latest_at = Clock::now();
+      ended.Observe(*latest, SecondsSince(started));
       if (!ui.paused) {
         shown = latest;
         dirty = true;

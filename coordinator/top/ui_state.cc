@@ -21,6 +21,11 @@ void Apply(Command command, int page, int max_scroll, UiState* state) {
     case Command::kTogglePause:
       state->paused = !state->paused;
       break;
+    case Command::kToggleLegend:
+      // A different body: the old position means nothing in it.
+      state->legend = !state->legend;
+      scroll = 0;
+      break;
     case Command::kScrollUp:
       scroll -= 1;
       break;

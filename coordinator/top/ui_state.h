@@ -1,4 +1,5 @@
-// What the keys change: sort column and order, pause, scroll position, quit.
+// What the keys change: sort column and order, pause, legend, scroll position,
+// quit.
 // Kept apart from the terminal (screen.cc turns keys into Commands) so the
 // effect of every key is tested without one.
 #ifndef IASHIM_COORDINATOR_TOP_UI_STATE_H_
@@ -13,6 +14,7 @@ enum class Command {
   kNextSort,
   kReverse,
   kTogglePause,
+  kToggleLegend,  // the legend in place of the table, and back
   kScrollUp,
   kScrollDown,
   kPageUp,
@@ -25,6 +27,7 @@ enum class Command {
 struct UiState {
   SortState sort;
   bool paused = false;
+  bool legend = false;
   int scroll = 0;  // first body line shown
   bool quit = false;
 };

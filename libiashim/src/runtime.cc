@@ -13,6 +13,7 @@
 #include "libiashim/src/hook_table.h"
 #include "libiashim/src/log.h"
 #include "libiashim/src/real_driver.h"
+#include "libiashim/src/start_line.h"
 #include "libiashim/src/thread_buffer.h"
 
 namespace iashim {
@@ -61,10 +62,7 @@ void Initialize() {
   g_runtime->StartDrainer();
   pthread_atfork(nullptr, nullptr, &ChildAfterFork);
   std::atexit(&AtExit);
-  IASHIM_INFO("active in pid %d (quota %s, coordinator %s, trace %s)", getpid(),
-              g_runtime->config().mem_limit_bytes ? std::to_string(g_runtime->config().mem_limit_bytes).c_str() : "none",
-              g_runtime->config().coordinator.empty() ? "none" : g_runtime->config().coordinator.c_str(),
-              g_runtime->config().trace_path.empty() ? "none" : g_runtime->config().trace_path.c_str());
+  IASHIM_INFO("%s", StartLine(g_runtime->config(), getpid()).c_str());
   g_phase.store(kActive, std::memory_order_release);
 }
 

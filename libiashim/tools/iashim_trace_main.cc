@@ -1,13 +1,14 @@
 // iashim-trace: prints an IASHIM_TRACE file as CSV.
 //
 //   iashim-trace FILE             one row per launch, graph launch or sync
-//   iashim-trace --summary FILE   one row per kernel: launches, samples, mean GPU time
+//   iashim-trace --summary FILE   one row per kernel, costliest first, then totals
+//                                 (trace_summary.h)
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <string>
 
 #include "libiashim/src/trace_reader.h"
+#include "libiashim/tools/trace_summary.h"
 
 namespace {
 
@@ -28,17 +29,6 @@ const char* ApiName(uint8_t api) {
   return api < sizeof kNames / sizeof kNames[0] ? kNames[api] : "unknown";
 }
 
-// Kernel names are C++ signatures full of commas: quote per RFC 4180.
-std::string Csv(const std::string& field) {
-  if (field.find_first_of(",\"\n") == std::string::npos) return field;
-  std::string out = "\"";
-  for (char c : field) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 int Usage(const char* why) {
   if (why != nullptr) std::fprintf(stderr, "iashim-trace: %s\n", why);
   std::fprintf(stderr, "usage: iashim-trace [--summary] TRACE_FILE\n");
@@ -50,35 +40,13 @@ void PrintEvents(const iashim::Trace& t) {
               "block_z,shared_mem,stream,gpu_ns,api,per_thread\n");
   for (const iashim::TraceEvent& e : t.events) {
     const iashim::TraceLaunch& l = e.launch;
-    const std::string name = l.event == 0 ? Csv(t.NameOf(l.kernel)) : "";
+    const std::string name = l.event == 0 ? iashim::CsvField(t.NameOf(l.kernel)) : "";
     std::printf("%llu,%u,%s,%u,%s,%u,%u,%u,%u,%u,%u,%u,0x%llx,%llu,%s,%d\n",
                 (unsigned long long)l.time_ns,
                 l.thread, EventName(l.event), l.kernel, name.c_str(), l.grid[0], l.grid[1],
                 l.grid[2], l.block[0], l.block[1], l.block[2], l.shared_mem,
                 (unsigned long long)l.stream, (unsigned long long)e.gpu_ns,
                 ApiName(iashim::TraceApi(l.flags)), iashim::TracePerThread(l.flags) ? 1 : 0);
-  }
-}
-
-void PrintSummary(const iashim::Trace& t) {
-  struct Row {
-    uint64_t launches = 0, sampled = 0, gpu_ns = 0;
-  };
-  std::map<std::string, Row> rows;
-  for (const iashim::TraceEvent& e : t.events) {
-    if (e.launch.event == 2) continue;
-    Row& r = rows[e.launch.event == 1 ? "(graph)" : t.NameOf(e.launch.kernel)];
-    ++r.launches;
-    if (e.gpu_ns != 0) {
-      ++r.sampled;
-      r.gpu_ns += e.gpu_ns;
-    }
-  }
-  std::printf("kernel,launches,sampled,mean_gpu_ns\n");
-  for (const auto& [name, r] : rows) {
-    std::printf("%s,%llu,%llu,%llu\n", Csv(name).c_str(), (unsigned long long)r.launches,
-                (unsigned long long)r.sampled,
-                (unsigned long long)(r.sampled ? r.gpu_ns / r.sampled : 0));
   }
 }
 
@@ -110,6 +78,11 @@ int main(int argc, char** argv) {
   if (trace.truncated) {
     std::fprintf(stderr, "iashim-trace: warning: '%s' ends mid-entry (the process died?)\n", path);
   }
-  summary ? PrintSummary(trace) : PrintEvents(trace);
+  if (summary) {
+    const std::string csv = iashim::FormatSummaryCsv(iashim::SummarizeKernels(trace));
+    std::fwrite(csv.data(), 1, csv.size(), stdout);
+  } else {
+    PrintEvents(trace);
+  }
   return 0;
 }

@@ -296,10 +296,26 @@ TEST_F(CliProcessTest, StatusFailures) {
       Cli({"status", "--coordinator", "ipc://" + dir_.path() + "/nobody", "--timeout-s", "0.2"});
   EXPECT_EQ(none.exit_code, 4);
   EXPECT_THAT(none.err, HasSubstr("iashim: no coordinator at ipc://" + dir_.path() + "/nobody"));
+  EXPECT_THAT(none.err, HasSubstr("start one with iashim-coordinator"));
+  EXPECT_THAT(none.err, Not(HasSubstr("CurveZMQ")));  // no key configured: not the cause
+  EXPECT_EQ(none.out, "");
   FakeCoordinator fake(Always({testing::EncodeErrorReply("not ready")}));
   const ChildResult error = Cli({"status", "--coordinator", fake.endpoint()});
   EXPECT_EQ(error.exit_code, 1);
   EXPECT_THAT(error.err, HasSubstr("iashim: the coordinator could not answer: not ready"));
+}
+
+TEST_F(CliProcessTest, StatusJsonFailuresAreJson) {
+  const ChildResult none = Cli({"status", "--json", "--coordinator",
+                                "ipc://" + dir_.path() + "/nobody", "--timeout-s", "0.2"});
+  EXPECT_EQ(none.exit_code, 4);
+  EXPECT_EQ(none.out.rfind("{\n  \"error\": \"no coordinator at ipc://", 0), 0u) << none.out;
+  EXPECT_THAT(none.out, HasSubstr("\"hints\": ["));
+  EXPECT_EQ(none.err, "");
+  FakeCoordinator fake(Always({testing::EncodeErrorReply("not ready")}));
+  const ChildResult error = Cli({"status", "--json", "--coordinator", fake.endpoint()});
+  EXPECT_EQ(error.exit_code, 1);
+  EXPECT_THAT(error.out, HasSubstr("\"error\": \"the coordinator could not answer: not ready\""));
 }
 
 TEST_F(CliProcessTest, UsageVersionAndErrors) {

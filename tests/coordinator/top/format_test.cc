@@ -130,5 +130,16 @@ TEST(Printable, ReplacesControlAndNonAscii) {
   EXPECT_EQ(Printable(std::string_view("a\0b", 3)), "a?b");
 }
 
+TEST(ShortCommand, TheProgramsBaseNameAndItsArguments) {
+  EXPECT_EQ(ShortCommand("/work/build/bench/iashim-fakejob --model resnet50 --seconds 40"),
+            "iashim-fakejob --model resnet50 --seconds 40");
+  EXPECT_EQ(ShortCommand("python train.py --data /data/x"), "python train.py --data /data/x");
+  EXPECT_EQ(ShortCommand("/usr/bin/python3"), "python3");
+  EXPECT_EQ(ShortCommand("  ./run.sh a"), "run.sh a");
+  EXPECT_EQ(ShortCommand("/dir/ x"), "/dir/ x");  // no base name: kept as it is
+  EXPECT_EQ(ShortCommand(""), "");
+  EXPECT_EQ(ShortCommand("   "), "");
+}
+
 }  // namespace
 }  // namespace iashim::top

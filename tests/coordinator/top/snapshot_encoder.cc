@@ -27,7 +27,8 @@ std::vector<uint8_t> EncodeSnapshot(const ClusterView& view, uint16_t version) {
           j.held_launches_per_s, j.connected));
     }
     gpus.push_back(wire::CreateGpuStateDirect(fbb, g.id, g.host.c_str(), g.name.c_str(),
-                                              g.uuid.c_str(), g.memory_bytes, g.busy, &jobs));
+                                              g.uuid.c_str(), g.memory_bytes, g.busy, &jobs,
+                                              g.drained));
   }
   auto snapshot =
       wire::CreateStateSnapshotDirect(fbb, view.seq, view.unix_ns, view.coordinator_version.c_str(),

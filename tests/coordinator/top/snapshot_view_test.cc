@@ -1,6 +1,7 @@
 #include "coordinator/top/snapshot_view.h"
 
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "flatbuffers/flatbuffers.h"
@@ -54,6 +55,16 @@ TEST(DecodeMessage, RoundTripsEveryField) {
   }
   EXPECT_EQ(g.jobs[2].priority, Priority::kOpportunistic);
   EXPECT_EQ(g.MemUsed(), (8ull + 12 + 13) << 30);
+  EXPECT_FALSE(g.drained);
+}
+
+TEST(DecodeMessage, Drained) {
+  ClusterView sent = SampleCluster();
+  sent.gpus[0].drained = true;
+  const std::vector<uint8_t> bytes = EncodeSnapshot(sent);
+  ClusterView got;
+  ASSERT_EQ(DecodeMessage(bytes.data(), bytes.size(), &got), DecodeStatus::kOk);
+  EXPECT_TRUE(got.gpus[0].drained);
 }
 
 TEST(DecodeMessage, AbsentFieldsReadAsEmptyOrDefault) {
@@ -177,6 +188,44 @@ TEST(JobView, OverTargetOnlyForGuaranteedJobsWithATarget) {
   j.slowdown_target = 0.1;
   j.priority = Priority::kOpportunistic;
   EXPECT_FALSE(j.OverTarget());
+}
+
+TEST(JobView, StateFromConnectedAndPid) {
+  JobView j;
+  j.pid = 0;
+  EXPECT_EQ(j.State(), JobState::kPlaced);
+  j.pid = 42;
+  EXPECT_EQ(j.State(), JobState::kDisconnected);
+  j.connected = true;
+  EXPECT_EQ(j.State(), JobState::kConnected);
+}
+
+TEST(GpuView, BusySharesAddUpToTheGpu) {
+  GpuView g = SampleCluster().gpus[0];  // 0.55 + 0.25 + 0.07 = 0.87 = the GPU's busy
+  EXPECT_NEAR(g.BusyShare(g.jobs[0]), 0.55, 1e-12);
+  EXPECT_NEAR(g.BusyShare(g.jobs[2]), 0.07, 1e-12);
+  // Overlapping estimates past 1 while the GPU is capped at 1: scaled down.
+  g.jobs[0].busy = 0.9;
+  g.jobs[1].busy = 0.6;
+  g.jobs[2].busy = 0.0;
+  g.busy = 1.0;
+  EXPECT_NEAR(g.BusyShare(g.jobs[0]), 0.6, 1e-12);
+  EXPECT_NEAR(g.BusyShare(g.jobs[1]), 0.4, 1e-12);
+  EXPECT_EQ(g.BusyShare(g.jobs[2]), 0);
+  double sum = 0;
+  for (const JobView& j : g.jobs) sum += g.BusyShare(j);
+  EXPECT_NEAR(sum, g.busy, 1e-12);
+}
+
+TEST(GpuView, BusyShareOfNothingOrGarbageIsZero) {
+  GpuView g = SampleCluster().gpus[0];
+  for (JobView& j : g.jobs) j.busy = 0;
+  EXPECT_EQ(g.BusyShare(g.jobs[0]), 0);
+  g.jobs[0].busy = std::numeric_limits<double>::quiet_NaN();
+  g.jobs[1].busy = 0.5;
+  EXPECT_EQ(g.BusyShare(g.jobs[0]), 0);
+  g.busy = std::numeric_limits<double>::quiet_NaN();  // the jobs' own sum, then
+  EXPECT_NEAR(g.BusyShare(g.jobs[1]), 0.5, 1e-12);
 }
 
 }  // namespace

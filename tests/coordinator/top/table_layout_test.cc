@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "coordinator/top/legend.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/coordinator/top/snapshot_encoder.h"
@@ -66,14 +67,14 @@ TEST(LayOut, FullPictureAt80x24) {
             "iashim-top  coordinator 0.1.0  up 1h02m  age 0.5s  tcp://127.0.0.1:5556");
   EXPECT_EQ(layout.lines[1].style, LineStyle::kColumns);
   EXPECT_EQ(layout.lines[1].text,
-            "JOB^           PID PRIO  SHARE  KERN/S BUSY%  SLOWDN        MEM BUDGET");
+            "JOB^           PID PRIO STATE   SHARE  KERN/S BUSY%  SLOWDN        MEM BUDGET");
   EXPECT_EQ(layout.lines[2].style, LineStyle::kGpu);
   EXPECT_EQ(layout.lines[2].text, "node-a:0 NVIDIA H200  busy 87%  mem 33.0/80.0 GiB  3 jobs");
   EXPECT_THAT(
       JobRows(layout),
-      ElementsAre("bert-large    1202 guar   0.30     800  25.0   +25%! 12.0/16.0G   1.2s",
-                  "gpt2-opp      1203 opp    0.10   40.0k   7.0       -    13.0G/-      -",
-                  "resnet50      1201 guar   0.60   12.3k  55.0     +8%  8.0/16.0G   1.2s"));
+      ElementsAre("bert-large    1202 guar conn     0.30     800  25.0   +25%! 12.0/16.0G   1.2s",
+                  "gpt2-opp      1203 opp  conn     0.10   40.0k   7.0       -    13.0G/-      -",
+                  "resnet50      1201 guar conn     0.60   12.3k  55.0     +8%  8.0/16.0G   1.2s"));
   EXPECT_EQ(layout.lines.back().style, LineStyle::kFooter);
   EXPECT_THAT(layout.lines.back().text, HasSubstr("q quit"));
   EXPECT_THAT(layout.lines.back().text, HasSubstr("s sort [job asc]"));
@@ -176,8 +177,8 @@ TEST(LayOut, LongJobNamesAreCutWithAMark) {
   ExpectFits(layout, 80, 24);
   const std::vector<std::string> rows = JobRows(layout);
   ASSERT_EQ(rows.size(), 3u);
-  // JOB takes what the other columns leave of 80: 20.
-  EXPECT_TRUE(rows[0].starts_with("an-extremely-long-j~ ")) << rows[0];
+  // JOB takes what the other columns leave of 80: 13.
+  EXPECT_TRUE(rows[0].starts_with("an-extremely~ ")) << rows[0];
   EXPECT_EQ(rows[0].size(), 80u);
   EXPECT_THAT(rows[0], HasSubstr("+8%"));
   EXPECT_THAT(rows[1], HasSubstr("bert-large "));
@@ -196,6 +197,7 @@ TEST(LayOut, NarrowTerminalDropsTheLeastUsefulColumnsFirst) {
   Layout layout = LayOut(Input(&view, 60, 24));
   ExpectFits(layout, 60, 24);
   EXPECT_THAT(layout.lines[1].text, Not(HasSubstr("BUDGET")));
+  EXPECT_THAT(layout.lines[1].text, Not(HasSubstr("STATE")));
   EXPECT_THAT(layout.lines[1].text, Not(HasSubstr("PID")));
   EXPECT_THAT(layout.lines[1].text, HasSubstr("SLOWDN"));
   EXPECT_THAT(layout.lines[1].text, HasSubstr("PRIO"));
@@ -292,7 +294,11 @@ TEST(LayOut, ShortTerminalScrollsTheBody) {
   EXPECT_EQ(layout.page, 8);
   EXPECT_EQ(layout.max_scroll, 31 - 8);  // the GPU line and 30 jobs
   EXPECT_EQ(layout.lines[10].text, "-- lines 1-8 of 31, up/down to scroll --");
-  EXPECT_THAT(layout.lines.back().text, HasSubstr("up/down scroll"));
+  // At 80 columns the footer has room for "? help", not also the scroll hint.
+  EXPECT_THAT(layout.lines.back().text, HasSubstr("? help"));
+  LayoutInput wide = in;
+  wide.width = 100;
+  EXPECT_THAT(LayOut(wide).lines.back().text, HasSubstr("? help  up/down scroll"));
   EXPECT_EQ(JobOrder(layout).front(), "job00");
 
   in.scroll = 1000;  // clamped to the end
@@ -321,6 +327,80 @@ TEST(LayOut, FooterCountsWhatWasDropped) {
   const Layout narrow = LayOut(in);
   EXPECT_LE(narrow.lines.back().text.size(), 30u);
   EXPECT_THAT(narrow.lines.back().text, HasSubstr("q quit"));
+}
+
+TEST(LayOut, StateColumnSaysWhereEachJobIs) {
+  ClusterView view = SampleCluster();
+  view.gpus[0].jobs[1].connected = false;  // bert-large: its shim went away
+  view.gpus[0].jobs[2].connected = false;  // gpt2-opp: placed, never started
+  view.gpus[0].jobs[2].pid = 0;
+  const Layout layout = LayOut(Input(&view));
+  EXPECT_THAT(layout.lines[1].text, HasSubstr(" STATE "));
+  const std::vector<std::string> rows = JobRows(layout);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_THAT(rows[0], HasSubstr(" disc "));
+  EXPECT_THAT(rows[1], HasSubstr(" placed "));
+  EXPECT_THAT(rows[2], HasSubstr(" conn "));
+}
+
+TEST(LayOut, BusyColumnAddsUpToTheGpuLine) {
+  ClusterView view = SampleCluster();
+  view.gpus[0].busy = 1.0;
+  view.gpus[0].jobs[0].busy = 0.9;  // resnet50
+  view.gpus[0].jobs[1].busy = 0.6;  // bert-large
+  view.gpus[0].jobs[2].busy = 0.0;  // gpt2-opp
+  const Layout layout = LayOut(Input(&view));
+  EXPECT_THAT(layout.lines[2].text, HasSubstr("busy 100%"));
+  const std::vector<std::string> rows = JobRows(layout);
+  EXPECT_THAT(rows[0], HasSubstr(" 40.0 "));  // bert-large
+  EXPECT_THAT(rows[1], HasSubstr("  0.0 "));  // gpt2-opp
+  EXPECT_THAT(rows[2], HasSubstr(" 60.0 "));  // resnet50
+}
+
+TEST(LayOut, CommandShowsTheProgramNotItsDirectory) {
+  ClusterView view = SampleCluster();
+  view.gpus[0].jobs[0].command =
+      "/very/long/path/to/a/build/tree/bench/iashim-fakejob --model resnet50 --seconds 40";
+  const Layout layout = LayOut(Input(&view, 140, 24));
+  ExpectFits(layout, 140, 24);
+  EXPECT_THAT(JobRows(layout)[2], HasSubstr("iashim-fakejob --model resnet50 --seconds 40"));
+  EXPECT_THAT(JobRows(layout)[2], Not(HasSubstr("/very")));
+  // Cut at the end, with the mark, where the terminal is narrower.
+  const Layout narrow = LayOut(Input(&view, 110, 24));
+  EXPECT_THAT(JobRows(narrow)[2], HasSubstr("iashim-fakejob --mo"));
+  EXPECT_TRUE(JobRows(narrow)[2].ends_with("~")) << JobRows(narrow)[2];
+}
+
+TEST(LayOut, GpuLineCountsEndedJobsAndSaysDrained) {
+  ClusterView view = SampleCluster();
+  view.gpus[0].hidden_ended = 2;
+  view.gpus[0].drained = true;
+  Layout layout = LayOut(Input(&view));
+  EXPECT_EQ(layout.lines[2].text,
+            "node-a:0 NVIDIA H200  DRAINED  busy 87%  mem 33.0/80.0 GiB  3 jobs +2 ended");
+  view.gpus[0].jobs.clear();
+  layout = LayOut(Input(&view));
+  EXPECT_EQ(layout.lines[3].text, "  (no running jobs)");
+}
+
+TEST(LayOut, LegendReplacesTheTableAndScrolls) {
+  const ClusterView view = SampleCluster();
+  LayoutInput in = Input(&view);
+  EXPECT_THAT(LayOut(in).lines.back().text, HasSubstr("? help"));
+  in.legend = true;
+  Layout layout = LayOut(in);
+  ExpectFits(layout, 80, 24);
+  EXPECT_TRUE(JobRows(layout).empty());
+  EXPECT_EQ(layout.lines[2].text, LegendLines()[0]);
+  EXPECT_THAT(layout.lines.back().text, HasSubstr("? table"));
+  EXPECT_GT(layout.max_scroll, 0);  // longer than 24 lines: it scrolls like the table
+  in.scroll = layout.max_scroll;
+  layout = LayOut(in);
+  EXPECT_EQ(layout.lines[layout.lines.size() - 3].text, LegendLines().back());
+  // Also before the first snapshot.
+  in.view = nullptr;
+  in.scroll = 0;
+  EXPECT_EQ(LayOut(in).lines[2].text, LegendLines()[0]);
 }
 
 }  // namespace

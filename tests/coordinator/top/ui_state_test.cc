@@ -57,5 +57,15 @@ TEST(Apply, ScrollStaysWithinTheBody) {
   EXPECT_EQ(s.scroll, 0);
 }
 
+TEST(Apply, LegendTogglesAndStartsAtTheTop) {
+  UiState s;
+  s.scroll = 5;
+  Apply(Command::kToggleLegend, 10, 25, &s);
+  EXPECT_TRUE(s.legend);
+  EXPECT_EQ(s.scroll, 0);
+  Apply(Command::kToggleLegend, 10, 25, &s);
+  EXPECT_FALSE(s.legend);
+}
+
 }  // namespace
 }  // namespace iashim::top

@@ -1,0 +1,36 @@
+#include "coordinator/top/legend.h"
+
+namespace iashim::top {
+
+const std::vector<std::string>& LegendLines() {
+  static const std::vector<std::string> kLines = {
+      "Columns (narrow terminals drop BUDGET, STATE, PID, BUSY% first):",
+      "  PRIO    guar: guaranteed, its speed is protected; opp: opportunistic",
+      "  STATE   conn: its shim reports; disc: its shim stopped reporting (killed,",
+      "          crashed, lost; the row is dim, its last state); placed: placed,",
+      "          its process not started. Jobs that exit cleanly leave at once;",
+      "          a disc job is left out 10s later (the GPU line counts it)",
+      "  SHARE   share of GPU time in its budget (1.00 = unthrottled)",
+      "  KERN/S  kernel launches per second (k thousands, M millions)",
+      "  BUSY%   its part of the GPU's busy time: the time its kernels run",
+      "          (sampled), scaled so a GPU's jobs add up to the GPU's busy %",
+      "  SLOWDN  iteration time against its solo baseline: +12% = 12% slower",
+      "  MEM     held/quota in the larger's unit; 13.0G/- = no quota",
+      "  BUDGET  age of the budget the coordinator sent; - = none sent",
+      "  COMMAND program and arguments (when the terminal is wide enough)",
+      "Marks:",
+      "  !       (SLOWDN) a guaranteed job slowed past its target; its row is red",
+      "          (bold without colour)",
+      "  -       unknown, or none",
+      "  ~       a name or command cut to fit",
+      "  ?       a character that is not printable ASCII",
+      "  ^ v     the sort column, ascending / descending",
+      "  DRAINED (GPU line) placement puts no new job there (iashim drain)",
+      "  stale   no snapshot for 3s: the coordinator, or the way to it, is down",
+      "  bad N   messages this tool dropped: not a valid snapshot of its version",
+      "  seq N   the number of the snapshot shown",
+  };
+  return kLines;
+}
+
+}  // namespace iashim::top
