@@ -39,7 +39,7 @@ std::string Hello(int pid) {
   const std::string job = "job-" + std::to_string(pid);
   const auto h = w::CreateHelloDirect(fbb, pid, "node1", job.c_str(), "python train.py", "0.1.0",
                                       100, 0, 0, 0, w::Priority::Opportunistic, 1.0);
-  return FinishEnvelope(fbb, w::Payload::Hello, h.Union());
+  return EnvelopeBytes(fbb, w::Payload::Hello, h.Union());
 }
 
 // A realistic batch: 20 distinct kernels in a 100 ms window.
@@ -54,7 +54,7 @@ std::string Batch(uint64_t seq) {
   const auto b = w::CreateTelemetryBatchDirect(fbb, seq, start, start + 100'000'000, 800, 0, 4, 1,
                                                100'000'000, 64, &kernels, nullptr, 0, 0, 1.0, 0,
                                                0, 1.0, -1.0);
-  return FinishEnvelope(fbb, w::Payload::TelemetryBatch, b.Union());
+  return EnvelopeBytes(fbb, w::Payload::TelemetryBatch, b.Union());
 }
 
 std::span<const uint8_t> Bytes(const std::string& s) {
@@ -108,7 +108,7 @@ void BM_IngestZmq(benchmark::State& state) {
   }
   flatbuffers::FlatBufferBuilder fbb;
   const std::string status =
-      FinishEnvelope(fbb, w::Payload::StatusRequest, w::CreateStatusRequest(fbb).Union());
+      EnvelopeBytes(fbb, w::Payload::StatusRequest, w::CreateStatusRequest(fbb).Union());
   std::vector<std::string> batches;
   for (uint64_t s = 0; s < 64; ++s) batches.push_back(Batch(s));
   constexpr int kPerShimPerRound = 2000;

@@ -37,7 +37,7 @@ std::string Hello(int pid, const std::string& host, bool opportunistic) {
                                       0, 0, 0,
                                       opportunistic ? w::Priority::Opportunistic : w::Priority::Guaranteed,
                                       1.0);
-  return FinishEnvelope(fbb, w::Payload::Hello, h.Union());
+  return EnvelopeBytes(fbb, w::Payload::Hello, h.Union());
 }
 
 std::string Batch(uint64_t seq) {
@@ -50,7 +50,7 @@ std::string Batch(uint64_t seq) {
   const int64_t start = int64_t(seq) * 100'000'000;
   const auto b = w::CreateTelemetryBatchDirect(fbb, seq, start, start + 100'000'000, 40, 0, 2, 2,
                                                50'000'000, 8, &kernels);
-  return FinishEnvelope(fbb, w::Payload::TelemetryBatch, b.Union());
+  return EnvelopeBytes(fbb, w::Payload::TelemetryBatch, b.Union());
 }
 
 std::span<const uint8_t> Bytes(const std::string& s) {

@@ -1,4 +1,5 @@
 #include "bench/load/sim_shim.h"
+#include "common/wire/kernel_id.h"
 
 #include <time.h>
 
@@ -109,7 +110,7 @@ void SimShim::Tick(uint64_t now_ns, double gpu_opportunistic_share) {
     }
     const std::vector<SimKernel>& kernels = ModelFor(spec_.model).kernels;
     Send(EncodeBatch(spec_.pid, w, extras,
-                     [&](uint32_t id) { return Fnv1a(kernels[id].name); }));
+                     [&](uint32_t id) { return KernelId(kernels[id].name); }));
     window_start_ns_ = now_ns;
     // The next window is due a window after this one was: a late poll does
     // not shift the schedule, as the shim's 10 ms drainer would not.

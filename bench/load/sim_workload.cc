@@ -1,4 +1,5 @@
 #include "bench/load/sim_workload.h"
+#include "common/wire/kernel_id.h"
 
 #include <cmath>
 
@@ -51,7 +52,7 @@ const SimModel& ModelFor(int i) { return Models()[size_t(i) % Models().size()]; 
 
 std::vector<std::pair<uint64_t, std::string>> KernelNamesOf(const SimModel& model) {
   std::vector<std::pair<uint64_t, std::string>> names;
-  for (const SimKernel& k : model.kernels) names.push_back({Fnv1a(k.name), k.name});
+  for (const SimKernel& k : model.kernels) names.push_back({KernelId(k.name), k.name});
   return names;
 }
 

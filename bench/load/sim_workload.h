@@ -41,7 +41,7 @@ struct SimModel {
 // Model `i % 3`.
 const SimModel& ModelFor(int i);
 
-// The kernel names as KernelNames carries them: (Fnv1a(name), name).
+// The kernel names as KernelNames carries them: (KernelId(name), name).
 std::vector<std::pair<uint64_t, std::string>> KernelNamesOf(const SimModel& model);
 
 // One process's training loop, advanced one telemetry window at a time.

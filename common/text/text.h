@@ -32,17 +32,6 @@ std::string FormatBytes(uint64_t bytes);
 // `max_bytes`, control characters replaced by '?'.
 std::string Printable(std::string_view text, size_t max_bytes);
 
-// 64-bit FNV-1a. Kernel ids on the wire are Fnv1a(name), so every process
-// agrees on them without coordination.
-constexpr uint64_t kFnvOffset = 14695981039346656037ULL;  // 0xcbf29ce484222325
-inline uint64_t Fnv1a(std::string_view s, uint64_t h = kFnvOffset) {
-  for (char c : s) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
 }  // namespace iashim
 
 #endif  // IASHIM_TEXT_H_

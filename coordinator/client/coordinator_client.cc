@@ -7,6 +7,7 @@
 #include <zmq.hpp>
 
 #include "absl/strings/str_format.h"
+#include "common/wire/envelope.h"
 #include "flatbuffers/flatbuffers.h"
 
 namespace iashim::client {
@@ -68,15 +69,15 @@ Reply::Reply(const void* data, size_t size) : words_(size / sizeof(uint64_t) + 1
 }
 
 ReplyCheck CheckReply(const Reply& reply, wire::Payload expected) {
-  if (reply.size() == 0) return ReplyCheck::kInvalid;
-  flatbuffers::Verifier verifier(reply.data(), reply.size());
-  if (!wire::VerifyEnvelopeBuffer(verifier)) return ReplyCheck::kInvalid;
-  const wire::Envelope* envelope = reply.envelope();
-  if (envelope->version() != wire::Version::Current) return ReplyCheck::kWrongVersion;
-  const wire::Payload type = envelope->payload_type();
+  std::vector<uint64_t> storage;  // stays empty: a Reply is aligned
+  const wire::OpenedEnvelope in = wire::OpenEnvelope(reply.data(), reply.size(), &storage);
+  switch (in.error) {
+    case wire::EnvelopeError::kNone: break;
+    case wire::EnvelopeError::kInvalid: return ReplyCheck::kInvalid;
+    case wire::EnvelopeError::kWrongVersion: return ReplyCheck::kWrongVersion;
+  }
+  const wire::Payload type = in.envelope->payload_type();
   if (type != expected && type != wire::Payload::ErrorReply) return ReplyCheck::kUnexpected;
-  // The verifier accepts a union whose table is absent; callers read it.
-  if (envelope->payload() == nullptr) return ReplyCheck::kInvalid;
   return ReplyCheck::kUsable;
 }
 

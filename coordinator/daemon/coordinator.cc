@@ -167,13 +167,14 @@ void Coordinator::OnMessage(const Sender& from, std::span<const uint8_t> bytes, 
                             int64_t unix_ns, std::vector<Outgoing>* out) {
   const std::string_view identity = from.identity;
   ++counters_.messages;
-  std::vector<uint8_t> aligned;
-  const char* why = "";
-  const wire::Envelope* e = VerifiedEnvelope(bytes, &aligned, &why);
-  if (e == nullptr) {
-    ++(why[0] == 'v' ? counters_.wrong_version : counters_.invalid);
-    return;
+  std::vector<uint64_t> aligned;
+  const wire::OpenedEnvelope in = wire::OpenEnvelope(bytes.data(), bytes.size(), &aligned);
+  switch (in.error) {
+    case wire::EnvelopeError::kNone: break;
+    case wire::EnvelopeError::kWrongVersion: ++counters_.wrong_version; return;
+    case wire::EnvelopeError::kInvalid: ++counters_.invalid; return;
   }
+  const wire::Envelope* e = in.envelope;
   auto reply = [&](std::string bytes) { out->push_back({std::string(identity), std::move(bytes)}); };
   switch (e->payload_type()) {
     case wire::Payload::Hello:
@@ -442,7 +443,7 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
     const auto r = wire::CreatePlaceReply(fbb, ok, err, jid, host, job && job->gpu ? job->gpu->index : -1,
                                           u, job ? job->sent_share : 1.0,
                                           job ? job->mem_bytes : 0, queued, token, dry_run);
-    out->push_back({std::string(identity), FinishEnvelope(fbb, wire::Payload::PlaceReply, r.Union())});
+    out->push_back({std::string(identity), EnvelopeBytes(fbb, wire::Payload::PlaceReply, r.Union())});
   };
   const std::string requested = Clean(req->job(), 128);
   const std::string command = Clean(req->command(), 256);
@@ -590,7 +591,7 @@ void Coordinator::OnRelease(std::string_view identity, const void* raw,
     flatbuffers::FlatBufferBuilder fbb(256);
     const auto m = fbb.CreateString(message);
     out->push_back({std::string(identity),
-                    FinishEnvelope(fbb, wire::Payload::ReleaseReply,
+                    EnvelopeBytes(fbb, wire::Payload::ReleaseReply,
                                    wire::CreateReleaseReply(fbb, released, m).Union())});
   };
   const std::string id = Clean(req->job(), 128);

@@ -31,7 +31,7 @@ std::string EncodeAdminReply(bool ok, std::string_view error, std::string_view t
   flatbuffers::FlatBufferBuilder fbb(256);
   const auto e = fbb.CreateString(error.data(), error.size());
   const auto t = fbb.CreateString(text.data(), text.size());
-  return FinishEnvelope(fbb, wire::Payload::AdminReply, wire::CreateAdminReply(fbb, ok, e, t).Union());
+  return EnvelopeBytes(fbb, wire::Payload::AdminReply, wire::CreateAdminReply(fbb, ok, e, t).Union());
 }
 
 const char* PriorityName(policy::Priority p) {

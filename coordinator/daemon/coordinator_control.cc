@@ -87,7 +87,7 @@ void Coordinator::SendBudget(Job& job, double share, int64_t now_ns, int64_t uni
   flatbuffers::FlatBufferBuilder fbb(128);
   const auto b = wire::CreateBudget(fbb, budget_seq_, share, 0, ToWire(job.priority),
                                     uint32_t(options_.budget_ttl_s * 1000), uint64_t(unix_ns));
-  out->push_back({job.identity, FinishEnvelope(fbb, wire::Payload::Budget, b.Union())});
+  out->push_back({job.identity, EnvelopeBytes(fbb, wire::Payload::Budget, b.Union())});
   ++counters_.budgets_sent;
   const bool changed = std::abs(share - job.sent_share) > 1e-4;
   job.sent_share = share;

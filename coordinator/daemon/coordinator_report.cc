@@ -71,7 +71,7 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns) {
       store_ != nullptr && !store_->write_error().ok()
           ? std::string(store_->write_error().message()).c_str()
           : nullptr);
-  return FinishEnvelope(fbb, wire::Payload::StateSnapshot, snapshot.Union());
+  return EnvelopeBytes(fbb, wire::Payload::StateSnapshot, snapshot.Union());
 }
 
 std::string Coordinator::MetricsText(int64_t now_ns) const {

@@ -42,44 +42,22 @@ wire::Priority ToWire(policy::Priority p) {
                                                : wire::Priority::Guaranteed;
 }
 
-const wire::Envelope* VerifiedEnvelope(std::span<const uint8_t> bytes,
-                                       std::vector<uint8_t>* aligned, const char** why) {
-  aligned->assign(bytes.begin(), bytes.end());
-  flatbuffers::Verifier verifier(aligned->data(), aligned->size());
-  if (aligned->empty() || !wire::VerifyEnvelopeBuffer(verifier)) {
-    *why = "invalid";
-    return nullptr;
-  }
-  const wire::Envelope* e = wire::GetEnvelope(aligned->data());
-  if (e->version() != wire::Version::Current) {
-    *why = "version";
-    return nullptr;
-  }
-  // The verifier accepts a union type without its table; every handler reads
-  // the table, so such a message is invalid (found by the coordinator_message fuzzer).
-  if (e->payload_type() != wire::Payload::NONE && e->payload() == nullptr) {
-    *why = "invalid";
-    return nullptr;
-  }
-  return e;
-}
-
-std::string FinishEnvelope(flatbuffers::FlatBufferBuilder& fbb, wire::Payload type,
+std::string EnvelopeBytes(flatbuffers::FlatBufferBuilder& fbb, wire::Payload type,
                            flatbuffers::Offset<void> payload) {
-  fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, 0, type, payload));
+  wire::FinishEnvelope(fbb, type, payload);
   return std::string(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
 }
 
 std::string EncodeAdvice(wire::AdviceKind kind, std::string_view text) {
   flatbuffers::FlatBufferBuilder fbb(256);
   const auto t = fbb.CreateString(text.data(), text.size());
-  return FinishEnvelope(fbb, wire::Payload::Advice, wire::CreateAdvice(fbb, kind, t).Union());
+  return EnvelopeBytes(fbb, wire::Payload::Advice, wire::CreateAdvice(fbb, kind, t).Union());
 }
 
 std::string EncodeError(std::string_view text) {
   flatbuffers::FlatBufferBuilder fbb(256);
   const auto t = fbb.CreateString(text.data(), text.size());
-  return FinishEnvelope(fbb, wire::Payload::ErrorReply, wire::CreateErrorReply(fbb, t).Union());
+  return EnvelopeBytes(fbb, wire::Payload::ErrorReply, wire::CreateErrorReply(fbb, t).Union());
 }
 
 std::string Clean(const flatbuffers::String* s, size_t max) {

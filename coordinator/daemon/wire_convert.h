@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "common/wire/envelope.h"
 #include "coordinator/policy/priority.h"
 #include "coordinator/policy/telemetry_window.h"
-#include "schemas/telemetry_generated.h"
 
 namespace iashim::daemon {
 
@@ -19,14 +19,9 @@ policy::TelemetryWindow ToWindow(const wire::TelemetryBatch& batch);
 policy::Priority FromWire(wire::Priority p);
 wire::Priority ToWire(policy::Priority p);
 
-// A verified Envelope from `bytes`, or null (`*why` says: "invalid" or
-// "version"). Copies into `*aligned` first: ZeroMQ keeps small messages at any
-// alignment and FlatBuffers reads aligned words.
-const wire::Envelope* VerifiedEnvelope(std::span<const uint8_t> bytes,
-                                       std::vector<uint8_t>* aligned, const char** why);
-
-// Finishes `fbb` as an Envelope with `payload` and returns its bytes.
-std::string FinishEnvelope(flatbuffers::FlatBufferBuilder& fbb, wire::Payload type,
+// Finishes `fbb` as the coordinator's Envelope of `payload` and returns its
+// bytes, ready for a socket.
+std::string EnvelopeBytes(flatbuffers::FlatBufferBuilder& fbb, wire::Payload type,
                            flatbuffers::Offset<void> payload);
 
 // "Refused"/"SendHello"/"Info" Advice, and an ErrorReply.

@@ -7,18 +7,14 @@
 #include <cstdint>
 #include <string_view>
 
+#include "common/wire/kernel_id.h"
+
 namespace iashim::policy {
 
-// 64-bit FNV-1a: the shim names kernels on the wire by Fnv1a(name), so the
-// policy computes the same ids (tests, names that arrive as text).
-inline constexpr uint64_t kFnvOffset = 14695981039346656037ULL;
-constexpr uint64_t Fnv1a(std::string_view s, uint64_t h = kFnvOffset) {
-  for (char c : s) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
+// Fnv1a (common/wire/kernel_id.h): the shim names kernels on the wire by
+// their hash, so the policy computes the same ids.
+using ::iashim::Fnv1a;
+using ::iashim::kFnvOffset;
 
 // The splitmix64 finaliser: spreads every input bit over the whole word.
 // FNV-1a values differ little in their high bits for similar names, so they

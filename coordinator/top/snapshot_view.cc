@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <vector>
 
+#include "common/wire/envelope.h"
 #include "flatbuffers/flatbuffers.h"
 #include "schemas/telemetry_generated.h"
 
@@ -57,20 +59,14 @@ GpuView FromGpu(const wire::GpuState& g) {
 
 // Verifies and classifies; decodes into `*out` when it is not null.
 DecodeStatus Inspect(const void* data, size_t size, ClusterView* out) {
-  if (data == nullptr || size == 0) return DecodeStatus::kInvalid;
-  // FlatBuffers reads scalars as aligned words (8 bytes at most); ZeroMQ keeps
-  // small messages inside the message object at any alignment.
-  std::unique_ptr<uint64_t[]> aligned;
-  const auto* bytes = static_cast<const uint8_t*>(data);
-  if (reinterpret_cast<uintptr_t>(data) % alignof(uint64_t) != 0) {
-    aligned = std::make_unique<uint64_t[]>(size / sizeof(uint64_t) + 1);
-    std::memcpy(aligned.get(), data, size);
-    bytes = reinterpret_cast<const uint8_t*>(aligned.get());
+  std::vector<uint64_t> storage;
+  const wire::OpenedEnvelope in = wire::OpenEnvelope(data, size, &storage);
+  switch (in.error) {
+    case wire::EnvelopeError::kNone: break;
+    case wire::EnvelopeError::kInvalid: return DecodeStatus::kInvalid;
+    case wire::EnvelopeError::kWrongVersion: return DecodeStatus::kWrongVersion;
   }
-  flatbuffers::Verifier verifier(bytes, size);
-  if (!wire::VerifyEnvelopeBuffer(verifier)) return DecodeStatus::kInvalid;
-  const wire::Envelope* envelope = wire::GetEnvelope(bytes);
-  if (envelope->version() != wire::Version::Current) return DecodeStatus::kWrongVersion;
+  const wire::Envelope* envelope = in.envelope;
   const wire::StateSnapshot* snapshot = envelope->payload_as_StateSnapshot();
   if (snapshot == nullptr) return DecodeStatus::kNotSnapshot;
   if (out != nullptr) *out = FromSnapshot(*snapshot);

@@ -1,5 +1,7 @@
 #include "libiashim/src/drainer.h"
 
+#include "common/wire/kernel_id.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -344,7 +346,7 @@ void Drainer::CloseWindow(uint64_t now_ns) {
   transport_->Enqueue(EncodeBatch(getpid(), w, extras, [&kernels](uint32_t id) {
     const uint64_t hash = kernels.info(id).hash.load(std::memory_order_acquire);
     // Unnamed kernels still get a distinct, if process-local, id.
-    return hash != 0 ? hash : Fnv1a("unnamed:" + std::to_string(id));
+    return hash != 0 ? hash : KernelId("unnamed:" + std::to_string(id));
   }));
 }
 

@@ -1,5 +1,7 @@
 #include "libiashim/src/kernel_registry.h"
 
+#include "common/wire/kernel_id.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -44,7 +46,7 @@ void KernelRegistry::SetName(const void* handle, std::string_view name) {
   const uint32_t id = IdOf(handle);
   if (id == kOtherKernel) return;
   KernelInfo& k = infos_[id];
-  const uint64_t hash = Fnv1a(name);
+  const uint64_t hash = KernelId(name);
   if (k.hash.load(std::memory_order_acquire) == hash) return;
   char* copy = static_cast<char*>(std::malloc(name.size() + 1));
   if (copy == nullptr) return;

@@ -18,7 +18,7 @@ namespace iashim {
 
 struct KernelInfo {
   std::atomic<const char*> name{nullptr};  // owned; never freed (see SetName)
-  std::atomic<uint64_t> hash{0};           // Fnv1a(name); 0 until named
+  std::atomic<uint64_t> hash{0};           // KernelId(name); 0 until named
   std::atomic<uintptr_t> handle{0};        // the CUfunction/CUkernel it was seen as
 };
 

@@ -39,7 +39,7 @@ static_assert(sizeof(TraceHeader) == 32);
 struct TraceKernelName {
   uint32_t kernel;  // process-local id, as in TraceLaunch
   uint32_t reserved;
-  uint64_t hash;    // Fnv1a(name), the id used on the wire
+  uint64_t hash;    // KernelId(name), the id used on the wire
 };
 static_assert(sizeof(TraceKernelName) == 16);
 

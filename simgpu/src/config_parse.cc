@@ -1,5 +1,7 @@
 #include "simgpu/src/config_parse.h"
 
+#include "common/wire/kernel_id.h"
+
 #include <cctype>
 #include <charconv>
 #include <cstdio>

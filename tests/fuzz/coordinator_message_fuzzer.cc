@@ -30,14 +30,13 @@ std::string Hello() {
   flatbuffers::FlatBufferBuilder fbb;
   const auto h = w::CreateHelloDirect(fbb, 100, "node1", "", "train.py", "0.1.0", 100, 0, 0, 0,
                                       w::Priority::Opportunistic, 1.0);
-  return daemon::FinishEnvelope(fbb, w::Payload::Hello, h.Union());
+  return daemon::EnvelopeBytes(fbb, w::Payload::Hello, h.Union());
 }
 
 void CheckReplies(const std::vector<daemon::Outgoing>& out) {
-  std::vector<uint8_t> aligned;
+  std::vector<uint64_t> aligned;
   for (const daemon::Outgoing& o : out) {
-    const char* why = nullptr;
-    if (daemon::VerifiedEnvelope(AsBytes(o.bytes), &aligned, &why) == nullptr) {
+    if (wire::OpenEnvelope(o.bytes.data(), o.bytes.size(), &aligned).envelope == nullptr) {
       Fail("the coordinator sent a message that does not verify");
     }
   }
@@ -60,10 +59,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                         kUnix + 2 * kSecond, &out);
   coordinator.OnTick(5 * kSecond, kUnix + 4 * kSecond, &out);
   CheckReplies(out);
-  std::vector<uint8_t> aligned;
-  const char* why = nullptr;
-  if (daemon::VerifiedEnvelope(AsBytes(coordinator.EncodeSnapshot(5 * kSecond, kUnix)), &aligned,
-                               &why) == nullptr) {
+  std::vector<uint64_t> aligned;
+  const std::string snapshot = coordinator.EncodeSnapshot(5 * kSecond, kUnix);
+  if (wire::OpenEnvelope(snapshot.data(), snapshot.size(), &aligned).envelope == nullptr) {
     Fail("the coordinator's snapshot does not verify");
   }
   (void)coordinator.MetricsText(5 * kSecond);

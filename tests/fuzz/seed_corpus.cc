@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/text/text.h"
+#include "common/wire/kernel_id.h"
 #include "coordinator/daemon/wire_convert.h"
 #include "coordinator/state/frame.h"
 #include "coordinator/state/record_codec.h"
@@ -41,7 +42,7 @@ std::vector<Seed> Messages() {
     flatbuffers::FlatBufferBuilder fbb;
     const auto h = w::CreateHelloDirect(fbb, 4242, "node1", "resnet", "python train.py", "0.1.0",
                                         100, 8ULL << 30, kUnix, 1000, w::Priority::Guaranteed, 1.0);
-    add("hello", FinishEnvelope(fbb, w::Payload::Hello, h.Union()));
+    add("hello", EnvelopeBytes(fbb, w::Payload::Hello, h.Union()));
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
@@ -49,7 +50,7 @@ std::vector<Seed> Messages() {
         w::CreateKernelNameDirect(fbb, 0xabcdef, "volta_sgemm_128x64_nn"),
         w::CreateKernelNameDirect(fbb, 0x123456, "elementwise_relu")};
     const auto k = w::CreateKernelNamesDirect(fbb, &names);
-    add("kernel_names", FinishEnvelope(fbb, w::Payload::KernelNames, k.Union()));
+    add("kernel_names", EnvelopeBytes(fbb, w::Payload::KernelNames, k.Union()));
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
@@ -61,24 +62,24 @@ std::vector<Seed> Messages() {
     const auto b = w::CreateTelemetryBatchDirect(fbb, 3, 1'000'000'000, 1'100'000'000, 100, 0, 4,
                                                  2, 50'000'000, 64, &kernels, &memory, 0, 0, 0.5,
                                                  10, 1'000'000, 1.0, 0.4);
-    add("telemetry_batch", FinishEnvelope(fbb, w::Payload::TelemetryBatch, b.Union()));
+    add("telemetry_batch", EnvelopeBytes(fbb, w::Payload::TelemetryBatch, b.Union()));
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
     const auto g = w::CreateGoodbye(fbb, 1000, 0);
-    add("goodbye", FinishEnvelope(fbb, w::Payload::Goodbye, g.Union()));
+    add("goodbye", EnvelopeBytes(fbb, w::Payload::Goodbye, g.Union()));
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
     const auto b = w::CreateBudget(fbb, 7, 0.3, 4, w::Priority::Opportunistic, 10'000, kUnix);
-    add("budget", FinishEnvelope(fbb, w::Payload::Budget, b.Union()));
+    add("budget", EnvelopeBytes(fbb, w::Payload::Budget, b.Union()));
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
     const auto p = w::CreatePlaceRequestDirect(fbb, "job-a", w::Priority::Opportunistic,
                                                8ULL << 30, -1, "node1", "python train.py", 0.1,
                                                "resnet50");
-    add("place_request", FinishEnvelope(fbb, w::Payload::PlaceRequest, p.Union()));
+    add("place_request", EnvelopeBytes(fbb, w::Payload::PlaceRequest, p.Union()));
   }
   {
     // What the Slurm plugin sends: allowed GPUs, batch ids, and a dry run.
@@ -88,53 +89,53 @@ std::vector<Seed> Messages() {
     const auto p = w::CreatePlaceRequestDirect(fbb, "slurm-1234.0.0", w::Priority::Guaranteed, 0,
                                                -1, "node1", "python train.py", 0, nullptr,
                                                &allowed, batch, false);
-    add("place_request_batch", FinishEnvelope(fbb, w::Payload::PlaceRequest, p.Union()));
+    add("place_request_batch", EnvelopeBytes(fbb, w::Payload::PlaceRequest, p.Union()));
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
     const std::vector<int32_t> allowed = {1};
     const auto p = w::CreatePlaceRequestDirect(fbb, "job-a", w::Priority::Opportunistic, 1ULL << 30,
                                                -1, "node1", nullptr, 0, nullptr, &allowed, 0, true);
-    add("place_request_dry_run", FinishEnvelope(fbb, w::Payload::PlaceRequest, p.Union()));
+    add("place_request_dry_run", EnvelopeBytes(fbb, w::Payload::PlaceRequest, p.Union()));
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
     const auto p = w::CreatePlaceReplyDirect(fbb, true, nullptr, "job-a", "node1", 1, "GPU-2",
                                              1.0, 0, false, nullptr, true);
-    add("place_reply_dry_run", FinishEnvelope(fbb, w::Payload::PlaceReply, p.Union()));
+    add("place_reply_dry_run", EnvelopeBytes(fbb, w::Payload::PlaceReply, p.Union()));
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
     const auto r =
         w::CreateReleaseRequestDirect(fbb, "job-a", "0123456789abcdef0123456789abcdef");
-    add("release_request", FinishEnvelope(fbb, w::Payload::ReleaseRequest, r.Union()));
+    add("release_request", EnvelopeBytes(fbb, w::Payload::ReleaseRequest, r.Union()));
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
     const auto r = w::CreateReleaseReplyDirect(fbb, false, "token does not match job 'job-a'");
-    add("release_reply", FinishEnvelope(fbb, w::Payload::ReleaseReply, r.Union()));
+    add("release_reply", EnvelopeBytes(fbb, w::Payload::ReleaseReply, r.Union()));
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
     const auto p = w::CreatePlaceReplyDirect(fbb, true, nullptr, "job-a", "node1", 1, "GPU-2",
                                              0.5, 8ULL << 30, false);
-    add("place_reply_placed", FinishEnvelope(fbb, w::Payload::PlaceReply, p.Union()));
+    add("place_reply_placed", EnvelopeBytes(fbb, w::Payload::PlaceReply, p.Union()));
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
     const auto p = w::CreatePlaceReplyDirect(fbb, false, "no GPU fits now", "job-a", nullptr, 0,
                                              nullptr, 1.0, 0, true);
-    add("place_reply_queued", FinishEnvelope(fbb, w::Payload::PlaceReply, p.Union()));
+    add("place_reply_queued", EnvelopeBytes(fbb, w::Payload::PlaceReply, p.Union()));
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
     const auto p = w::CreatePlaceReplyDirect(fbb, false, "job-a is taken");
-    add("place_reply_refused", FinishEnvelope(fbb, w::Payload::PlaceReply, p.Union()));
+    add("place_reply_refused", EnvelopeBytes(fbb, w::Payload::PlaceReply, p.Union()));
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
     const auto s = w::CreateStatusRequest(fbb);
-    add("status_request", FinishEnvelope(fbb, w::Payload::StatusRequest, s.Union()));
+    add("status_request", EnvelopeBytes(fbb, w::Payload::StatusRequest, s.Union()));
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
@@ -149,7 +150,7 @@ std::vector<Seed> Messages() {
         w::CreateGpuStateDirect(fbb, 0, "node1", "Tesla V100", "GPU-1", 32ULL << 30, 0.9, &jobs),
         w::CreateGpuStateDirect(fbb, 1, "node1", "Tesla V100", "GPU-2", 32ULL << 30, 0, nullptr)};
     const auto s = w::CreateStateSnapshotDirect(fbb, 12, kUnix, "0.1.0", 3725.5, &gpus, 3);
-    add("state_snapshot", FinishEnvelope(fbb, w::Payload::StateSnapshot, s.Union()));
+    add("state_snapshot", EnvelopeBytes(fbb, w::Payload::StateSnapshot, s.Union()));
   }
   for (const auto& [kind, name] :
        {std::pair{w::AdviceKind::Info, "advice_info"}, {w::AdviceKind::Refused, "advice_refused"},
@@ -166,13 +167,13 @@ std::vector<Seed> Messages() {
     const auto host = fbb.CreateString("node1");
     const auto job = fbb.CreateString("job-a");
     const auto a = w::CreateAdminRequest(fbb, action, host, 0, job, w::Priority::Opportunistic);
-    add(name, FinishEnvelope(fbb, w::Payload::AdminRequest, a.Union()));
+    add(name, EnvelopeBytes(fbb, w::Payload::AdminRequest, a.Union()));
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
     const auto text = fbb.CreateString("drained node1:0");
     const auto a = w::CreateAdminReply(fbb, true, 0, text);
-    add("admin_reply", FinishEnvelope(fbb, w::Payload::AdminReply, a.Union()));
+    add("admin_reply", EnvelopeBytes(fbb, w::Payload::AdminReply, a.Union()));
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
@@ -272,8 +273,8 @@ void WriteTrace(const std::string& dir) {
   TraceWriter writer;
   std::string error;
   if (!writer.Open(dir + "/basic", 4242, &error)) Fail("cannot write the trace seed");
-  writer.KernelName(1, Fnv1a("volta_sgemm_128x64_nn"), "volta_sgemm_128x64_nn");
-  writer.KernelName(2, Fnv1a("elementwise_relu"), "elementwise_relu");
+  writer.KernelName(1, KernelId("volta_sgemm_128x64_nn"), "volta_sgemm_128x64_nn");
+  writer.KernelName(2, KernelId("elementwise_relu"), "elementwise_relu");
   for (uint64_t i = 0; i < 4; ++i) {
     TraceLaunch launch{};
     launch.time_ns = 1'000'000 * (i + 1);

@@ -40,7 +40,7 @@ std::string Hello(int pid, const std::string& job, const std::string& token,
   flatbuffers::FlatBufferBuilder fbb;
   const auto h = w::CreateHelloDirect(fbb, pid, "node1", job.c_str(), "train.py", "0.1.0", 100, 0,
                                       0, 0, priority, 1.0, token.c_str());
-  return FinishEnvelope(fbb, w::Payload::Hello, h.Union());
+  return EnvelopeBytes(fbb, w::Payload::Hello, h.Union());
 }
 
 // One 100 ms window holding one iteration of `iteration_ms`.
@@ -52,19 +52,19 @@ std::string Batch(uint64_t seq, int64_t start_ns, double iteration_ms, double sh
   const auto b = w::CreateTelemetryBatchDirect(
       fbb, seq, start_ns, start_ns + kTick, 100, 0, 1, 1, uint64_t(iteration_ms * 1e6), 10,
       &kernels, nullptr, 0, 0, share, 0, 0, 1.0, -1.0);
-  return FinishEnvelope(fbb, w::Payload::TelemetryBatch, b.Union());
+  return EnvelopeBytes(fbb, w::Payload::TelemetryBatch, b.Union());
 }
 
 std::string KernelNames() {
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<w::KernelName>> names = {
       w::CreateKernelNameDirect(fbb, 0x1234, "impostor_kernel")};
-  return FinishEnvelope(fbb, w::Payload::KernelNames, w::CreateKernelNamesDirect(fbb, &names).Union());
+  return EnvelopeBytes(fbb, w::Payload::KernelNames, w::CreateKernelNamesDirect(fbb, &names).Union());
 }
 
 std::string Goodbye() {
   flatbuffers::FlatBufferBuilder fbb;
-  return FinishEnvelope(fbb, w::Payload::Goodbye, w::CreateGoodbye(fbb, 10, 0).Union());
+  return EnvelopeBytes(fbb, w::Payload::Goodbye, w::CreateGoodbye(fbb, 10, 0).Union());
 }
 
 std::string Place(const std::string& job, bool opportunistic, uint64_t mem, int gpu = -1) {
@@ -72,26 +72,25 @@ std::string Place(const std::string& job, bool opportunistic, uint64_t mem, int 
   const auto p = w::CreatePlaceRequestDirect(
       fbb, job.c_str(), opportunistic ? w::Priority::Opportunistic : w::Priority::Guaranteed, mem,
       gpu, "node1", "python train.py", 0.1);
-  return FinishEnvelope(fbb, w::Payload::PlaceRequest, p.Union());
+  return EnvelopeBytes(fbb, w::Payload::PlaceRequest, p.Union());
 }
 
 std::string Admin(w::AdminAction action, const std::string& host, int gpu, const std::string& job,
                   w::Priority priority = w::Priority::Guaranteed) {
   flatbuffers::FlatBufferBuilder fbb;
   const auto r = w::CreateAdminRequestDirect(fbb, action, host.c_str(), gpu, job.c_str(), priority);
-  return FinishEnvelope(fbb, w::Payload::AdminRequest, r.Union());
+  return EnvelopeBytes(fbb, w::Payload::AdminRequest, r.Union());
 }
 
 // A decoded message, with the storage it lives in.
 struct Message {
-  std::vector<uint8_t> buffer;
+  std::vector<uint64_t> buffer;
   const w::Envelope* envelope = nullptr;
 };
 
 Message Decode(const Outgoing& o) {
   Message m;
-  const char* why;
-  m.envelope = VerifiedEnvelope(Bytes(o.bytes), &m.buffer, &why);
+  m.envelope = wire::OpenEnvelope(o.bytes.data(), o.bytes.size(), &m.buffer).envelope;
   return m;
 }
 
@@ -442,10 +441,9 @@ TEST_F(CoordinatorAuthorizationTest, ADrainedGpuGetsNoNewJobsAndStaysDrainedAfte
     EXPECT_FALSE(PlaceReplyIn(out_).ok);
     EXPECT_NE(PlaceReplyIn(out_).error.find("GPU node1:0 is drained"), std::string::npos);
     // Status shows it.
-    std::vector<uint8_t> buf;
-    const char* why;
+    std::vector<uint64_t> buf;
     const std::string snapshot = c->EncodeSnapshot(kSecond, kUnix);
-    const w::StateSnapshot* s = VerifiedEnvelope(Bytes(snapshot), &buf, &why)->payload_as_StateSnapshot();
+    const w::StateSnapshot* s = wire::OpenEnvelope(snapshot.data(), snapshot.size(), &buf).envelope->payload_as_StateSnapshot();
     ASSERT_NE(s, nullptr);
     ASSERT_EQ(s->gpus()->size(), 2u);
     EXPECT_TRUE(s->gpus()->Get(0)->drained());

@@ -69,20 +69,20 @@ std::string Place(const PlaceSpec& s) {
   const auto p = w::CreatePlaceRequest(
       fbb, job, s.opportunistic ? w::Priority::Opportunistic : w::Priority::Guaranteed, s.mem,
       s.gpu, host, command, 0.1, 0, allowed, batch, s.dry_run);
-  return FinishEnvelope(fbb, w::Payload::PlaceRequest, p.Union());
+  return EnvelopeBytes(fbb, w::Payload::PlaceRequest, p.Union());
 }
 
 std::string Release(const std::string& job, const std::string& token) {
   flatbuffers::FlatBufferBuilder fbb;
   const auto r = w::CreateReleaseRequestDirect(fbb, job.c_str(), token.c_str());
-  return FinishEnvelope(fbb, w::Payload::ReleaseRequest, r.Union());
+  return EnvelopeBytes(fbb, w::Payload::ReleaseRequest, r.Union());
 }
 
 std::string Hello(int pid, const std::string& job, const std::string& token) {
   flatbuffers::FlatBufferBuilder fbb;
   const auto h = w::CreateHelloDirect(fbb, pid, "node1", job.c_str(), "train.py", "0.1.0", 100, 0,
                                       0, 0, w::Priority::Opportunistic, 1.0, token.c_str());
-  return FinishEnvelope(fbb, w::Payload::Hello, h.Union());
+  return EnvelopeBytes(fbb, w::Payload::Hello, h.Union());
 }
 
 // The fields of the one reply a test reads, copied out of its buffer.
@@ -119,17 +119,16 @@ class CoordinatorBatchTest : public ::testing::Test {
     return s.ok() ? std::move(*s) : nullptr;
   }
 
-  const w::Envelope* Only(std::vector<uint8_t>* buf) {
+  const w::Envelope* Only(std::vector<uint64_t>* buf) {
     EXPECT_EQ(out_.size(), 1u);
     if (out_.empty()) return nullptr;
-    const char* why = "";
-    return VerifiedEnvelope(Bytes(out_.back().bytes), buf, &why);
+    return wire::OpenEnvelope(out_.back().bytes.data(), out_.back().bytes.size(), buf).envelope;
   }
 
   PlaceResult Ask(Coordinator& c, const PlaceSpec& spec) {
     out_.clear();
     c.OnMessage("cli", Bytes(Place(spec)), kSecond, kUnix, &out_);
-    std::vector<uint8_t> buf;
+    std::vector<uint64_t> buf;
     const w::Envelope* e = Only(&buf);
     PlaceResult r;
     if (e == nullptr || e->payload_as_PlaceReply() == nullptr) {
@@ -153,7 +152,7 @@ class CoordinatorBatchTest : public ::testing::Test {
   ReleaseResult AskRelease(Coordinator& c, const std::string& job, const std::string& token) {
     out_.clear();
     c.OnMessage("slurm", Bytes(Release(job, token)), 2 * kSecond, kUnix, &out_);
-    std::vector<uint8_t> buf;
+    std::vector<uint64_t> buf;
     const w::Envelope* e = Only(&buf);
     ReleaseResult r;
     if (e == nullptr || e->payload_as_ReleaseReply() == nullptr) {
@@ -325,9 +324,8 @@ TEST_F(CoordinatorBatchTest, BatchIdsSurviveARestartAndShowInStatus) {
   EXPECT_TRUE(c->jobs().at("plain").batch.system.empty());
 
   const std::string snap = c->EncodeSnapshot(51 * kSecond, kUnix);
-  std::vector<uint8_t> buf;
-  const char* why = "";
-  const w::Envelope* e = VerifiedEnvelope(Bytes(snap), &buf, &why);
+  std::vector<uint64_t> buf;
+  const w::Envelope* e = wire::OpenEnvelope(snap.data(), snap.size(), &buf).envelope;
   ASSERT_NE(e, nullptr);
   ASSERT_NE(e->payload_as_StateSnapshot(), nullptr);
   const std::string json = cli::FormatStatusJson(*e->payload_as_StateSnapshot());

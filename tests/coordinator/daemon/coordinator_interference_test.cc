@@ -32,7 +32,7 @@ std::string Hello(int pid, const std::string& job, const std::string& token) {
   flatbuffers::FlatBufferBuilder fbb;
   const auto h = w::CreateHelloDirect(fbb, pid, "node1", job.c_str(), "train.py", "0.1.0", 100, 0,
                                       0, 0, w::Priority::Opportunistic, 1.0, token.c_str());
-  return FinishEnvelope(fbb, w::Payload::Hello, h.Union());
+  return EnvelopeBytes(fbb, w::Payload::Hello, h.Union());
 }
 
 // One 100 ms window with one iteration of `iteration_ms`, unthrottled.
@@ -44,20 +44,19 @@ std::string Batch(uint64_t seq, int64_t start_ns, double iteration_ms) {
   const auto b = w::CreateTelemetryBatchDirect(
       fbb, seq, start_ns, start_ns + kTick, 100, 0, 1, 1, uint64_t(iteration_ms * 1e6), 10,
       &kernels, nullptr, 0, 0, 1.0, 0, 0, 1.0, -1.0);
-  return FinishEnvelope(fbb, w::Payload::TelemetryBatch, b.Union());
+  return EnvelopeBytes(fbb, w::Payload::TelemetryBatch, b.Union());
 }
 
 std::string Place(const std::string& job, const std::string& kind, uint64_t mem) {
   flatbuffers::FlatBufferBuilder fbb;
   const auto p = w::CreatePlaceRequestDirect(fbb, job.c_str(), w::Priority::Opportunistic, mem, -1,
                                              "node1", "python train.py", 0, kind.c_str());
-  return FinishEnvelope(fbb, w::Payload::PlaceRequest, p.Union());
+  return EnvelopeBytes(fbb, w::Payload::PlaceRequest, p.Union());
 }
 
-const w::PlaceReply* LastReply(const std::vector<Outgoing>& out, std::vector<uint8_t>* buffer) {
+const w::PlaceReply* LastReply(const std::vector<Outgoing>& out, std::vector<uint64_t>* buffer) {
   if (out.empty()) return nullptr;
-  const char* why;
-  const w::Envelope* e = VerifiedEnvelope(Bytes(out.back().bytes), buffer, &why);
+  const w::Envelope* e = wire::OpenEnvelope(out.back().bytes.data(), out.back().bytes.size(), buffer).envelope;
   return e ? e->payload_as_PlaceReply() : nullptr;
 }
 
@@ -97,7 +96,7 @@ TEST_F(CoordinatorInterferenceTest, LearnsFromASharedGpuAndRemembersAfterARestar
     auto c = Make(store.get());
     before = c->interference().Predict(a, b).throughput;
     c->OnMessage("cli", Bytes(Place("ja", "resnet50", 8ULL << 30)), 0, kUnix, &out_);
-    std::vector<uint8_t> placed;
+    std::vector<uint64_t> placed;
     const w::PlaceReply* ra = LastReply(out_, &placed);
     ASSERT_NE(ra, nullptr);
     ASSERT_NE(ra->token(), nullptr);
@@ -109,7 +108,7 @@ TEST_F(CoordinatorInterferenceTest, LearnsFromASharedGpuAndRemembersAfterARestar
       c->OnTick(t, kUnix + t, &out_);
     }
     c->OnMessage("cli", Bytes(Place("jb", "lstm", 8ULL << 30)), t, kUnix + t, &out_);
-    std::vector<uint8_t> buf;
+    std::vector<uint64_t> buf;
     const w::PlaceReply* r = LastReply(out_, &buf);
     ASSERT_NE(r, nullptr);
     ASSERT_TRUE(r->ok()) << r->error()->str();
@@ -152,7 +151,7 @@ TEST_F(CoordinatorInterferenceTest, QueuesAJobPredictedToCostMoreThanItGains) {
   }
   auto store = OpenStore();
   auto c = Make(store.get());
-  std::vector<uint8_t> buf;
+  std::vector<uint64_t> buf;
   c->OnMessage("cli", Bytes(Place("v", "vgg16", 8ULL << 30)), 0, kUnix, &out_);
   ASSERT_NE(LastReply(out_, &buf), nullptr);
   EXPECT_TRUE(LastReply(out_, &buf)->ok());
@@ -169,7 +168,7 @@ TEST_F(CoordinatorInterferenceTest, QueuesAJobPredictedToCostMoreThanItGains) {
 
 TEST_F(CoordinatorInterferenceTest, AKindThatIsNotPrintableIsRefused) {
   auto c = Make(nullptr);
-  std::vector<uint8_t> buf;
+  std::vector<uint64_t> buf;
   c->OnMessage("cli", Bytes(Place("x", std::string("bad\x01kind"), 8ULL << 30)), 0, kUnix, &out_);
   const w::PlaceReply* r = LastReply(out_, &buf);
   ASSERT_NE(r, nullptr);

@@ -37,7 +37,7 @@ std::string Hello(int pid, const std::string& job, bool opportunistic = false,
                                       opportunistic ? w::Priority::Opportunistic
                                                     : w::Priority::Guaranteed,
                                       1.0, token.c_str());
-  return FinishEnvelope(fbb, w::Payload::Hello, h.Union());
+  return EnvelopeBytes(fbb, w::Payload::Hello, h.Union());
 }
 
 // A window of `launches` launches of one 1 ms kernel, and `iterations`
@@ -51,7 +51,7 @@ std::string Batch(uint64_t seq, int64_t start_ns, uint32_t iterations, double it
   const auto b = w::CreateTelemetryBatchDirect(
       fbb, seq, start_ns, start_ns + 100'000'000, 100, 0, iterations, iterations,
       uint64_t(iteration_ms * 1e6), 10, &kernels, nullptr, 0, 0, share, 0, 0, 1.0, -1.0);
-  return FinishEnvelope(fbb, w::Payload::TelemetryBatch, b.Union());
+  return EnvelopeBytes(fbb, w::Payload::TelemetryBatch, b.Union());
 }
 
 std::string Place(const std::string& job, bool opportunistic, uint64_t mem) {
@@ -59,18 +59,17 @@ std::string Place(const std::string& job, bool opportunistic, uint64_t mem) {
   const auto p = w::CreatePlaceRequestDirect(
       fbb, job.c_str(), opportunistic ? w::Priority::Opportunistic : w::Priority::Guaranteed, mem,
       -1, "node1", "python train.py", 0.1);
-  return FinishEnvelope(fbb, w::Payload::PlaceRequest, p.Union());
+  return EnvelopeBytes(fbb, w::Payload::PlaceRequest, p.Union());
 }
 
-const w::Envelope* Parse(const std::string& bytes, std::vector<uint8_t>* buffer) {
-  const char* why;
-  return VerifiedEnvelope(Bytes(bytes), buffer, &why);
+const w::Envelope* Parse(const std::string& bytes, std::vector<uint64_t>* buffer) {
+  return wire::OpenEnvelope(bytes.data(), bytes.size(), buffer).envelope;
 }
 
 // The token in the last PlaceReply of `out` ("" if none).
 std::string PlacedToken(const std::vector<Outgoing>& out) {
   for (auto it = out.rbegin(); it != out.rend(); ++it) {
-    std::vector<uint8_t> buf;
+    std::vector<uint64_t> buf;
     const w::Envelope* e = Parse(it->bytes, &buf);
     if (e != nullptr && e->payload_as_PlaceReply() != nullptr) {
       const auto* token = e->payload_as_PlaceReply()->token();
@@ -114,7 +113,7 @@ TEST_F(CoordinatorTest, HelloRegistersAndGoodbyeRemoves) {
   ASSERT_TRUE(c->jobs().at("job-a").gpu.has_value());
   flatbuffers::FlatBufferBuilder fbb;
   const std::string bye =
-      FinishEnvelope(fbb, w::Payload::Goodbye, w::CreateGoodbye(fbb, 10, 0).Union());
+      EnvelopeBytes(fbb, w::Payload::Goodbye, w::CreateGoodbye(fbb, 10, 0).Union());
   c->OnMessage("shim-a", Bytes(bye), 2 * kSecond, kUnix, &out_);
   EXPECT_EQ(c->jobs().count("job-a"), 0u);
 }
@@ -126,7 +125,7 @@ TEST_F(CoordinatorTest, AShimClaimingAnotherJobsIdIsRefused) {
   c->OnMessage("shim-b", Bytes(Hello(200, "train")), kSecond, kUnix, &out_);
   ASSERT_EQ(out_.size(), 1u);
   EXPECT_EQ(out_[0].identity, "shim-b");
-  std::vector<uint8_t> buf;
+  std::vector<uint64_t> buf;
   const w::Envelope* e = Parse(out_[0].bytes, &buf);
   ASSERT_NE(e, nullptr);
   ASSERT_NE(e->payload_as_Advice(), nullptr);
@@ -217,7 +216,7 @@ TEST_F(CoordinatorTest, PlacementRepliesWithAJobAndAGpu) {
   auto c = Make(nullptr);
   c->OnMessage("cli", Bytes(Place("", false, 8ULL << 30)), kSecond, kUnix, &out_);
   ASSERT_EQ(out_.size(), 1u);
-  std::vector<uint8_t> buf;
+  std::vector<uint64_t> buf;
   const w::Envelope* e = Parse(out_[0].bytes, &buf);
   ASSERT_NE(e, nullptr);
   const w::PlaceReply* r = e->payload_as_PlaceReply();
@@ -262,7 +261,7 @@ TEST_F(CoordinatorTest, RestartKeepsJobsAndAsksUnknownShimsToSayHello) {
   out_.clear();
   c->OnMessage("shim-g", Bytes(Batch(7, 50 * kSecond, 1, 100)), 50 * kSecond, kUnix, &out_);
   ASSERT_EQ(out_.size(), 1u);
-  std::vector<uint8_t> buf;
+  std::vector<uint64_t> buf;
   const w::Envelope* e = Parse(out_[0].bytes, &buf);
   ASSERT_NE(e->payload_as_Advice(), nullptr);
   EXPECT_EQ(e->payload_as_Advice()->kind(), w::AdviceKind::SendHello);
@@ -294,7 +293,7 @@ TEST_F(CoordinatorTest, ControlLoopCutsTheOpportunisticShareWhenTheGuaranteedJob
     c->OnMessage("shim-f", Bytes(Batch(i, t, 1, 50, last_share)), t, kUnix + t, &out_);
     c->OnTick(t, kUnix + t, &out_);
     for (const Outgoing& o : out_) {
-      std::vector<uint8_t> buf;
+      std::vector<uint64_t> buf;
       const w::Envelope* e = Parse(o.bytes, &buf);
       if (e == nullptr || e->payload_as_Budget() == nullptr) continue;
       EXPECT_EQ(o.identity, "shim-f");
@@ -312,7 +311,7 @@ TEST_F(CoordinatorTest, SnapshotListsGpusAndJobs) {
   auto c = Make(nullptr);
   c->OnMessage("shim-a", Bytes(Hello(100, "job-a")), kSecond, kUnix, &out_);
   const std::string snap = c->EncodeSnapshot(2 * kSecond, kUnix);
-  std::vector<uint8_t> buf;
+  std::vector<uint64_t> buf;
   const w::Envelope* e = Parse(snap, &buf);
   ASSERT_NE(e, nullptr);
   const w::StateSnapshot* s = e->payload_as_StateSnapshot();

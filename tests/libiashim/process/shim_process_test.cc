@@ -20,6 +20,7 @@
 #include "bench/fakejob/model_profile.h"
 #include "bench/fakejob/module_image.h"
 #include "common/text/text.h"
+#include "common/wire/kernel_id.h"
 #include "libiashim/src/trace_reader.h"
 #include "schemas/telemetry_generated.h"
 #include "tests/driver/test_env.h"

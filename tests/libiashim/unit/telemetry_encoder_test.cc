@@ -1,3 +1,4 @@
+#include "common/wire/kernel_id.h"
 #include "libiashim/src/telemetry_encoder.h"
 
 #include <gtest/gtest.h>

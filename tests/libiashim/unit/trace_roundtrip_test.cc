@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/text/text.h"
+#include "common/wire/kernel_id.h"
 #include "libiashim/src/trace_format.h"
 #include "libiashim/src/trace_reader.h"
 #include "libiashim/src/trace_writer.h"
