@@ -17,6 +17,7 @@ quoted_includes() {  # quoted_includes DIR...: FILE:LINE:TARGET for every #inclu
 }
 forbid() {  # forbid DIR REGEX WHY: no file under DIR includes a path matching REGEX
   local dir=$1 regex=$2 why=$3 hits
+  [[ -d $dir ]] || return 0
   hits=$(quoted_includes "$dir" | grep -E ":($regex)[^:]*$" || true)
   if [[ -n $hits ]]; then
     echo "layering: $dir/ must not include $regex ($why):"
@@ -35,8 +36,13 @@ forbid coordinator "bench/|tests/|integrations/|libiashim/|simgpu/" \
   "the coordinator and its tools depend on common/ and schemas/, not on the shim or the simulator"
 forbid coordinator/policy "coordinator/(cli|client|cluster|clustersim|daemon|metrics|state|top)/|schemas/" \
   "the policy library is pure: no wire format, nothing of the daemon or tools"
-forbid coordinator/client "coordinator/(cli|clustersim|daemon|top)/" \
-  "the protocol client is what the CLI and the Slurm plugin share"
+forbid coordinator/client "coordinator/(cli|cluster|clustersim|daemon|metrics|policy|state|top)/" \
+  "the protocol client is what the CLI and the Slurm plugin share: the wire format and common/ only"
+forbid coordinator/clustersim "coordinator/(cli|client|cluster|daemon|metrics|state|top)/|schemas/" \
+  "the offline simulator runs the policy library and nothing of the daemon's"
+for part in cli client cluster daemon metrics state top; do
+  forbid "coordinator/$part" "coordinator/clustersim/" "the offline simulator is nobody's dependency"
+done
 forbid integrations "bench/|tests/|libiashim/|simgpu/|coordinator/(cli|daemon|top)/" \
   "a cluster engine's plugin links the protocol client, not a tool"
 
