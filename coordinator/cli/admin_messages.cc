@@ -1,11 +1,11 @@
 #include "coordinator/cli/admin_messages.h"
 
+#include "common/wire/wire_string.h"
 #include "flatbuffers/flatbuffers.h"
 
 namespace iashim::cli {
 namespace {
 
-std::string Str(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
 
 wire::AdminAction ActionOf(CommandKind kind) {
   switch (kind) {
@@ -36,14 +36,14 @@ std::vector<uint8_t> EncodeAdminRequest(const CliOptions& options, int pid) {
 
 AdminOutcome DecodeAdminReply(const wire::Envelope& envelope) {
   if (const wire::ErrorReply* error = envelope.payload_as_ErrorReply(); error != nullptr) {
-    AdminOutcome o{false, Str(error->text())};
+    AdminOutcome o{false, wire::StringOf(error->text())};
     if (o.text.empty()) o.text = "it could not serve the request (no reason given)";
     return o;
   }
   const wire::AdminReply* reply = envelope.payload_as_AdminReply();
   if (reply == nullptr) return {false, "its reply was not an admin reply"};
-  if (reply->ok()) return {true, Str(reply->text())};
-  AdminOutcome o{false, Str(reply->error())};
+  if (reply->ok()) return {true, wire::StringOf(reply->text())};
+  AdminOutcome o{false, wire::StringOf(reply->error())};
   if (o.text.empty()) o.text = "no reason given";
   return o;
 }

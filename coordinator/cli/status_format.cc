@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/wire/wire_string.h"
 #include "absl/strings/str_format.h"
 #include "common/text/text.h"
 #include "coordinator/cli/json_writer.h"
@@ -14,12 +15,11 @@ namespace iashim::cli {
 namespace {
 
 // Every string read from the wire, as-is for JSON (the writer escapes it).
-std::string Str(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
 
 // For the table: a control character from the wire must not move the cursor
 // or recolour the user's terminal.
 std::string Printable(const flatbuffers::String* s) {
-  std::string out = Str(s);
+  std::string out = wire::StringOf(s);
   for (char& c : out) {
     const unsigned char u = static_cast<unsigned char>(c);
     if (u < 0x20 || u == 0x7F) c = '?';
@@ -132,10 +132,10 @@ std::string Plural(size_t n, std::string_view one, std::string_view many) {
 
 void WriteJob(const wire::JobState& job, JsonWriter& w) {
   w.BeginObject();
-  w.Key("job").String(Str(job.job()));
+  w.Key("job").String(wire::StringOf(job.job()));
   w.Key("pid").Int(job.pid());
-  w.Key("host").String(Str(job.host()));
-  w.Key("command").String(Str(job.command()));
+  w.Key("host").String(wire::StringOf(job.host()));
+  w.Key("command").String(wire::StringOf(job.command()));
   w.Key("priority").String(IsGuaranteed(job) ? "guaranteed" : "opportunistic");
   w.Key("share").Double(job.share());
   w.Key("max_inflight").Uint(job.max_inflight());
@@ -159,9 +159,9 @@ void WriteJob(const wire::JobState& job, JsonWriter& w) {
   if (const wire::BatchJob* b = job.batch();
       b != nullptr && b->system() != nullptr && b->system()->size() > 0) {
     w.Key("batch").BeginObject();
-    w.Key("system").String(Str(b->system()));
-    w.Key("job").String(Str(b->job()));
-    w.Key("step").String(Str(b->step()));
+    w.Key("system").String(wire::StringOf(b->system()));
+    w.Key("job").String(wire::StringOf(b->job()));
+    w.Key("step").String(wire::StringOf(b->step()));
     w.Key("task").Int(b->task());
     w.EndObject();
   }
@@ -171,9 +171,9 @@ void WriteJob(const wire::JobState& job, JsonWriter& w) {
 void WriteGpu(const wire::GpuState& gpu, JsonWriter& w) {
   w.BeginObject();
   w.Key("id").Int(gpu.id());
-  w.Key("host").String(Str(gpu.host()));
-  w.Key("name").String(Str(gpu.name()));
-  w.Key("uuid").String(Str(gpu.uuid()));
+  w.Key("host").String(wire::StringOf(gpu.host()));
+  w.Key("name").String(wire::StringOf(gpu.name()));
+  w.Key("uuid").String(wire::StringOf(gpu.uuid()));
   w.Key("memory_bytes").Uint(gpu.memory_bytes());
   w.Key("busy").Double(gpu.busy());
   w.Key("drained").Bool(gpu.drained());
@@ -298,9 +298,9 @@ std::string FormatStatusJson(const wire::StateSnapshot& snapshot) {
   w.Key("seq").Uint(snapshot.seq());
   w.Key("unix_ns").Uint(snapshot.unix_ns());
   w.Key("uptime_s").Double(snapshot.uptime_s());
-  w.Key("coordinator_version").String(Str(snapshot.coordinator_version()));
+  w.Key("coordinator_version").String(wire::StringOf(snapshot.coordinator_version()));
   w.Key("invalid_messages").Uint(snapshot.invalid_messages());
-  w.Key("state_error").String(Str(snapshot.state_error()));
+  w.Key("state_error").String(wire::StringOf(snapshot.state_error()));
   w.Key("gpus").BeginArray();
   if (snapshot.gpus() != nullptr) {
     for (const wire::GpuState* gpu : *snapshot.gpus()) {

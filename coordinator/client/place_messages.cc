@@ -1,14 +1,9 @@
 #include "coordinator/client/place_messages.h"
 
+#include "common/wire/wire_string.h"
 #include "flatbuffers/flatbuffers.h"
 
 namespace iashim::client {
-namespace {
-
-std::string Str(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
-
-}  // namespace
-
 std::string JoinCommand(const std::vector<std::string>& argv, size_t max_bytes) {
   std::string joined;
   for (const std::string& arg : argv) {
@@ -55,7 +50,7 @@ Placement DecodePlacement(const wire::Envelope& envelope) {
   Placement p;
   if (const wire::ErrorReply* error = envelope.payload_as_ErrorReply(); error != nullptr) {
     p.outcome = Placement::Outcome::kRefused;
-    p.reason = Str(error->text());
+    p.reason = wire::StringOf(error->text());
     if (p.reason.empty()) p.reason = "it could not serve the request (no reason given)";
     return p;
   }
@@ -64,14 +59,14 @@ Placement DecodePlacement(const wire::Envelope& envelope) {
     p.reason = "its reply was not a placement";
     return p;
   }
-  p.reason = Str(reply->error());
-  p.job = Str(reply->job());
-  p.host = Str(reply->host());
+  p.reason = wire::StringOf(reply->error());
+  p.job = wire::StringOf(reply->job());
+  p.host = wire::StringOf(reply->host());
   p.gpu = reply->gpu();
-  p.gpu_uuid = Str(reply->gpu_uuid());
+  p.gpu_uuid = wire::StringOf(reply->gpu_uuid());
   p.share = reply->share();
   p.mem_limit_bytes = reply->mem_limit_bytes();
-  p.token = Str(reply->token());
+  p.token = wire::StringOf(reply->token());
   p.dry_run = reply->dry_run();
   // `queued` wins over `ok`: a coordinator that sets both has not placed the
   // job yet, and running it anyway would defeat the queue.

@@ -17,6 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "common/text/text.h"
+#include "coordinator/cluster/gpu_type.h"
 
 namespace iashim::cluster {
 namespace {
@@ -27,7 +28,6 @@ namespace {
 constexpr size_t kMaxNameBytes = 95;
 constexpr size_t kMaxUuidBytes = 95;
 constexpr size_t kMaxHostBytes = 253;  // a DNS name
-constexpr size_t kMaxTypeBytes = 64;
 
 bool IsAsciiAlnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');

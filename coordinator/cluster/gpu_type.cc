@@ -5,8 +5,6 @@
 namespace iashim::cluster {
 namespace {
 
-constexpr size_t kMaxTypeBytes = 64;
-
 bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }

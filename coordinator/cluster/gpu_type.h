@@ -5,10 +5,14 @@
 #ifndef IASHIM_COORDINATOR_CLUSTER_GPU_TYPE_H_
 #define IASHIM_COORDINATOR_CLUSTER_GPU_TYPE_H_
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace iashim::cluster {
+
+// The longest GPU type the cluster file accepts and GpuTypeFromName makes.
+inline constexpr size_t kMaxTypeBytes = 64;
 
 // The first word of `name` (words split at spaces and '-') that looks like an
 // NVIDIA model number, lowercased: one or two letters, one to four digits, at

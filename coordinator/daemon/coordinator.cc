@@ -14,7 +14,6 @@
 namespace iashim::daemon {
 namespace {
 
-constexpr int64_t kSecond = 1'000'000'000;
 constexpr int64_t kHelloAdviceEveryNs = kSecond / 2;
 constexpr size_t kMaxAllowedGpus = 256;
 

@@ -51,6 +51,9 @@
 
 namespace iashim::daemon {
 
+// The daemon's times are nanoseconds (a steady clock, and Unix time).
+inline constexpr int64_t kSecond = 1'000'000'000;
+
 // The kind of a job whose model is not known yet (no --kind, no stable
 // fingerprint): predicted from what is known of all jobs, never learned.
 inline constexpr std::string_view kUnknownKind = "unknown";

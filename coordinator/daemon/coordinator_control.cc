@@ -8,7 +8,6 @@
 namespace iashim::daemon {
 namespace {
 
-constexpr int64_t kSecond = 1'000'000'000;
 constexpr int64_t kObservationEveryNs = 10 * kSecond;
 
 int64_t Ns(double seconds) { return static_cast<int64_t>(seconds * 1e9); }

@@ -5,12 +5,12 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 
 namespace iashim::metrics {
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsAlnum(char c) { return IsDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
 
 // RFC 1123 host names: dot-separated labels of letters, digits and '-', each
 // 1..63 long and not starting or ending with '-'; 253 in all.
@@ -25,7 +25,7 @@ bool ValidHostName(std::string_view host) {
       return false;
     }
     for (char c : label) {
-      if (!IsAlnum(c) && c != '-') return false;
+      if (!absl::ascii_isalnum(c) && c != '-') return false;
     }
     if (dot == std::string_view::npos) return true;
     start = dot + 1;
@@ -86,7 +86,7 @@ absl::StatusOr<ListenAddress> ParseListenAddress(std::string_view text) {
   if (port.empty()) return error("missing PORT after ':'");
   uint32_t value = 0;
   for (char c : port) {
-    if (!IsDigit(c) || port.size() > 5) return error("PORT must be a number 0..65535");
+    if (!absl::ascii_isdigit(c) || port.size() > 5) return error("PORT must be a number 0..65535");
     value = value * 10 + static_cast<uint32_t>(c - '0');
   }
   if (value > 65535) return error("PORT must be a number 0..65535");

@@ -6,12 +6,12 @@
 #include <map>
 #include <set>
 #include <utility>
+#include "absl/strings/ascii.h"
 
 namespace iashim::metrics {
 namespace {
 
 bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // The length of the valid UTF-8 sequence at s[i], or 0 if there is none
 // (overlong forms, surrogates and code points past U+10FFFF are invalid).
@@ -74,17 +74,17 @@ std::string Escape(std::string_view in, bool escape_quote) {
 }  // namespace
 
 bool ValidMetricName(std::string_view name) {
-  if (name.empty() || IsDigit(name.front())) return false;
+  if (name.empty() || absl::ascii_isdigit(name.front())) return false;
   for (char c : name) {
-    if (!IsLetter(c) && !IsDigit(c) && c != '_' && c != ':') return false;
+    if (!IsLetter(c) && !absl::ascii_isdigit(c) && c != '_' && c != ':') return false;
   }
   return true;
 }
 
 bool ValidLabelName(std::string_view name) {
-  if (name.empty() || IsDigit(name.front()) || name.substr(0, 2) == "__") return false;
+  if (name.empty() || absl::ascii_isdigit(name.front()) || name.substr(0, 2) == "__") return false;
   for (char c : name) {
-    if (!IsLetter(c) && !IsDigit(c) && c != '_') return false;
+    if (!IsLetter(c) && !absl::ascii_isdigit(c) && c != '_') return false;
   }
   return true;
 }

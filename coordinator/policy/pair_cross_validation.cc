@@ -13,10 +13,6 @@
 namespace iashim::policy {
 namespace {
 
-// Same acceptance as the predictors': a value not usable is neither learned
-// nor scored.
-bool Usable(double v) { return std::isfinite(v) && v >= 0.0 && v <= 1.5; }
-
 double Median(std::vector<double> v) {
   if (v.empty()) return std::nan("");
   const size_t mid = v.size() / 2;
@@ -90,13 +86,14 @@ CrossValidationResult CrossValidatePairs(std::span<const PairMeasurement> pairs,
       model.Observe(m.a, m.b, m.a_norm, m.b_norm);
       table.Observe(m.a, m.b, m.a_norm, m.b_norm);
       if (!m.a.kind.empty() && !m.b.kind.empty()) {
-        if (Usable(m.a_norm)) training.push_back(m.a_norm);
-        if (Usable(m.b_norm)) training.push_back(m.b_norm);
+        // Same acceptance as the predictors': a value not usable is neither learned nor scored.
+        if (UsableNormalisedThroughput(m.a_norm)) training.push_back(m.a_norm);
+        if (UsableNormalisedThroughput(m.b_norm)) training.push_back(m.b_norm);
       }
     }
     const double median = training.empty() ? options.prior_mean : Median(training);
     auto score = [&](const JobTraits& victim, const JobTraits& aggressor, double actual) {
-      if (victim.kind.empty() || aggressor.kind.empty() || !Usable(actual)) return;
+      if (victim.kind.empty() || aggressor.kind.empty() || !UsableNormalisedThroughput(actual)) return;
       model_errors.push_back(std::abs(model.Predict(victim, aggressor).throughput - actual));
       median_errors.push_back(std::abs(median - actual));
       table_errors.push_back(std::abs(table.Predict(victim, aggressor).throughput - actual));

@@ -4,10 +4,10 @@
 #include <cmath>
 
 namespace iashim::policy {
-namespace {
 
-// The same bounds as InterferenceModel::Observe.
-bool Usable(double v) { return std::isfinite(v) && v >= 0.0 && v <= 1.5; }
+bool UsableNormalisedThroughput(double v) { return std::isfinite(v) && v >= 0.0 && v <= 1.5; }
+
+namespace {
 
 std::string Key(const std::string& victim, const std::string& aggressor) {
   std::string key;
@@ -23,8 +23,8 @@ PairTable::PairTable(double prior_mean) : prior_mean_(prior_mean) {}
 
 void PairTable::Observe(const JobTraits& a, const JobTraits& b, double a_norm, double b_norm) {
   if (a.kind.empty() || b.kind.empty()) return;
-  if (Usable(a_norm)) Add(a.kind, b.kind, a_norm);
-  if (Usable(b_norm)) Add(b.kind, a.kind, b_norm);
+  if (UsableNormalisedThroughput(a_norm)) Add(a.kind, b.kind, a_norm);
+  if (UsableNormalisedThroughput(b_norm)) Add(b.kind, a.kind, b_norm);
 }
 
 void PairTable::Add(const std::string& victim, const std::string& aggressor, double value) {

@@ -14,6 +14,10 @@
 
 namespace iashim::policy {
 
+// A normalised throughput worth learning from or scoring: finite, within
+// 0..1.5 (the same bounds as InterferenceModel::Observe).
+bool UsableNormalisedThroughput(double v);
+
 class PairTable : public InterferencePredictor {
  public:
   explicit PairTable(double prior_mean = 0.68);

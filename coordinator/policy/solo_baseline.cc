@@ -7,7 +7,7 @@
 namespace iashim::policy {
 namespace {
 
-bool Usable(double v) { return std::isfinite(v) && v > 0; }
+bool PositiveAndFinite(double v) { return std::isfinite(v) && v > 0; }
 
 void Push(std::deque<double>& samples, double v, size_t history) {
   samples.push_back(v);
@@ -29,13 +29,13 @@ double Median(const std::deque<double>& samples) {
 SoloBaseline::SoloBaseline(SoloBaselineOptions options) : options_(options) {}
 
 void SoloBaseline::AddSoloWindow(double iteration_ns, double kernels_per_s) {
-  if (Usable(iteration_ns)) Push(iteration_, iteration_ns, options_.history);
-  if (Usable(kernels_per_s)) Push(rate_, kernels_per_s, options_.history);
+  if (PositiveAndFinite(iteration_ns)) Push(iteration_, iteration_ns, options_.history);
+  if (PositiveAndFinite(kernels_per_s)) Push(rate_, kernels_per_s, options_.history);
 }
 
 void SoloBaseline::Seed(double iteration_ns, double kernels_per_s) {
-  if (Usable(iteration_ns)) seed_iteration_ns_ = iteration_ns;
-  if (Usable(kernels_per_s)) seed_kernels_per_s_ = kernels_per_s;
+  if (PositiveAndFinite(iteration_ns)) seed_iteration_ns_ = iteration_ns;
+  if (PositiveAndFinite(kernels_per_s)) seed_kernels_per_s_ = kernels_per_s;
 }
 
 std::optional<double> SoloBaseline::iteration_ns() const {

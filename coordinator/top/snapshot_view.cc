@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/wire/wire_string.h"
 #include "common/wire/envelope.h"
 #include "flatbuffers/flatbuffers.h"
 #include "schemas/telemetry_generated.h"
@@ -13,14 +14,13 @@
 namespace iashim::top {
 namespace {
 
-std::string Str(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
 
 JobView FromJob(const wire::JobState& j) {
   JobView v;
-  v.job = Str(j.job());
+  v.job = wire::StringOf(j.job());
   v.pid = j.pid();
-  v.host = Str(j.host());
-  v.command = Str(j.command());
+  v.host = wire::StringOf(j.host());
+  v.command = wire::StringOf(j.command());
   v.priority = j.priority() == wire::Priority::Opportunistic ? Priority::kOpportunistic
                                                              : Priority::kGuaranteed;
   v.share = j.share();
@@ -42,9 +42,9 @@ JobView FromJob(const wire::JobState& j) {
 GpuView FromGpu(const wire::GpuState& g) {
   GpuView v;
   v.id = g.id();
-  v.host = Str(g.host());
-  v.name = Str(g.name());
-  v.uuid = Str(g.uuid());
+  v.host = wire::StringOf(g.host());
+  v.name = wire::StringOf(g.name());
+  v.uuid = wire::StringOf(g.uuid());
   v.memory_bytes = g.memory_bytes();
   v.busy = g.busy();
   v.drained = g.drained();
@@ -96,7 +96,7 @@ ClusterView FromSnapshot(const wire::StateSnapshot& snapshot) {
   ClusterView v;
   v.seq = snapshot.seq();
   v.unix_ns = snapshot.unix_ns();
-  v.coordinator_version = Str(snapshot.coordinator_version());
+  v.coordinator_version = wire::StringOf(snapshot.coordinator_version());
   v.uptime_s = snapshot.uptime_s();
   v.invalid_messages = snapshot.invalid_messages();
   if (snapshot.gpus() != nullptr) {
