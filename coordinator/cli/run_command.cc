@@ -20,6 +20,7 @@
 #include "job_environment.h"
 #include "library_paths.h"
 #include "place_messages.h"
+#include "release_messages.h"
 #include "self_info.h"
 #include "text.h"
 
@@ -61,6 +62,28 @@ int Exec(const std::vector<std::string>& command) {
 
 void PrintWarnings(const std::vector<std::string>& warnings) {
   for (const std::string& w : warnings) std::fprintf(stderr, "iashim: %s\n", w.c_str());
+}
+
+// The command could not be started: it will never say Hello or Goodbye, and
+// left registered it would hold its GPU (and queue the next job) until the
+// coordinator forgets it. Release it now with its token, as slurmstepd does at
+// a task's end. Best effort: the exec's error is what the user needs to see.
+void ReleaseUnstartedJob(const CliOptions& options, const Placement& placement) {
+  if (placement.job.empty() || placement.token.empty()) return;
+  const RequestResult result = AskCoordinator(
+      options, EncodeReleaseRequest(placement.job, placement.token), wire::Payload::ReleaseReply);
+  if (result.status != RequestStatus::kOk) {
+    std::fprintf(stderr, "iashim: could not release job %s (%s); the coordinator forgets it later\n",
+                 placement.job.c_str(), result.detail.c_str());
+    return;
+  }
+  const Release release = DecodeRelease(*result.reply.envelope());
+  if (release.released) {
+    std::fprintf(stderr, "iashim: released job %s\n", placement.job.c_str());
+  } else {
+    std::fprintf(stderr, "iashim: could not release job %s: %s\n", placement.job.c_str(),
+                 release.message.c_str());
+  }
 }
 
 std::string DescribePlacement(const Placement& p) {
@@ -163,7 +186,9 @@ int RunCommand(const CliOptions& options) {
         ManagedEnvironment(options, placement, libraries, GetEnv, &warnings);
     PrintWarnings(warnings);
     ApplyEnvironment(changes);
-    return Exec(options.command);
+    const int exec_failed = Exec(options.command);
+    ReleaseUnstartedJob(options, placement);
+    return exec_failed;
   }
 }
 

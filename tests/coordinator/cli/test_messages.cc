@@ -41,6 +41,14 @@ Bytes EncodeAdvice(const std::string& text) {
   return Finish(fbb);
 }
 
+Bytes EncodeReleaseReply(bool released, const std::string& message) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto r = wire::CreateReleaseReplyDirect(fbb, released, message.c_str());
+  fbb.Finish(
+      wire::CreateEnvelope(fbb, wire::Version::Current, 1, wire::Payload::ReleaseReply, r.Union()));
+  return Finish(fbb);
+}
+
 Bytes EncodeSampleSnapshot(uint16_t version) {
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<wire::JobState>> jobs;
