@@ -42,6 +42,20 @@ wire::Priority ToWire(policy::Priority p) {
                                                : wire::Priority::Guaranteed;
 }
 
+wire::BaselineSource ToWire(policy::BaselineSource s) {
+  switch (s) {
+    case policy::BaselineSource::kAlone:
+      return wire::BaselineSource::Alone;
+    case policy::BaselineSource::kProbe:
+      return wire::BaselineSource::Probe;
+    case policy::BaselineSource::kSaved:
+      return wire::BaselineSource::Saved;
+    case policy::BaselineSource::kNone:
+      break;
+  }
+  return wire::BaselineSource::None;
+}
+
 const wire::Envelope* VerifiedEnvelope(std::span<const uint8_t> bytes,
                                        std::vector<uint8_t>* aligned, const char** why) {
   aligned->assign(bytes.begin(), bytes.end());

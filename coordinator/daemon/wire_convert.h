@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "policy/baseline_source.h"
 #include "policy/priority.h"
 #include "policy/telemetry_window.h"
 #include "telemetry_generated.h"
@@ -18,6 +19,7 @@ policy::TelemetryWindow ToWindow(const wire::TelemetryBatch& batch);
 
 policy::Priority FromWire(wire::Priority p);
 wire::Priority ToWire(policy::Priority p);
+wire::BaselineSource ToWire(policy::BaselineSource s);
 
 // A verified Envelope from `bytes`, or null (`*why` says: "invalid" or
 // "version"). Copies into `*aligned` first: ZeroMQ keeps small messages at any
