@@ -32,14 +32,15 @@ struct ColumnSpec {
 // header, plus one for the sort mark on sortable columns.
 constexpr ColumnSpec kSpecs[] = {
     {Column::kJob, "JOB", 0, true, 0, SortKey::kJob},
-    {Column::kPid, "PID", 7, false, 2, std::nullopt},
-    {Column::kPrio, "PRIO", 4, true, 4, std::nullopt},
-    {Column::kShare, "SHARE", 6, false, 5, SortKey::kShare},
-    {Column::kKernels, "KERN/S", 7, false, 6, SortKey::kKernels},
-    {Column::kBusy, "BUSY%", 5, false, 3, std::nullopt},
-    {Column::kSlowdown, "SLOWDN", 7, false, 8, SortKey::kSlowdown},
-    {Column::kMem, "MEM", 10, false, 7, SortKey::kMemory},
-    {Column::kBudget, "BUDGET", 6, false, 1, std::nullopt},
+    {Column::kPid, "PID", 7, false, 3, std::nullopt},
+    {Column::kPrio, "PRIO", 4, true, 5, std::nullopt},
+    {Column::kShare, "SHARE", 6, false, 6, SortKey::kShare},
+    {Column::kKernels, "KERN/S", 7, false, 7, SortKey::kKernels},
+    {Column::kBusy, "BUSY%", 5, false, 4, std::nullopt},
+    {Column::kSlowdown, "SLOWDN", 7, false, 9, SortKey::kSlowdown},
+    {Column::kBaseline, "BASE", 5, true, 1, std::nullopt},
+    {Column::kMem, "MEM", 10, false, 8, SortKey::kMemory},
+    {Column::kBudget, "BUDGET", 6, false, 2, std::nullopt},
     {Column::kCommand, "COMMAND", 0, true, 0, std::nullopt},
 };
 
@@ -95,6 +96,9 @@ std::string Cell(const JobView& j, Column c) {
       return FormatPercent(j.busy);
     case Column::kSlowdown:
       return FormatSlowdown(j.slowdown) + (j.OverTarget() ? "!" : "");
+    case Column::kBaseline:
+      // "hold": a solo probe holds the job's co-runners to measure it now.
+      return j.baseline.empty() ? (j.probing ? "hold" : "-") : j.baseline;
     case Column::kMem:
       return FormatMemCompact(j.mem_bytes, j.mem_limit_bytes);
     case Column::kBudget:
