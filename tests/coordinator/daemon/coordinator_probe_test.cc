@@ -3,11 +3,15 @@
 // baseline and protection; co-runners are always released.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <optional>
 
 #include "daemon/coordinator.h"
 #include "daemon/wire_convert.h"
 #include "policy/simple_placement.h"
+#include "state/state_store.h"
 #include "telemetry_generated.h"
 
 namespace iashim::daemon {
@@ -60,10 +64,12 @@ struct SentBudget {
 // iterations alone and 100 * (1 + 0.5 * the filler's share) ms beside it.
 class ProbeTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { Start(DaemonOptions{}, nullptr); }
+
+  void Start(DaemonOptions options, state::StateStore* store) {
     policy::Cluster cluster;
     cluster.gpus.push_back({{"node1", 0}, "v100", "Tesla V100", "GPU-1", 32ULL << 30});
-    c_ = std::make_unique<Coordinator>(DaemonOptions{}, cluster, nullptr,
+    c_ = std::make_unique<Coordinator>(options, cluster, store,
                                        std::make_unique<policy::SimplePlacement>(), 0);
     std::vector<Outgoing> out;
     c_->OnMessage("cli", Bytes(Place("guard", false)), 0, kUnix, &out);
@@ -154,18 +160,26 @@ TEST_F(ProbeTest, ACoRunnerThatIgnoresTheHoldIsReleasedOnTheDeadlineAndRetriedLa
   EXPECT_EQ(c_->counters().probes_started, 1u);
 }
 
+TEST_F(ProbeTest, AProbeBaselineIsSavedForTheNextRunOfTheModel) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("iashim-probe-test-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  {
+    auto store = state::StateStore::Open(dir.string());
+    ASSERT_TRUE(store.ok()) << store.status();
+    Start(DaemonOptions{}, store->get());
+    Run(40);  // the fingerprint is stable after 30 s of no new kernel
+    ASSERT_EQ((*store)->state().baselines.size(), 1u);
+    EXPECT_NEAR((*store)->state().baselines.begin()->second.iteration_ns, 100.5e6, 1e6);
+    c_.reset();
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST_F(ProbeTest, NoProbeWithTheProbeOff) {
-  policy::Cluster cluster;
-  cluster.gpus.push_back({{"node1", 0}, "v100", "Tesla V100", "GPU-1", 32ULL << 30});
   DaemonOptions options;
   options.probe = false;
-  c_ = std::make_unique<Coordinator>(options, cluster, nullptr,
-                                     std::make_unique<policy::SimplePlacement>(), 0);
-  std::vector<Outgoing> out;
-  c_->OnMessage("cli", Bytes(Place("guard", false)), 0, kUnix, &out);
-  c_->OnMessage("shim-g", Bytes(Hello(100, "guard", false, Token(out))), 0, kUnix, &out);
-  c_->OnMessage("cli", Bytes(Place("filler", true)), 0, kUnix, &out);
-  c_->OnMessage("shim-f", Bytes(Hello(200, "filler", true, Token(out))), 0, kUnix, &out);
+  Start(options, nullptr);
   Run(10);
   EXPECT_EQ(c_->counters().probes_started, 0u);
   EXPECT_EQ(guard().profile.baseline_source(), policy::BaselineSource::kNone);
