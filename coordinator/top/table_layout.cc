@@ -300,6 +300,11 @@ std::vector<PlacedColumn> FitColumns(int width, size_t longest_job) {
   }
   const int job_ideal =
       std::clamp(static_cast<int>(std::min<size_t>(longest_job, kJobMax)), 4, kJobMax);
+  // BASE only where JOB keeps its full width: knowing which job a row is
+  // matters more than where its baseline came from.
+  if (width - fixed_width() < job_ideal) {
+    std::erase_if(fixed, [](const PlacedColumn& c) { return c.column == Column::kBaseline; });
+  }
   const int job_width = std::max(0, std::min(job_ideal, width - fixed_width()));
   std::vector<PlacedColumn> out = {{Column::kJob, job_width}};
   out.insert(out.end(), fixed.begin(), fixed.end());

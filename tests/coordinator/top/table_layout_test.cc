@@ -176,8 +176,9 @@ TEST(LayOut, LongJobNamesAreCutWithAMark) {
   ExpectFits(layout, 80, 24);
   const std::vector<std::string> rows = JobRows(layout);
   ASSERT_EQ(rows.size(), 3u);
-  // JOB takes what the other columns leave of 80: 14.
-  EXPECT_TRUE(rows[0].starts_with("an-extremely-~ ")) << rows[0];
+  // JOB takes what the other columns leave of 80: 20 (BASE gives way to it).
+  EXPECT_TRUE(rows[0].starts_with("an-extremely-long-j~ ")) << rows[0];
+  EXPECT_THAT(layout.lines[1].text, Not(HasSubstr("BASE")));
   EXPECT_EQ(rows[0].size(), 80u);
   EXPECT_THAT(rows[0], HasSubstr("+8%"));
   EXPECT_THAT(rows[1], HasSubstr("bert-large "));
