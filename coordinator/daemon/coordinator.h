@@ -157,6 +157,10 @@ class Coordinator {
   // coordinator_probe.cc: solo probes of guaranteed jobs that never ran alone.
   // Active probes step every tick; `may_start`: new ones may begin (control ticks).
   void RunProbes(int64_t now_ns, int64_t unix_ns, bool may_start, std::vector<Outgoing>* out);
+  // Holds `corunners` at the probe's share, with budgets lapsing after ttl_s.
+  void HoldCoRunners(const std::vector<Job*>& corunners, double ttl_s, int64_t now_ns,
+                     int64_t unix_ns, std::vector<Outgoing>* out);
+  void CountProbeEvent(policy::SoloProbeEvent event);
   // Whether a probe holds the co-runners among a GPU's connected jobs: the
   // control loop leaves that GPU alone meanwhile.
   static bool ProbeHolds(const std::vector<Job*>& connected_on_gpu);
