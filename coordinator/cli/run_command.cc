@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/text/text.h"
+#include "common/text/text.h"
 #include "coordinator/cli/ask_coordinator.h"
 #include "coordinator/cli/commands.h"
 #include "coordinator/cli/interrupt.h"
@@ -21,6 +22,7 @@
 #include "coordinator/client/job_environment.h"
 #include "coordinator/client/library_paths.h"
 #include "coordinator/client/place_messages.h"
+#include "coordinator/client/release_messages.h"
 #include "coordinator/client/self_info.h"
 
 namespace iashim::cli {
@@ -61,6 +63,28 @@ int Exec(const std::vector<std::string>& command) {
 
 void PrintWarnings(const std::vector<std::string>& warnings) {
   for (const std::string& w : warnings) std::fprintf(stderr, "iashim: %s\n", w.c_str());
+}
+
+// The command could not be started: it will never say Hello or Goodbye, and
+// left registered it would hold its GPU (and queue the next job) until the
+// coordinator forgets it. Release it now with its token, as slurmstepd does at
+// a task's end. Best effort: the exec's error is what the user needs to see.
+void ReleaseUnstartedJob(const CliOptions& options, const client::Placement& placement) {
+  if (placement.job.empty() || placement.token.empty()) return;
+  const client::RequestResult result = AskCoordinator(
+      options, client::EncodeReleaseRequest(placement.job, placement.token), wire::Payload::ReleaseReply);
+  if (result.status != client::RequestStatus::kOk) {
+    std::fprintf(stderr, "iashim: could not release job %s (%s); the coordinator forgets it later\n",
+                 placement.job.c_str(), result.detail.c_str());
+    return;
+  }
+  const client::Release release = client::DecodeRelease(*result.reply.envelope());
+  if (release.released) {
+    std::fprintf(stderr, "iashim: released job %s\n", placement.job.c_str());
+  } else {
+    std::fprintf(stderr, "iashim: could not release job %s: %s\n", placement.job.c_str(),
+                 release.message.c_str());
+  }
 }
 
 std::string DescribePlacement(const client::Placement& p) {
@@ -163,7 +187,9 @@ int RunCommand(const CliOptions& options) {
         client::ManagedEnvironment(options.job_request(), placement, libraries, GetEnv, &warnings);
     PrintWarnings(warnings);
     ApplyEnvironment(changes);
-    return Exec(options.command);
+    const int exec_failed = Exec(options.command);
+    ReleaseUnstartedJob(options, placement);
+    return exec_failed;
   }
 }
 

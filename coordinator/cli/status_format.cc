@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "common/wire/wire_string.h"
 #include "absl/strings/str_format.h"
 #include "common/text/text.h"
@@ -46,6 +47,14 @@ std::string FormatSlowdown(const wire::JobState& job) {
   return out;
 }
 
+// Where the solo baseline came from: "alone", "probe", "saved"; "probing"
+// while a solo probe holds the job's co-runners; "-" none yet (so no
+// slowdown, and no protection). The words are the schema's enum, lowercased.
+std::string BaselineWord(const wire::JobState& job) {
+  if (job.baseline_source() == wire::BaselineSource::None) return job.probing() ? "probing" : "-";
+  return absl::AsciiStrToLower(wire::EnumNameBaselineSource(job.baseline_source()));
+}
+
 std::string FormatTarget(double target) {
   if (!std::isfinite(target) || target <= 0) return "-";
   return absl::StrFormat("%g%%", target * 100.0);
@@ -60,7 +69,8 @@ struct Column {
 
 constexpr Column kColumns[] = {
     {"JOB", Align::kLeft},         {"PID", Align::kRight},      {"PRIO", Align::kLeft},
-    {"SHARE", Align::kRight},      {"SLOWDOWN", Align::kRight}, {"TARGET", Align::kRight},
+    {"SHARE", Align::kRight},      {"SLOWDOWN", Align::kRight}, {"BASELINE", Align::kLeft},
+    {"TARGET", Align::kRight},
     {"KERN/S", Align::kRight},     {"BUSY", Align::kRight},     {"MEM/QUOTA", Align::kRight},
     {"BUDGET-AGE", Align::kRight}, {"CONNECTED", Align::kLeft},
 };
@@ -89,6 +99,7 @@ Row JobRow(const wire::JobState& job) {
       IsGuaranteed(job) ? "guar" : "opp",
       std::isfinite(job.share()) ? absl::StrFormat("%.2f", job.share()) : "-",
       FormatSlowdown(job),
+      BaselineWord(job),
       IsGuaranteed(job) ? FormatTarget(job.slowdown_target()) : "-",
       FormatRate(job.kernels_per_s()),
       Percent(job.busy()),
@@ -150,6 +161,13 @@ void WriteJob(const wire::JobState& job, JsonWriter& w) {
   w.Key("busy").Double(job.busy());
   w.Key("iteration_ns").Uint(job.iteration_ns());
   w.Key("baseline_iteration_ns").Uint(job.baseline_iteration_ns());
+  w.Key("baseline_source");
+  if (job.baseline_source() == wire::BaselineSource::None) {
+    w.Null();
+  } else {
+    w.String(absl::AsciiStrToLower(wire::EnumNameBaselineSource(job.baseline_source())));
+  }
+  w.Key("probing").Bool(job.probing());
   w.Key("mem_bytes").Uint(job.mem_bytes());
   w.Key("mem_limit_bytes").Uint(job.mem_limit_bytes());
   w.Key("budget_age_ms").Uint(job.budget_age_ms());

@@ -122,7 +122,9 @@ absl::StatusOr<policy::Cluster> DiscoverLocalGpus(const NvmlDiscoveryOptions& op
     const char* why = ::dlerror();
     return absl::FailedPreconditionError(absl::StrCat(
         "cannot load NVML ('", options.library, "'): ", why != nullptr ? why : "unknown error",
-        "; install the NVIDIA driver or describe the GPUs with --cluster FILE"));
+        "; install the NVIDIA driver, describe the GPUs with --cluster FILE, or, on a machine "
+        "without a GPU, use simgpu's simulated GPU: LD_LIBRARY_PATH=build/simgpu "
+        "iashim-coordinator, and run jobs with iashim run --simgpu"));
   }
   Api api;
   const std::string& lib = options.library;

@@ -150,7 +150,8 @@ void Coordinator::Persist(const Job& job) {
     r.gpu_index = job.gpu->index;
   }
   r.slowdown_target = job.slowdown_target;
-  r.share = job.sent_share;
+  // A probe's hold is never persisted: a restart must not leave a job held.
+  r.share = job.held ? job.share_before_hold : job.sent_share;
   r.fingerprint = job.profile.fingerprint_stable() ? job.profile.fingerprint() : 0;
   r.registered_unix_ns = job.registered_unix_ns;
   r.kind = job.kind;
@@ -334,8 +335,15 @@ void Coordinator::OnTelemetry(std::string_view identity, const void* raw, int64_
   ++job->telemetry_batches;
   job->last_seen_ns = now_ns;
   const policy::TelemetryWindow w = ToWindow(*batch);
-  if (!job->profile.AddWindow(w, AloneOnGpu(*job))) return;
+  const bool alone = AloneOnGpu(*job);
+  const bool probed = !alone && job->probe.Solo(now_ns);
+  if (!job->profile.AddWindow(w, alone || probed,
+                              probed ? policy::BaselineSource::kProbe : policy::BaselineSource::kAlone)) {
+    return;
+  }
   const double seconds = double(w.window_end_ns - w.window_start_ns) / 1e9;
+  job->window_s = seconds;
+  job->telemetry_s += seconds;
   if (seconds > 0) job->held_per_s = double(w.held_launches) / seconds;
   job->share = w.budget_share;
   job->mem_used_bytes = w.mem_used_bytes;
@@ -417,7 +425,9 @@ double Coordinator::InitialShare(const Job& job) const {
   for (const auto& [id, other] : jobs_) {
     if (id == job.id || other.gpu != job.gpu) continue;
     if (other.priority == policy::Priority::kGuaranteed) guaranteed = true;
-    if (other.priority == policy::Priority::kOpportunistic) share = std::min(share, other.sent_share);
+    if (other.priority == policy::Priority::kOpportunistic) {
+      share = std::min(share, other.held ? other.share_before_hold : other.sent_share);
+    }
   }
   return guaranteed ? share : 1.0;
 }

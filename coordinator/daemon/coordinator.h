@@ -90,6 +90,11 @@ struct CoordinatorCounters {
   uint64_t release_unknown = 0;   // ReleaseRequests for a job not known (already gone)
   uint64_t release_refused = 0;   // ReleaseRequests with a missing or wrong token
   uint64_t state_errors = 0;
+  // Solo probes (coordinator_probe.cc), by how they ended.
+  uint64_t probes_started = 0;
+  uint64_t probes_measured = 0;
+  uint64_t probes_timed_out = 0;
+  uint64_t probes_aborted = 0;
 };
 
 class Coordinator {
@@ -149,8 +154,19 @@ class Coordinator {
   double InitialShare(const Job& job) const;
 
   void RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out);
+  // ttl_s 0: --budget-ttl-s.
   void SendBudget(Job& job, double share, int64_t now_ns, int64_t unix_ns,
-                  std::vector<Outgoing>* out);
+                  std::vector<Outgoing>* out, double ttl_s = 0);
+  // coordinator_probe.cc: solo probes of guaranteed jobs that never ran alone.
+  // Active probes step every tick; `may_start`: new ones may begin (control ticks).
+  void RunProbes(int64_t now_ns, int64_t unix_ns, bool may_start, std::vector<Outgoing>* out);
+  // Holds `corunners` at the probe's share, with budgets lapsing after ttl_s.
+  void HoldCoRunners(const std::vector<Job*>& corunners, double ttl_s, int64_t now_ns,
+                     int64_t unix_ns, std::vector<Outgoing>* out);
+  void CountProbeEvent(policy::SoloProbeEvent event);
+  // Whether a probe holds the co-runners among a GPU's connected jobs: the
+  // control loop leaves that GPU alone meanwhile.
+  static bool ProbeHolds(const std::vector<Job*>& connected_on_gpu);
   void LearnBaselines();
   void RecordObservations(int64_t unix_ns);
   // What the interference model knows `job` as.

@@ -30,11 +30,14 @@ void Coordinator::OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>*
   for (auto it = hello_asked_ns_.begin(); it != hello_asked_ns_.end();) {
     it = now_ns - it->second > 60 * kSecond ? hello_asked_ns_.erase(it) : std::next(it);
   }
-  if (now_ns >= next_control_ns_) {
+  const bool control_tick = now_ns >= next_control_ns_;
+  if (control_tick) {
     next_control_ns_ = now_ns + Ns(options_.control_period_s);
     LearnBaselines();
-    if (options_.control) RunControl(now_ns, unix_ns, out);
   }
+  // Probes first: a GPU whose co-runners a probe holds is not the control loop's.
+  if (options_.control && options_.probe) RunProbes(now_ns, unix_ns, control_tick, out);
+  if (control_tick && options_.control) RunControl(now_ns, unix_ns, out);
   if (now_ns >= next_observation_ns_) {
     next_observation_ns_ = now_ns + kObservationEveryNs;
     RecordObservations(unix_ns);
@@ -47,6 +50,7 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
     if (job.connected && job.gpu) by_gpu[*job.gpu].push_back(&job);
   }
   for (auto& [gpu, jobs] : by_gpu) {
+    if (ProbeHolds(jobs)) continue;
     std::vector<policy::GuaranteedJob> guaranteed;
     std::vector<policy::OpportunisticJob> opportunistic;
     std::vector<Job*> opp_jobs;
@@ -78,20 +82,21 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
 }
 
 void Coordinator::SendBudget(Job& job, double share, int64_t now_ns, int64_t unix_ns,
-                             std::vector<Outgoing>* out) {
+                             std::vector<Outgoing>* out, double ttl_s) {
   // Sequence numbers must keep increasing across restarts: take the wall
   // clock in microseconds unless the stored sequence is already past it.
   budget_seq_ = std::max<uint64_t>(budget_seq_ + 1, uint64_t(unix_ns / 1000));
   if (store_ != nullptr) Check(store_->SetBudgetSeq(budget_seq_));
   flatbuffers::FlatBufferBuilder fbb(128);
   const auto b = wire::CreateBudget(fbb, budget_seq_, share, 0, ToWire(job.priority),
-                                    uint32_t(options_.budget_ttl_s * 1000), uint64_t(unix_ns));
+                                    uint32_t((ttl_s > 0 ? ttl_s : options_.budget_ttl_s) * 1000),
+                                    uint64_t(unix_ns));
   out->push_back({job.identity, EnvelopeBytes(fbb, wire::Payload::Budget, b.Union())});
   ++counters_.budgets_sent;
   const bool changed = std::abs(share - job.sent_share) > 1e-4;
   job.sent_share = share;
   job.budget_sent_ns = now_ns;
-  if (changed) Persist(job);
+  if (changed && !job.held) Persist(job);
 }
 
 void Coordinator::LearnBaselines() {
@@ -107,10 +112,14 @@ void Coordinator::LearnBaselines() {
         job.profile.SeedBaseline(uint64_t(b->second.iteration_ns), b->second.kernels_per_s);
       }
     }
-    // A baseline the job measured itself (alone, unthrottled) is worth keeping
-    // for the next run of the same model.
+    // A baseline the job measured itself (alone, or with its co-runners held
+    // by a probe) is worth keeping for the next run of the same model; a seed
+    // is what was saved already.
     const std::optional<double> own = job.profile.baseline_iteration_ns();
-    if (!own || !AloneOnGpu(job)) continue;
+    const policy::BaselineSource source = job.profile.baseline_source();
+    if (!own || (source != policy::BaselineSource::kAlone && source != policy::BaselineSource::kProbe)) {
+      continue;
+    }
     if (job.baseline_saved_ns > 0 && std::abs(*own - job.baseline_saved_ns) < 0.02 * *own) continue;
     state::BaselineRecord r;
     r.fingerprint = fp;

@@ -58,7 +58,8 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns) {
           uint64_t(job.profile.iteration_ns().value_or(0)),
           uint64_t(job.profile.baseline_iteration_ns().value_or(0)), job.mem_used_bytes,
           job.mem_limit_bytes ? job.mem_limit_bytes : job.mem_bytes, budget_age_ms,
-          job.held_per_s, job.connected, batch));
+          job.held_per_s, job.connected, batch, ToWire(job.profile.baseline_source()),
+          job.probe.active()));
     }
     gpu_states.push_back(wire::CreateGpuStateDirect(
         fbb, gid ? gid->index : -1, gid ? gid->host.c_str() : "", info ? info->name.c_str() : "unplaced",
@@ -96,6 +97,12 @@ std::string Coordinator::MetricsText(int64_t now_ns) const {
   b.Sample({{"outcome", "refused_no_admin_key"}}, double(counters_.admin_refused));
   b.Gauge("iashim_gpus_drained", "GPUs placement puts no new job on (iashim drain).");
   b.Sample(double(drained_.size()));
+  b.Counter("iashim_solo_probes_total",
+            "Solo probes of guaranteed jobs that never ran alone, by outcome.");
+  b.Sample({{"outcome", "started"}}, double(counters_.probes_started));
+  b.Sample({{"outcome", "measured"}}, double(counters_.probes_measured));
+  b.Sample({{"outcome", "timed_out"}}, double(counters_.probes_timed_out));
+  b.Sample({{"outcome", "aborted"}}, double(counters_.probes_aborted));
   b.Counter("iashim_budgets_sent_total", "Budget messages sent to shims.");
   b.Sample(double(counters_.budgets_sent));
   b.Counter("iashim_placements_total", "Jobs placed.");

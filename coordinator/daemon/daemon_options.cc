@@ -72,7 +72,9 @@ shares so guaranteed jobs stay within their slowdown target.
   --pub ENDPOINT           PUB socket for state snapshots (iashim-top) [tcp://127.0.0.1:5556]
   --state-dir DIR          persistent state [$XDG_STATE_HOME/iashim or ~/.local/state/iashim]
   --cluster FILE           nodes and GPUs (coordinator/cluster/README.md); default: this
-                           node's GPUs through NVML
+                           node's GPUs through NVML. Without a GPU, simgpu simulates one:
+                           LD_LIBRARY_PATH=build/simgpu iashim-coordinator, and start jobs
+                           with `iashim run --simgpu`
   --metrics HOST:PORT      serve Prometheus metrics at http://HOST:PORT/metrics [off]
   --metrics-allow-remote   allow --metrics on an address other machines reach (plain,
                            unauthenticated, read-only HTTP)
@@ -82,6 +84,9 @@ shares so guaranteed jobs stay within their slowdown target.
   --admin-key FILE         a public key (admin.key from `iashim keygen --admin`) whose
                            holder may drain GPUs and change priorities; repeatable
   --no-control             do not adapt shares (jobs keep the share they started with)
+  --no-probe               never hold a guaranteed job's co-runners to measure its solo
+                           speed; it is then protected only once it has run alone (or its
+                           model has a saved baseline)
   --placement P            interference: predict what sharing costs from a learned
                            interference model and queue a job when it would cost more than
                            it gains; simple: least busy GPU, no prediction [interference]
@@ -165,6 +170,8 @@ absl::StatusOr<DaemonOptions> ParseDaemonOptions(const std::vector<std::string>&
       o.admin_key_files.push_back(std::move(file));
     } else if (name == "--no-control") {
       o.control = false;
+    } else if (name == "--no-probe") {
+      o.probe = false;
     } else if (name == "--placement") {
       s = text(&o.placement);
       if (s.ok() && o.placement != "interference" && o.placement != "simple") {

@@ -22,6 +22,9 @@ struct DaemonOptions {
   std::string curve_secret_key_file;
   std::vector<std::string> admin_key_files;  // public keys whose holders are the admin
   bool control = true;              // run the share control loop
+  // Probe a guaranteed job that never ran alone (policy/solo_probe.h): hold
+  // its co-runners for a second or two and measure its solo speed.
+  bool probe = true;
   // Placement: "interference" (learned interference model, may queue a job
   // when sharing would cost more than it gains) or "simple" (least busy GPU).
   std::string placement = "interference";

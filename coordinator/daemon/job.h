@@ -10,6 +10,7 @@
 #include "coordinator/policy/cluster.h"
 #include "coordinator/policy/job_profile.h"
 #include "coordinator/policy/priority.h"
+#include "coordinator/policy/solo_probe.h"
 
 namespace iashim::daemon {
 
@@ -51,6 +52,8 @@ struct Job {
   double held_per_s = 0;
   uint64_t mem_used_bytes = 0;
   uint64_t mem_limit_bytes = 0;
+  double telemetry_s = 0;        // accepted windows' length, summed
+  double window_s = 0;           // the latest window's length
   bool baseline_seeded = false;
   double baseline_saved_ns = 0;  // last baseline written to the state store
 
@@ -58,6 +61,13 @@ struct Job {
   double share = 1.0;            // in force (as the shim reports it, or as sent)
   double sent_share = 1.0;
   int64_t budget_sent_ns = 0;    // 0 = never sent
+
+  // Solo probe (coordinator_probe.cc): as the guaranteed job probed...
+  policy::SoloProbe probe;
+  // ...and as a co-runner held for it: the share to give back (never persisted,
+  // so a restart mid-probe cannot leave it held).
+  bool held = false;
+  double share_before_hold = 1.0;
 };
 
 }  // namespace iashim::daemon

@@ -42,6 +42,20 @@ wire::Priority ToWire(policy::Priority p) {
                                                : wire::Priority::Guaranteed;
 }
 
+wire::BaselineSource ToWire(policy::BaselineSource s) {
+  switch (s) {
+    case policy::BaselineSource::kAlone:
+      return wire::BaselineSource::Alone;
+    case policy::BaselineSource::kProbe:
+      return wire::BaselineSource::Probe;
+    case policy::BaselineSource::kSaved:
+      return wire::BaselineSource::Saved;
+    case policy::BaselineSource::kNone:
+      break;
+  }
+  return wire::BaselineSource::None;
+}
+
 std::string EnvelopeBytes(flatbuffers::FlatBufferBuilder& fbb, wire::Payload type,
                            flatbuffers::Offset<void> payload) {
   wire::FinishEnvelope(fbb, type, payload);

@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "common/wire/envelope.h"
+#include "coordinator/policy/baseline_source.h"
 #include "coordinator/policy/priority.h"
 #include "coordinator/policy/telemetry_window.h"
+#include "schemas/telemetry_generated.h"
 
 namespace iashim::daemon {
 
@@ -18,6 +20,7 @@ policy::TelemetryWindow ToWindow(const wire::TelemetryBatch& batch);
 
 policy::Priority FromWire(wire::Priority p);
 wire::Priority ToWire(policy::Priority p);
+wire::BaselineSource ToWire(policy::BaselineSource s);
 
 // Finishes `fbb` as the coordinator's Envelope of `payload` and returns its
 // bytes, ready for a socket.

@@ -41,7 +41,8 @@ void JobProfile::SeedBaseline(uint64_t iteration_ns, double kernels_per_s) {
   baseline_.Seed(static_cast<double>(iteration_ns), kernels_per_s);
 }
 
-bool JobProfile::AddWindow(const TelemetryWindow& w, bool alone_on_gpu) {
+bool JobProfile::AddWindow(const TelemetryWindow& w, bool alone_on_gpu,
+                           BaselineSource origin) {
   const WindowDefect defect = CheckWindow(w, options_.limits);
   if (defect != WindowDefect::kNone) {
     ++counts_.defective;
@@ -82,7 +83,8 @@ bool JobProfile::AddWindow(const TelemetryWindow& w, bool alone_on_gpu) {
   // Solo means alone AND unthrottled: a job below a full share is slowed by
   // its own budget, which is not its solo speed.
   if (alone_on_gpu && w.budget_share >= 1.0 && counts_.accepted > options_.warmup_windows) {
-    baseline_.AddSoloWindow(completed ? static_cast<double>(w.iteration_ns) : 0.0, kernels_per_s);
+    baseline_.AddSoloWindow(completed ? static_cast<double>(w.iteration_ns) : 0.0, kernels_per_s,
+                            origin);
   }
   return true;
 }

@@ -82,8 +82,10 @@ class JobProfile {
 
   // Folds in the next window of this process. `alone_on_gpu`: no other
   // process ran on the job's GPU during the window (the caller knows the
-  // placement; the profile cannot). Returns false when the window was ignored.
-  bool AddWindow(const TelemetryWindow& window, bool alone_on_gpu);
+  // placement; the profile cannot), or, with `origin` kProbe, none was let
+  // run (solo_probe.h). Returns false when the window was ignored.
+  bool AddWindow(const TelemetryWindow& window, bool alone_on_gpu,
+                 BaselineSource origin = BaselineSource::kAlone);
 
   // The name behind a kernel id, from the shim's KernelNames messages.
   void AddKernelName(uint64_t kernel, std::string_view name);
@@ -113,6 +115,7 @@ class JobProfile {
 
   std::optional<double> baseline_iteration_ns() const { return baseline_.iteration_ns(); }
   std::optional<double> baseline_kernels_per_s() const { return baseline_.kernels_per_s(); }
+  BaselineSource baseline_source() const { return baseline_.source(); }
 
   // How much slower the job runs now than alone: 0.25 = 25% slower; negative
   // when faster; nullopt when unknown. Preferably iteration time / solo

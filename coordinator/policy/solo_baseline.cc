@@ -28,9 +28,11 @@ double Median(const std::deque<double>& samples) {
 
 SoloBaseline::SoloBaseline(SoloBaselineOptions options) : options_(options) {}
 
-void SoloBaseline::AddSoloWindow(double iteration_ns, double kernels_per_s) {
+void SoloBaseline::AddSoloWindow(double iteration_ns, double kernels_per_s,
+                                 BaselineSource origin) {
   if (PositiveAndFinite(iteration_ns)) Push(iteration_, iteration_ns, options_.history);
   if (PositiveAndFinite(kernels_per_s)) Push(rate_, kernels_per_s, options_.history);
+  if (PositiveAndFinite(iteration_ns) || PositiveAndFinite(kernels_per_s)) last_origin_ = origin;
 }
 
 void SoloBaseline::Seed(double iteration_ns, double kernels_per_s) {
@@ -44,6 +46,15 @@ std::optional<double> SoloBaseline::iteration_ns() const {
 
 std::optional<double> SoloBaseline::kernels_per_s() const {
   return Estimate(rate_, seed_kernels_per_s_);
+}
+
+BaselineSource SoloBaseline::source() const {
+  const size_t enough = std::max<size_t>(options_.min_windows, 1);
+  const bool by_iteration = iteration_ns().has_value();
+  const std::deque<double>& used = by_iteration ? iteration_ : rate_;
+  if (!by_iteration && !kernels_per_s().has_value()) return BaselineSource::kNone;
+  if (!used.empty() && used.size() >= enough) return last_origin_;
+  return BaselineSource::kSaved;
 }
 
 std::optional<double> SoloBaseline::Estimate(const std::deque<double>& samples,

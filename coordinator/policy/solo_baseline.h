@@ -11,12 +11,18 @@
 // fingerprint) stands in until the job has min_windows solo windows of its
 // own; then the job's own measurements win, because the seed may come from a
 // run with another batch size or input pipeline.
+//
+// source() says which of these the estimate in use comes from: the seed
+// (kSaved), or the origin of the latest own window (kAlone, or kProbe for a
+// window measured while the coordinator held the job's co-runners).
 #ifndef IASHIM_POLICY_SOLO_BASELINE_H_
 #define IASHIM_POLICY_SOLO_BASELINE_H_
 
 #include <cstddef>
 #include <deque>
 #include <optional>
+
+#include "coordinator/policy/baseline_source.h"
 
 namespace iashim::policy {
 
@@ -31,7 +37,9 @@ class SoloBaseline {
 
   // One solo window: its mean iteration time (0 = no iteration completed, or
   // iterations are not detected) and kernel launches per second (0 = none).
-  void AddSoloWindow(double iteration_ns, double kernels_per_s);
+  // `origin`: kAlone or kProbe.
+  void AddSoloWindow(double iteration_ns, double kernels_per_s,
+                     BaselineSource origin = BaselineSource::kAlone);
 
   // Either value may be 0 = not seeded.
   void Seed(double iteration_ns, double kernels_per_s);
@@ -39,6 +47,10 @@ class SoloBaseline {
   // nullopt until there are min_windows own samples or a seed.
   std::optional<double> iteration_ns() const;
   std::optional<double> kernels_per_s() const;
+
+  // Of the estimate slowdowns use first: the iteration time if known, else
+  // the launch rate.
+  BaselineSource source() const;
 
   size_t iteration_samples() const { return iteration_.size(); }
   size_t rate_samples() const { return rate_.size(); }
@@ -52,6 +64,7 @@ class SoloBaseline {
   std::deque<double> rate_;
   std::optional<double> seed_iteration_ns_;
   std::optional<double> seed_kernels_per_s_;
+  BaselineSource last_origin_ = BaselineSource::kAlone;
 };
 
 }  // namespace iashim::policy

@@ -4,7 +4,7 @@ namespace iashim::top {
 
 const std::vector<std::string>& LegendLines() {
   static const std::vector<std::string> kLines = {
-      "Columns (narrow terminals drop BUDGET, STATE, PID, BUSY% first):",
+      "Columns (narrow terminals drop BUDGET, BASE, STATE, PID, BUSY% first):",
       "  PRIO    guar: guaranteed, its speed is protected; opp: opportunistic",
       "  STATE   conn: its shim reports; disc: its shim stopped reporting (killed,",
       "          crashed, lost; the row is dim, its last state); placed: placed,",
@@ -15,6 +15,9 @@ const std::vector<std::string>& LegendLines() {
       "  BUSY%   its part of the GPU's busy time: the time its kernels run",
       "          (sampled), scaled so a GPU's jobs add up to the GPU's busy %",
       "  SLOWDN  iteration time against its solo baseline: +12% = 12% slower",
+      "  BASE    where its solo baseline came from: alone (it ran alone), probe",
+      "          (its co-runners were held for a few seconds to measure it), saved",
+      "          (an earlier run of the same kind), hold (a probe is on), - none yet",
       "  MEM     held/quota in the larger's unit; 13.0G/- = no quota",
       "  BUDGET  age of the budget the coordinator sent; - = none sent",
       "  COMMAND program and arguments (when the terminal is wide enough)",

@@ -6,8 +6,9 @@
 #include <memory>
 #include <vector>
 
-#include "common/wire/wire_string.h"
+#include "absl/strings/ascii.h"
 #include "common/wire/envelope.h"
+#include "common/wire/wire_string.h"
 #include "flatbuffers/flatbuffers.h"
 #include "schemas/telemetry_generated.h"
 
@@ -31,6 +32,10 @@ JobView FromJob(const wire::JobState& j) {
   v.busy = j.busy();
   v.iteration_ns = j.iteration_ns();
   v.baseline_iteration_ns = j.baseline_iteration_ns();
+  if (j.baseline_source() != wire::BaselineSource::None) {
+    v.baseline = absl::AsciiStrToLower(wire::EnumNameBaselineSource(j.baseline_source()));
+  }
+  v.probing = j.probing();
   v.mem_bytes = j.mem_bytes();
   v.mem_limit_bytes = j.mem_limit_bytes();
   v.budget_age_ms = j.budget_age_ms();

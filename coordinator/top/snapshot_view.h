@@ -42,6 +42,8 @@ struct JobView {
   double busy = 0;
   uint64_t iteration_ns = 0;
   uint64_t baseline_iteration_ns = 0;
+  std::string baseline;  // its source: "alone", "probe", "saved"; empty: none yet
+  bool probing = false;  // a solo probe holds its co-runners now
   uint64_t mem_bytes = 0;
   uint64_t mem_limit_bytes = 0;  // 0: none
   uint64_t budget_age_ms = 0;    // 0: no budget sent

@@ -34,14 +34,15 @@ struct ColumnSpec {
 // The drop order is the legend's (legend.cc) too.
 constexpr ColumnSpec kSpecs[] = {
     {Column::kJob, "JOB", 0, true, 0, SortKey::kJob},
-    {Column::kPid, "PID", 7, false, 3, std::nullopt},
-    {Column::kPrio, "PRIO", 4, true, 5, std::nullopt},
-    {Column::kState, "STATE", 6, true, 2, std::nullopt},
-    {Column::kShare, "SHARE", 6, false, 6, SortKey::kShare},
-    {Column::kKernels, "KERN/S", 7, false, 7, SortKey::kKernels},
-    {Column::kBusy, "BUSY%", 5, false, 4, std::nullopt},
-    {Column::kSlowdown, "SLOWDN", 7, false, 9, SortKey::kSlowdown},
-    {Column::kMem, "MEM", 10, false, 8, SortKey::kMemory},
+    {Column::kPid, "PID", 7, false, 4, std::nullopt},
+    {Column::kPrio, "PRIO", 4, true, 6, std::nullopt},
+    {Column::kState, "STATE", 6, true, 3, std::nullopt},
+    {Column::kShare, "SHARE", 6, false, 7, SortKey::kShare},
+    {Column::kKernels, "KERN/S", 7, false, 8, SortKey::kKernels},
+    {Column::kBusy, "BUSY%", 5, false, 5, std::nullopt},
+    {Column::kSlowdown, "SLOWDN", 7, false, 10, SortKey::kSlowdown},
+    {Column::kBaseline, "BASE", 5, true, 2, std::nullopt},
+    {Column::kMem, "MEM", 10, false, 9, SortKey::kMemory},
     {Column::kBudget, "BUDGET", 6, false, 1, std::nullopt},
     {Column::kCommand, "COMMAND", 0, true, 0, std::nullopt},
 };
@@ -112,6 +113,9 @@ std::string Cell(const GpuView& g, const JobView& j, Column c) {
       return FormatPercent(g.BusyShare(j));
     case Column::kSlowdown:
       return FormatSlowdown(j.slowdown) + (j.OverTarget() ? "!" : "");
+    case Column::kBaseline:
+      // "hold": a solo probe holds the job's co-runners to measure it now.
+      return j.baseline.empty() ? (j.probing ? "hold" : "-") : j.baseline;
     case Column::kMem:
       return FormatMemCompact(j.mem_bytes, j.mem_limit_bytes);
     case Column::kBudget:
@@ -322,6 +326,11 @@ std::vector<PlacedColumn> FitColumns(int width, size_t longest_job) {
   }
   const int job_ideal =
       std::clamp(static_cast<int>(std::min<size_t>(longest_job, kJobMax)), 4, kJobMax);
+  // BASE only where JOB keeps its full width: knowing which job a row is
+  // matters more than where its baseline came from.
+  if (width - fixed_width() < job_ideal) {
+    std::erase_if(fixed, [](const PlacedColumn& c) { return c.column == Column::kBaseline; });
+  }
   const int job_width = std::max(0, std::min(job_ideal, width - fixed_width()));
   std::vector<PlacedColumn> out = {{Column::kJob, job_width}};
   out.insert(out.end(), fixed.begin(), fixed.end());

@@ -47,6 +47,7 @@ enum class Column {
   kKernels,
   kBusy,
   kSlowdown,
+  kBaseline,  // where the slowdown's solo baseline came from
   kMem,
   kBudget,
   kCommand,  // only when there is room left over

@@ -211,6 +211,36 @@ TEST_F(CliProcessTest, RunExitStatusIsTheCommandsOrAShells) {
   EXPECT_EQ(Cli({"run", "--coordinator", fake.endpoint(), "--", "true"}).exit_code, 0);
 }
 
+// A command that cannot start never says Hello or Goodbye: iashim run
+// releases its placement at once instead of leaving a ghost that holds the
+// GPU until the coordinator forgets it.
+TEST_F(CliProcessTest, RunReleasesAJobWhoseCommandCannotStart) {
+  PlaceReplyFields placed;
+  placed.token = "0123456789abcdef0123456789abcdef";
+  FakeCoordinator fake([&](const SeenRequest& req, int) -> std::vector<Bytes> {
+    if (req.type == wire::Payload::ReleaseRequest) {
+      return {testing::EncodeReleaseReply(true, "released job 'job-1'")};
+    }
+    return {testing::EncodePlaceReply(placed)};
+  });
+  const ChildResult r = Cli({"run", "--coordinator", fake.endpoint(), "--", "/no/such/program"});
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_THAT(r.err, HasSubstr("iashim: /no/such/program: No such file or directory"));
+  EXPECT_THAT(r.err, HasSubstr("iashim: released job job-1"));
+  const std::vector<SeenRequest> seen = fake.requests();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].type, wire::Payload::PlaceRequest);
+  EXPECT_EQ(seen[1].type, wire::Payload::ReleaseRequest);
+  EXPECT_EQ(seen[1].job, "job-1");
+  EXPECT_EQ(seen[1].token, placed.token);
+
+  // A job that started and failed on its own is the job's business: no release.
+  EXPECT_EQ(Cli({"run", "--coordinator", fake.endpoint(), "--", "/bin/sh", "-c", "exit 7"})
+                .exit_code,
+            7);
+  EXPECT_EQ(fake.requests().size(), 3u);
+}
+
 TEST_F(CliProcessTest, RunWithoutTheShimFailsBeforeAsking) {
   FakeCoordinator fake(Always({testing::EncodePlaceReply(PlaceReplyFields{})}));
   const ChildResult r = Cli({"run", "--coordinator", fake.endpoint(), "--", "/usr/bin/env"},

@@ -40,6 +40,10 @@ bool Decode(const zmq::message_t& msg, SeenRequest* out) {
     out->slowdown_target = r->slowdown_target();
     out->dry_run = r->dry_run();
   }
+  if (const wire::ReleaseRequest* r = envelope->payload_as_ReleaseRequest(); r != nullptr) {
+    out->job = Str(r->job());
+    out->token = Str(r->token());
+  }
   return true;
 }
 

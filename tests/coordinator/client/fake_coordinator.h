@@ -29,6 +29,7 @@ struct SeenRequest {
   double slowdown_target = 0;
   bool dry_run = false;
   int pid = 0;
+  std::string token;  // ReleaseRequest (with job)
 };
 
 class FakeCoordinator {

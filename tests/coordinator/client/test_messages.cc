@@ -41,6 +41,14 @@ Bytes EncodeAdvice(const std::string& text) {
   return Finish(fbb);
 }
 
+Bytes EncodeReleaseReply(bool released, const std::string& message) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto r = wire::CreateReleaseReplyDirect(fbb, released, message.c_str());
+  fbb.Finish(
+      wire::CreateEnvelope(fbb, wire::Version::Current, 1, wire::Payload::ReleaseReply, r.Union()));
+  return Finish(fbb);
+}
+
 Bytes EncodeSampleSnapshot(uint16_t version) {
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<wire::JobState>> jobs;
@@ -50,7 +58,8 @@ Bytes EncodeSampleSnapshot(uint16_t version) {
       /*slowdown_target=*/0.1, /*kernels_per_s=*/12300, /*busy=*/0.55,
       /*iteration_ns=*/250'000'000, /*baseline_iteration_ns=*/200'000'000,
       /*mem_bytes=*/8 * kGiB, /*mem_limit_bytes=*/16 * kGiB, /*budget_age_ms=*/1200,
-      /*held_launches_per_s=*/3.5, /*connected=*/true));
+      /*held_launches_per_s=*/3.5, /*connected=*/true, /*batch=*/0,
+      /*baseline_source=*/wire::BaselineSource::Probe));
   jobs.push_back(wire::CreateJobStateDirect(
       fbb, "gpt2-opp", 1203, "node-a", "python \"gpt2\".py\n\xff", wire::Priority::Opportunistic,
       /*share=*/0.1, /*max_inflight=*/0, /*slowdown=*/-1, /*slowdown_target=*/0,

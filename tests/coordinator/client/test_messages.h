@@ -29,6 +29,7 @@ struct PlaceReplyFields {
 
 Bytes EncodePlaceReply(const PlaceReplyFields& fields, uint16_t version = 1);
 Bytes EncodeErrorReply(const std::string& text);
+Bytes EncodeReleaseReply(bool released, const std::string& message);
 Bytes EncodeAdvice(const std::string& text);
 
 // A cluster of two GPUs: node-a:0 (an H200) with a guaranteed and an

@@ -10,6 +10,7 @@ TEST(DaemonOptionsTest, Defaults) {
   ASSERT_TRUE(o.ok());
   EXPECT_EQ(o->listen, "tcp://127.0.0.1:5555");
   EXPECT_TRUE(o->control);
+  EXPECT_TRUE(o->probe);
   EXPECT_FALSE(o->state_dir.empty());
   EXPECT_EQ(o->placement, "interference");
 }
@@ -17,12 +18,13 @@ TEST(DaemonOptionsTest, Defaults) {
 TEST(DaemonOptionsTest, Values) {
   absl::StatusOr<DaemonOptions> o =
       ParseDaemonOptions({"--listen", "ipc:///tmp/x", "--pub=tcp://127.0.0.2:7000", "--no-control",
-                          "--slowdown-target", "0.2", "--state-dir", "/tmp/s", "--placement",
+                          "--no-probe", "--slowdown-target", "0.2", "--state-dir", "/tmp/s", "--placement",
                           "simple", "--min-gain=0.2"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->listen, "ipc:///tmp/x");
   EXPECT_EQ(o->pub, "tcp://127.0.0.2:7000");
   EXPECT_FALSE(o->control);
+  EXPECT_FALSE(o->probe);
   EXPECT_DOUBLE_EQ(o->slowdown_target, 0.2);
   EXPECT_EQ(o->state_dir, "/tmp/s");
   EXPECT_EQ(o->placement, "simple");

@@ -59,5 +59,26 @@ TEST(SoloBaselineTest, IgnoresNonsense) {
   EXPECT_FALSE(b.kernels_per_s().has_value());
 }
 
+TEST(SoloBaselineTest, SourceSaysWhereTheEstimateCameFrom) {
+  SoloBaseline b({.min_windows = 2, .history = 15});
+  EXPECT_EQ(b.source(), BaselineSource::kNone);
+  b.Seed(100, 0);
+  EXPECT_EQ(b.source(), BaselineSource::kSaved);
+  b.AddSoloWindow(90, 0, BaselineSource::kProbe);
+  EXPECT_EQ(b.source(), BaselineSource::kSaved);  // one own window does not replace the seed
+  b.AddSoloWindow(90, 0, BaselineSource::kProbe);
+  EXPECT_EQ(b.source(), BaselineSource::kProbe);
+  b.AddSoloWindow(80, 0);  // later alone on the GPU
+  EXPECT_EQ(b.source(), BaselineSource::kAlone);
+}
+
+TEST(SoloBaselineTest, SourceOfARateOnlyBaseline) {
+  SoloBaseline b({.min_windows = 1, .history = 15});
+  b.AddSoloWindow(0, 500, BaselineSource::kProbe);
+  EXPECT_EQ(b.source(), BaselineSource::kProbe);
+  EXPECT_EQ(BaselineSourceName(b.source()), "probe");
+  EXPECT_EQ(BaselineSourceName(BaselineSource::kNone), "-");
+}
+
 }  // namespace
 }  // namespace iashim::policy

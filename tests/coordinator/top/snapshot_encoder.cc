@@ -10,6 +10,14 @@ std::vector<uint8_t> Finish(flatbuffers::FlatBufferBuilder& fbb) {
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }
 
+// JobView's word back to the wire's enum ("" = none).
+wire::BaselineSource BaselineSourceOf(const std::string& word) {
+  if (word == "alone") return wire::BaselineSource::Alone;
+  if (word == "probe") return wire::BaselineSource::Probe;
+  if (word == "saved") return wire::BaselineSource::Saved;
+  return wire::BaselineSource::None;
+}
+
 }  // namespace
 
 std::vector<uint8_t> EncodeSnapshot(const ClusterView& view, uint16_t version) {
@@ -24,7 +32,7 @@ std::vector<uint8_t> EncodeSnapshot(const ClusterView& view, uint16_t version) {
                                               : wire::Priority::Opportunistic,
           j.share, j.max_inflight, j.slowdown, j.slowdown_target, j.kernels_per_s, j.busy,
           j.iteration_ns, j.baseline_iteration_ns, j.mem_bytes, j.mem_limit_bytes, j.budget_age_ms,
-          j.held_launches_per_s, j.connected));
+          j.held_launches_per_s, j.connected, 0, BaselineSourceOf(j.baseline), j.probing));
     }
     gpus.push_back(wire::CreateGpuStateDirect(fbb, g.id, g.host.c_str(), g.name.c_str(),
                                               g.uuid.c_str(), g.memory_bytes, g.busy, &jobs,
@@ -77,6 +85,7 @@ ClusterView SampleCluster() {
   a.mem_limit_bytes = 16 * kGiB;
   a.budget_age_ms = 1200;
   a.connected = true;
+  a.baseline = "probe";
 
   JobView b = a;
   b.job = "bert-large";
@@ -86,6 +95,7 @@ ClusterView SampleCluster() {
   b.kernels_per_s = 800;
   b.busy = 0.25;
   b.mem_bytes = 12 * kGiB;
+  b.baseline = "alone";
 
   JobView c3 = a;
   c3.job = "gpt2-opp";
@@ -99,6 +109,7 @@ ClusterView SampleCluster() {
   c3.mem_bytes = 13 * kGiB;
   c3.mem_limit_bytes = 0;
   c3.budget_age_ms = 0;
+  c3.baseline = "";  // none: opportunistic jobs are never probed
 
   g.jobs = {a, b, c3};
   c.gpus.push_back(g);

@@ -52,6 +52,8 @@ TEST(DecodeMessage, RoundTripsEveryField) {
     EXPECT_EQ(j.mem_limit_bytes, want.mem_limit_bytes);
     EXPECT_EQ(j.budget_age_ms, want.budget_age_ms);
     EXPECT_EQ(j.connected, want.connected);
+    EXPECT_EQ(j.baseline, want.baseline);
+    EXPECT_EQ(j.probing, want.probing);
   }
   EXPECT_EQ(g.jobs[2].priority, Priority::kOpportunistic);
   EXPECT_EQ(g.MemUsed(), (8ull + 12 + 13) << 30);

@@ -67,14 +67,14 @@ TEST(LayOut, FullPictureAt80x24) {
             "iashim-top  coordinator 0.1.0  up 1h02m  age 0.5s  tcp://127.0.0.1:5556");
   EXPECT_EQ(layout.lines[1].style, LineStyle::kColumns);
   EXPECT_EQ(layout.lines[1].text,
-            "JOB^           PID PRIO STATE   SHARE  KERN/S BUSY%  SLOWDN        MEM BUDGET");
+            "JOB^           PID PRIO STATE   SHARE  KERN/S BUSY%  SLOWDN BASE         MEM");
   EXPECT_EQ(layout.lines[2].style, LineStyle::kGpu);
   EXPECT_EQ(layout.lines[2].text, "node-a:0 NVIDIA H200  busy 87%  mem 33.0/80.0 GiB  3 jobs");
   EXPECT_THAT(
       JobRows(layout),
-      ElementsAre("bert-large    1202 guar conn     0.30     800  25.0   +25%! 12.0/16.0G   1.2s",
-                  "gpt2-opp      1203 opp  conn     0.10   40.0k   7.0       -    13.0G/-      -",
-                  "resnet50      1201 guar conn     0.60   12.3k  55.0     +8%  8.0/16.0G   1.2s"));
+      ElementsAre("bert-large    1202 guar conn     0.30     800  25.0   +25%! alone 12.0/16.0G",
+                  "gpt2-opp      1203 opp  conn     0.10   40.0k   7.0       - -        13.0G/-",
+                  "resnet50      1201 guar conn     0.60   12.3k  55.0     +8% probe  8.0/16.0G"));
   EXPECT_EQ(layout.lines.back().style, LineStyle::kFooter);
   EXPECT_THAT(layout.lines.back().text, HasSubstr("q quit"));
   EXPECT_THAT(layout.lines.back().text, HasSubstr("s sort [job asc]"));
@@ -177,8 +177,9 @@ TEST(LayOut, LongJobNamesAreCutWithAMark) {
   ExpectFits(layout, 80, 24);
   const std::vector<std::string> rows = JobRows(layout);
   ASSERT_EQ(rows.size(), 3u);
-  // JOB takes what the other columns leave of 80: 13.
-  EXPECT_TRUE(rows[0].starts_with("an-extremely~ ")) << rows[0];
+  // JOB takes what the other columns leave of 80: 20 (BASE gives way to it).
+  EXPECT_TRUE(rows[0].starts_with("an-extremely-long-j~ ")) << rows[0];
+  EXPECT_THAT(layout.lines[1].text, Not(HasSubstr("BASE")));
   EXPECT_EQ(rows[0].size(), 80u);
   EXPECT_THAT(rows[0], HasSubstr("+8%"));
   EXPECT_THAT(rows[1], HasSubstr("bert-large "));
@@ -196,6 +197,7 @@ TEST(LayOut, NarrowTerminalDropsTheLeastUsefulColumnsFirst) {
   const ClusterView view = SampleCluster();
   Layout layout = LayOut(Input(&view, 60, 24));
   ExpectFits(layout, 60, 24);
+  EXPECT_THAT(layout.lines[1].text, Not(HasSubstr("BASE")));
   EXPECT_THAT(layout.lines[1].text, Not(HasSubstr("BUDGET")));
   EXPECT_THAT(layout.lines[1].text, Not(HasSubstr("STATE")));
   EXPECT_THAT(layout.lines[1].text, Not(HasSubstr("PID")));

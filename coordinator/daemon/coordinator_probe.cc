@@ -1,0 +1,125 @@
+// Solo probes: a guaranteed job that never ran alone gets a baseline by
+// holding its co-runners for a second or two (policy/solo_probe.h decides;
+// this applies it with budgets).
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "coordinator/daemon/coordinator.h"
+
+namespace iashim::daemon {
+namespace {
+
+// Co-runners are held at the policy's default share.
+constexpr policy::SoloProbeOptions kProbe{};
+
+bool Taken(const Job& corunner) { return corunner.share <= kProbe.hold_share + 1e-4; }
+
+// What the probe of guaranteed job `g` needs to know, from the daemon's view.
+policy::SoloProbeInput ProbeInput(const Job& g, const std::vector<Job*>& corunners) {
+  policy::SoloProbeInput in;
+  in.shared = !corunners.empty();
+  in.has_baseline = g.profile.baseline_source() != policy::BaselineSource::kNone;
+  in.telemetry_s = g.telemetry_s;
+  in.window_s = g.window_s;
+  if (const auto ns = g.profile.iteration_ns()) in.iteration_s = *ns / 1e9;
+  in.corunners_held = std::all_of(corunners.begin(), corunners.end(),
+                                  [](const Job* c) { return c->held && Taken(*c); });
+  return in;
+}
+
+}  // namespace
+
+bool Coordinator::ProbeHolds(const std::vector<Job*>& connected_on_gpu) {
+  for (const Job* job : connected_on_gpu) {
+    if (job->held || job->probe.active()) return true;
+  }
+  return false;
+}
+
+void Coordinator::CountProbeEvent(policy::SoloProbeEvent event) {
+  switch (event) {
+    case policy::SoloProbeEvent::kStarted:
+      ++counters_.probes_started;
+      break;
+    case policy::SoloProbeEvent::kMeasured:
+      ++counters_.probes_measured;
+      break;
+    case policy::SoloProbeEvent::kTimedOut:
+      ++counters_.probes_timed_out;
+      break;
+    case policy::SoloProbeEvent::kAborted:
+      ++counters_.probes_aborted;
+      break;
+    case policy::SoloProbeEvent::kNone:
+      break;
+  }
+}
+
+void Coordinator::HoldCoRunners(const std::vector<Job*>& corunners, double ttl_s, int64_t now_ns,
+                                int64_t unix_ns, std::vector<Outgoing>* out) {
+  for (Job* c : corunners) {
+    if (!c->held) {
+      c->share_before_hold = c->sent_share;
+      c->held = true;
+    }
+    // Sent once, and again only if the shim has not taken it within a second
+    // (a lost message); its TTL ends the hold anyway.
+    if (c->sent_share > kProbe.hold_share + 1e-4 ||
+        (!Taken(*c) && now_ns - c->budget_sent_ns > 1'000'000'000)) {
+      SendBudget(*c, kProbe.hold_share, now_ns, unix_ns, out, ttl_s);
+    }
+  }
+}
+
+void Coordinator::RunProbes(int64_t now_ns, int64_t unix_ns, bool may_start,
+                            std::vector<Outgoing>* out) {
+  // Only GPUs where something may happen: a probe running, a co-runner held,
+  // or (on control ticks) a guaranteed job without a baseline.
+  std::map<policy::GpuId, std::vector<Job*>> by_gpu;
+  std::set<policy::GpuId> wanted;
+  for (auto& [id, job] : jobs_) {
+    if (!job.gpu) continue;
+    if (job.connected) by_gpu[*job.gpu].push_back(&job);
+    const bool candidate = may_start && job.connected &&
+                           job.priority == policy::Priority::kGuaranteed &&
+                           job.profile.baseline_source() == policy::BaselineSource::kNone;
+    if (job.held || job.probe.active() || candidate) wanted.insert(*job.gpu);
+  }
+  std::set<policy::GpuId> held_gpus;
+  for (const policy::GpuId& gpu : wanted) {
+    const std::vector<Job*>& jobs = by_gpu[gpu];
+    std::vector<Job*> corunners;
+    for (Job* j : jobs) {
+      if (j->priority == policy::Priority::kOpportunistic) corunners.push_back(j);
+    }
+    bool hold = false;
+    double hold_ttl_s = 0;
+    for (Job* g : jobs) {
+      if (g->priority != policy::Priority::kGuaranteed) continue;
+      if (!g->probe.active() && !may_start) continue;
+      const policy::SoloProbeStep step = g->probe.Step(now_ns, ProbeInput(*g, corunners));
+      CountProbeEvent(step.event);
+      if (!step.hold) continue;
+      hold = true;
+      // The hold budget lapses at the probe's deadline by itself: even a
+      // coordinator that dies mid-probe leaves no co-runner held.
+      const double left_s =
+          g->probe.options().max_hold_s - double(now_ns - g->probe.state().started_ns) / 1e9;
+      hold_ttl_s = std::max(hold_ttl_s, std::max(left_s, 1.0));
+    }
+    if (!hold) continue;
+    held_gpus.insert(gpu);
+    HoldCoRunners(corunners, hold_ttl_s, now_ns, unix_ns, out);
+  }
+  // Every held job on a GPU no probe holds now (measured, timed out, the
+  // probed job left, or the held one reconnected): given its share back.
+  for (auto& [id, job] : jobs_) {
+    if (!job.held || (job.connected && job.gpu && held_gpus.contains(*job.gpu))) continue;
+    job.held = false;
+    if (job.connected) SendBudget(job, job.share_before_hold, now_ns, unix_ns, out);
+  }
+}
+
+}  // namespace iashim::daemon

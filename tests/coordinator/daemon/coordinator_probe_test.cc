@@ -1,0 +1,187 @@
+// Solo probes applied by the coordinator (coordinator_probe.cc): a guaranteed
+// job placed together with an opportunistic one, never alone, still gets a
+// baseline and protection; co-runners are always released.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <optional>
+
+#include "coordinator/daemon/coordinator.h"
+#include "coordinator/daemon/wire_convert.h"
+#include "coordinator/policy/simple_placement.h"
+#include "coordinator/state/state_store.h"
+#include "schemas/telemetry_generated.h"
+
+namespace iashim::daemon {
+namespace {
+
+namespace w = iashim::wire;
+constexpr int64_t kMs = 1'000'000;
+constexpr int64_t kSecond = 1'000'000'000;
+constexpr int64_t kUnix = 1'800'000'000LL * kSecond;
+
+std::span<const uint8_t> Bytes(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+std::string Place(const std::string& job, bool opportunistic) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto p = w::CreatePlaceRequestDirect(
+      fbb, job.c_str(), opportunistic ? w::Priority::Opportunistic : w::Priority::Guaranteed,
+      4ULL << 30, -1, "node1", "python train.py", 0.1);
+  return EnvelopeBytes(fbb, w::Payload::PlaceRequest, p.Union());
+}
+
+std::string Hello(int pid, const std::string& job, bool opportunistic, const std::string& token) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto h = w::CreateHelloDirect(
+      fbb, pid, "node1", job.c_str(), "train.py", "0.1.0", 100, 0, 0, 0,
+      opportunistic ? w::Priority::Opportunistic : w::Priority::Guaranteed, 1.0, token.c_str());
+  return EnvelopeBytes(fbb, w::Payload::Hello, h.Union());
+}
+
+// A 100 ms window with one iteration of `iteration_ms`, under `share`.
+std::string Batch(uint64_t seq, int64_t start_ns, double iteration_ms, double share) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<w::KernelStats>> kernels = {
+      w::CreateKernelStats(fbb, 0xabcdef, 100, 80, 1, 1, 128, 1, 1, 0, 8000, 10, 10'000'000,
+                           1'000'000, 1'000'000)};
+  const auto b = w::CreateTelemetryBatchDirect(
+      fbb, seq, start_ns, start_ns + 100 * kMs, 100, 0, 1, 1, uint64_t(iteration_ms * 1e6), 10,
+      &kernels, nullptr, 0, 0, share, 0, 0, 1.0, -1.0);
+  return EnvelopeBytes(fbb, w::Payload::TelemetryBatch, b.Union());
+}
+
+struct SentBudget {
+  int64_t at_ns;
+  double share;
+  uint32_t ttl_ms;
+};
+
+// Two jobs on one GPU, placed together: the guaranteed job runs 100 ms
+// iterations alone and 100 * (1 + 0.5 * the filler's share) ms beside it.
+class ProbeTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Start(DaemonOptions{}, nullptr); }
+
+  void Start(DaemonOptions options, state::StateStore* store) {
+    policy::Cluster cluster;
+    cluster.gpus.push_back({{"node1", 0}, "v100", "Tesla V100", "GPU-1", 32ULL << 30});
+    c_ = std::make_unique<Coordinator>(options, cluster, store,
+                                       std::make_unique<policy::SimplePlacement>(), 0);
+    std::vector<Outgoing> out;
+    c_->OnMessage("cli", Bytes(Place("guard", false)), 0, kUnix, &out);
+    const std::string gt = Token(out);
+    c_->OnMessage("cli", Bytes(Place("filler", true)), 0, kUnix, &out);
+    const std::string ft = Token(out);
+    c_->OnMessage("shim-g", Bytes(Hello(100, "guard", false, gt)), 0, kUnix, &out);
+    c_->OnMessage("shim-f", Bytes(Hello(200, "filler", true, ft)), 0, kUnix, &out);
+  }
+
+  static std::string Token(const std::vector<Outgoing>& out) {
+    std::vector<uint64_t> buf;
+    const w::Envelope* e = wire::OpenEnvelope(out.back().bytes.data(), out.back().bytes.size(), &buf).envelope;
+    return e->payload_as_PlaceReply()->token()->str();
+  }
+
+  // Runs `seconds` of 100 ms steps. `obey`: the filler takes its budgets.
+  void Run(double seconds, bool obey = true) {
+    for (int i = 0; i < int(seconds * 10); ++i, t_ += 100 * kMs, ++seq_) {
+      std::vector<Outgoing> out;
+      const double guard_ms = 100 * (1 + 0.5 * filler_share_);
+      c_->OnMessage("shim-g", Bytes(Batch(seq_, t_, guard_ms, 1.0)), t_, kUnix + t_, &out);
+      c_->OnMessage("shim-f", Bytes(Batch(seq_, t_, 50, filler_share_)), t_, kUnix + t_, &out);
+      c_->OnTick(t_, kUnix + t_, &out);
+      for (const Outgoing& o : out) {
+        std::vector<uint64_t> buf;
+        const w::Envelope* e = wire::OpenEnvelope(o.bytes.data(), o.bytes.size(), &buf).envelope;
+        if (e == nullptr || e->payload_as_Budget() == nullptr) continue;
+        EXPECT_EQ(o.identity, "shim-f");
+        budgets_.push_back({t_, e->payload_as_Budget()->share(), e->payload_as_Budget()->ttl_ms()});
+        if (obey) filler_share_ = e->payload_as_Budget()->share();
+      }
+    }
+  }
+
+  const Job& guard() const { return c_->jobs().at("guard"); }
+
+  std::unique_ptr<Coordinator> c_;
+  int64_t t_ = 0;
+  uint64_t seq_ = 0;
+  double filler_share_ = 1.0;
+  std::vector<SentBudget> budgets_;
+};
+
+TEST_F(ProbeTest, AGuaranteedJobThatNeverRanAloneIsProbedThenProtected) {
+  Run(20);
+  EXPECT_EQ(c_->counters().probes_started, 1u);
+  EXPECT_EQ(c_->counters().probes_measured, 1u);
+  EXPECT_EQ(guard().profile.baseline_source(), policy::BaselineSource::kProbe);
+  // The probe measured the job as if alone (the filler held at 1%: 100.5 ms).
+  ASSERT_TRUE(guard().profile.baseline_iteration_ns().has_value());
+  EXPECT_NEAR(*guard().profile.baseline_iteration_ns(), 100.5e6, 1e6);
+  // First budget: the hold, with a TTL that ends it by itself.
+  ASSERT_FALSE(budgets_.empty());
+  EXPECT_DOUBLE_EQ(budgets_[0].share, 0.01);
+  EXPECT_LE(budgets_[0].ttl_ms, 8000u);
+  EXPECT_GE(budgets_[0].at_ns, 2 * kSecond);  // after the job's warm-up
+  // Then released (back to 1), and the control loop throttles the filler.
+  std::optional<int64_t> released;
+  for (const SentBudget& b : budgets_) {
+    if (!released && b.share > 0.01) released = b.at_ns;
+  }
+  ASSERT_TRUE(released.has_value());
+  EXPECT_LE(*released - budgets_[0].at_ns, 8 * kSecond);
+  EXPECT_LT(filler_share_, 1.0);
+  EXPECT_GE(filler_share_, 0.05);
+  EXPECT_FALSE(c_->jobs().at("filler").held);
+  ASSERT_TRUE(guard().profile.slowdown().has_value());
+  EXPECT_LT(*guard().profile.slowdown(), 0.2);
+}
+
+TEST_F(ProbeTest, ACoRunnerThatIgnoresTheHoldIsReleasedOnTheDeadlineAndRetriedLater) {
+  Run(15, /*obey=*/false);
+  EXPECT_EQ(c_->counters().probes_started, 1u);
+  EXPECT_EQ(c_->counters().probes_timed_out, 1u);
+  EXPECT_EQ(guard().profile.baseline_source(), policy::BaselineSource::kNone);
+  ASSERT_FALSE(budgets_.empty());
+  const int64_t hold_at = budgets_[0].at_ns;
+  // Re-sent once a second while not taken, then given back on the deadline.
+  const SentBudget& last = budgets_.back();
+  EXPECT_DOUBLE_EQ(last.share, 1.0);
+  EXPECT_LE(last.at_ns - hold_at, 8 * kSecond + 100 * kMs);
+  EXPECT_FALSE(c_->jobs().at("filler").held);
+  // Not again within the retry wait.
+  Run(30, /*obey=*/false);
+  EXPECT_EQ(c_->counters().probes_started, 1u);
+}
+
+TEST_F(ProbeTest, AProbeBaselineIsSavedForTheNextRunOfTheModel) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("iashim-probe-test-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  {
+    auto store = state::StateStore::Open(dir.string());
+    ASSERT_TRUE(store.ok()) << store.status();
+    Start(DaemonOptions{}, store->get());
+    Run(40);  // the fingerprint is stable after 30 s of no new kernel
+    ASSERT_EQ((*store)->state().baselines.size(), 1u);
+    EXPECT_NEAR((*store)->state().baselines.begin()->second.iteration_ns, 100.5e6, 1e6);
+    c_.reset();
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_F(ProbeTest, NoProbeWithTheProbeOff) {
+  DaemonOptions options;
+  options.probe = false;
+  Start(options, nullptr);
+  Run(10);
+  EXPECT_EQ(c_->counters().probes_started, 0u);
+  EXPECT_EQ(guard().profile.baseline_source(), policy::BaselineSource::kNone);
+}
+
+}  // namespace
+}  // namespace iashim::daemon
