@@ -88,7 +88,7 @@ capture
 for job in resnet50-guar bert-large-guar gpt2-opp; do
   expect_on_screen "^$job +[0-9]+ (guar|opp) +conn "
 done
-for header in JOB PID PRIO STATE SHARE KERN/S BUSY% SLOWDN MEM BUDGET; do
+for header in JOB PID PRIO STATE SHARE KERN/S BUSY% SLOWDN MEM; do
   expect_on_screen "(^| )$header"
 done
 expect_on_screen "node-a:0 Simulated H200 +busy [0-9]+%"
@@ -124,7 +124,12 @@ expect_on_screen "\? table"
 tmux_ send-keys -t top '?'
 wait_for "^gpt2-opp "
 
-echo "6. resized to 60x16 (SIGWINCH): columns dropped, nothing wider"
+echo "6. resized to 110x24: the baseline's source and the budget's age come back"
+tmux_ resize-window -t top -x 110 -y 24
+wait_for "(^| )BASE "
+expect_on_screen "(^| )BUDGET"
+
+echo "7. resized to 60x16 (SIGWINCH): columns dropped, nothing wider"
 tmux_ resize-window -t top -x 60 -y 16
 wait_for "^JOB +PRIO"  # PID (and BUDGET) gone
 lines=$(wc -l <<<"$screen")
@@ -133,13 +138,13 @@ widest=$(awk '{ if (length($0) > w) w = length($0) } END { print w + 0 }' <<<"$s
 ((widest <= 60)) || fail "a line of $widest columns on a 60-column terminal"
 expect_on_screen "^gpt2-opp "
 
-echo "7. publisher gone: stale"
+echo "8. publisher gone: stale"
 kill "$publisher_pid"
 wait "$publisher_pid" 2>/dev/null
 publisher_pid=""
 wait_for "stale \([0-9]+s\)"
 
-echo "8. q quits with status 0"
+echo "9. q quits with status 0"
 tmux_ send-keys -t top q
 deadline=$((SECONDS + wait_seconds))
 until [[ -s $tmp/rc ]]; do
