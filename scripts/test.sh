@@ -53,11 +53,13 @@ as_root() {
 ctest_in() {
   local dir=$1
   shift
-  (cd "$dir" && ctest --output-on-failure -j "$jobs" "$@")
+  (cd "$dir" && ctest --output-on-failure -j "$jobs" "$@")  # a later -j wins
 }
 
 stage build scripts/setup.sh
-stage tests ctest_in build
+# Twice the cores: most of the default suite's time is processes waiting on
+# simulated GPUs, and the tests that measure throughput run alone (RUN_SERIAL).
+stage tests ctest_in build -j $((jobs * 2))
 
 if [[ $quick -eq 0 ]]; then
   # A real slurmctld and slurmd: needs root (it starts daemons, makes device nodes).

@@ -14,14 +14,13 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "coordinator/clustersim/alibaba_trace.h"
+#include "coordinator/clustersim/text.h"
 
 namespace iashim::clustersim {
 namespace {
 
-// This abseil's string_view is its own type, not std::string_view.
-absl::string_view Av(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
-absl::Status Bad(std::string_view arg, std::string_view what) {
+absl::Status BadArgument(std::string_view arg, std::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(Av(arg), ": ", Av(what)));
 }
 
@@ -60,20 +59,20 @@ absl::StatusOr<AlibabaCliOptions> ParseAlibabaCliArgs(std::span<const std::strin
     }
     // Options that take a value read it from "--opt=V" or the next argument.
     const auto take = [&](bool* seen) -> absl::StatusOr<std::string_view> {
-      if (*seen) return Bad(arg, "given twice");
+      if (*seen) return BadArgument(arg, "given twice");
       *seen = true;
       if (!has_value) {
-        if (i + 1 >= args.size()) return Bad(arg, "needs a value");
+        if (i + 1 >= args.size()) return BadArgument(arg, "needs a value");
         value = args[++i];
       }
-      if (value.empty()) return Bad(arg, "needs a non-empty value");
+      if (value.empty()) return BadArgument(arg, "needs a non-empty value");
       return value;
     };
     if (arg == "--help" || arg == "-h") {
-      if (has_value) return Bad(arg, "takes no value");
+      if (has_value) return BadArgument(arg, "takes no value");
       o.help = true;
     } else if (arg == "--json") {
-      if (has_value) return Bad(arg, "takes no value");
+      if (has_value) return BadArgument(arg, "takes no value");
       o.json = true;
     } else if (arg == "--alibaba-nodes") {
       absl::StatusOr<std::string_view> v = take(&seen_nodes);
@@ -89,7 +88,7 @@ absl::StatusOr<AlibabaCliOptions> ParseAlibabaCliArgs(std::span<const std::strin
       int64_t n = 0;
       const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
       if (ec != std::errc() || end != v->data() + v->size() || n < 0 || (*v)[0] == '-') {
-        return Bad(arg, absl::StrCat("'", Av(*v), "' is not a non-negative integer"));
+        return BadArgument(arg, absl::StrCat("'", Av(*v), "' is not a non-negative integer"));
       }
       o.max_pods = n;
     } else if (arg == "--alibaba-mode") {
@@ -100,7 +99,7 @@ absl::StatusOr<AlibabaCliOptions> ParseAlibabaCliArgs(std::span<const std::strin
       } else if (*v == "fill") {
         o.mode = AlibabaReplayMode::kFill;
       } else {
-        return Bad(arg, absl::StrCat("'", Av(*v), "' is not timed or fill"));
+        return BadArgument(arg, absl::StrCat("'", Av(*v), "' is not timed or fill"));
       }
     } else if (arg == "--alibaba-min-gain") {
       absl::StatusOr<std::string_view> v = take(&seen_gain);
@@ -108,16 +107,16 @@ absl::StatusOr<AlibabaCliOptions> ParseAlibabaCliArgs(std::span<const std::strin
       double x = 0;
       const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
       if (ec != std::errc() || end != v->data() + v->size() || !std::isfinite(x)) {
-        return Bad(arg, absl::StrCat("'", Av(*v), "' is not a finite number"));
+        return BadArgument(arg, absl::StrCat("'", Av(*v), "' is not a finite number"));
       }
       o.min_gain = x;
     } else {
-      return Bad(arg, "unknown argument for the Alibaba replay (see --help)");
+      return BadArgument(arg, "unknown argument for the Alibaba replay (see --help)");
     }
   }
   if (o.help) return o;
-  if (!seen_nodes) return Bad("--alibaba-nodes", "is required");
-  if (!seen_pods) return Bad("--alibaba-pods", "is required");
+  if (!seen_nodes) return BadArgument("--alibaba-nodes", "is required");
+  if (!seen_pods) return BadArgument("--alibaba-pods", "is required");
   return o;
 }
 

@@ -13,25 +13,12 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "coordinator/clustersim/text.h"
 
 namespace iashim::clustersim {
 namespace {
 
-// This abseil's string_view is its own type, not std::string_view.
-absl::string_view Av(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
-std::vector<std::string_view> Split(std::string_view s, char sep) {
-  std::vector<std::string_view> parts;
-  for (size_t start = 0;;) {
-    const size_t end = s.find(sep, start);
-    if (end == std::string_view::npos) {
-      parts.push_back(s.substr(start));
-      return parts;
-    }
-    parts.push_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-}
 
 constexpr std::string_view kNodesHeader = "sn,cpu_milli,memory_mib,gpu,model";
 constexpr std::string_view kPodsHeader =

@@ -38,6 +38,9 @@ void Append(std::string* out, const Args&... args) {
   absl::StrAppend(out, text_internal::Piece(args)...);
 }
 
+// This abseil's string_view is its own type, not std::string_view.
+inline absl::string_view Av(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
 // `text` split at every `separator` (an empty text gives one empty piece).
 inline std::vector<std::string_view> Split(std::string_view text, char separator) {
   std::vector<std::string_view> pieces;
