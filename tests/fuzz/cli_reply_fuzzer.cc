@@ -14,6 +14,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iashim;
   using namespace iashim::cli;
+  using namespace iashim::client;
   const Reply reply(data, size);
   if (CheckReply(reply, wire::Payload::PlaceReply) == ReplyCheck::kUsable) {
     const Placement p = DecodePlacement(*reply.envelope());
