@@ -5,23 +5,9 @@
 #
 #   restart_test.sh BUILD_DIR
 set -euo pipefail
-build=$(cd "$1" && pwd)
-iashim=$build/coordinator/cli/iashim
-coordinator=$build/coordinator/daemon/iashim-coordinator
-fakejob=$build/bench/iashim-fakejob
-tmp=$(mktemp -d)
-export SIMGPU_NAMESPACE="iashim-restart-$$"
-export SIMGPU_DEVICES="Tesla V100-SXM2-32GB:32GiB:80"
-export LD_LIBRARY_PATH="$build/simgpu"
+# shellcheck source=simgpu_session.sh
+source "$(dirname "$0")/simgpu_session.sh" "$1" restart
 export IASHIM_COORDINATOR="ipc://$tmp/router"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$tmp"
-  rm -f /dev/shm/"$SIMGPU_NAMESPACE"-gpu*
-}
-trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; echo "--- coordinator log" >&2; cat "$tmp/coordinator.log" >&2; exit 1; }
 
 start_coordinator() {
