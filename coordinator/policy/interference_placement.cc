@@ -354,20 +354,34 @@ std::string JobNames(std::span<const GpuView> views, std::span<const size_t> cho
   return out.empty() ? std::string("no job") : out;
 }
 
+// "job a" or "jobs a, b, c and 2 more": who holds a GPU, so that a queued
+// job's user sees which job it waits for (one that never started, say).
+std::string Holders(const GpuView& view) {
+  constexpr size_t kNamed = 3;
+  std::string out = view.jobs.size() == 1 ? "job " : "jobs ";
+  for (size_t i = 0; i < view.jobs.size() && i < kNamed; ++i) {
+    if (i > 0) out += ", ";
+    out += view.jobs[i].job;
+  }
+  if (view.jobs.size() > kNamed) absl::StrAppend(&out, " and ", view.jobs.size() - kNamed, " more");
+  return out;
+}
+
 std::string Explain(const Blocker& b, const PlacementRequest& r, int max_jobs) {
   const std::string gpu = GpuName(b.view->gpu->id);
   switch (b.why) {
     case Blocker::Why::kNone:
       return "";
     case Blocker::Why::kFull:
-      return absl::StrCat(gpu, " already runs ", b.view->jobs.size(), " job(s), max_jobs_per_gpu ",
+      return absl::StrCat(gpu, " already runs ", Holders(*b.view), ", max_jobs_per_gpu ",
                           max_jobs);
     case Blocker::Why::kMemory:
       if (r.mem_bytes == 0) {
-        return absl::StrCat(gpu, " runs ", b.view->jobs.size(), " job(s); the whole GPU was asked");
+        return absl::StrCat(gpu, " runs ", Holders(*b.view), "; the whole GPU was asked");
       }
       return absl::StrCat(gpu, " has ", Bytes(FreeBytes(*b.view->gpu, b.view->jobs)), " free of ",
-                          Bytes(b.view->gpu->memory_bytes), "; ", Bytes(r.mem_bytes), " asked");
+                          Bytes(b.view->gpu->memory_bytes), " (the rest held by ", Holders(*b.view), "); ",
+                          Bytes(r.mem_bytes), " asked");
     case Blocker::Why::kTwoGuaranteed:
       return absl::StrCat(gpu, " already runs guaranteed job ", b.resident->job);
     case Blocker::Why::kShareRule:

@@ -267,8 +267,11 @@ TEST_F(InterferencePlacementTest, RespectsMemory) {
   d = Place(Request("n", "N", kO, 10 * kGiB), s);
   EXPECT_EQ(d.outcome, Outcome::kQueued);
   EXPECT_NE(d.reason.find("free"), std::string::npos) << d.reason;
+  // It names the job it waits for (one whose process never started, say).
+  EXPECT_NE(d.reason.find("held by job x"), std::string::npos) << d.reason;
   d = Place(Request("n", "N", kO, 0), s);  // the whole GPU: none is empty
   EXPECT_EQ(d.outcome, Outcome::kQueued);
+  EXPECT_NE(d.reason.find("runs job x;"), std::string::npos) << d.reason;
   d = Place(Request("n", "N", kO, 64 * kGiB), s);  // never
   EXPECT_EQ(d.outcome, Outcome::kRejected);
 }
@@ -289,6 +292,7 @@ TEST_F(InterferencePlacementTest, RespectsMaxJobsPerGpu) {
   d = Place(Request("n", "N"), s);
   EXPECT_EQ(d.outcome, Outcome::kQueued);
   EXPECT_NE(d.reason.find("max_jobs_per_gpu"), std::string::npos) << d.reason;
+  EXPECT_NE(d.reason.find("already runs jobs x, z"), std::string::npos) << d.reason;
 }
 
 TEST_F(InterferencePlacementTest, NeverPairsTwoGuaranteedJobs) {
