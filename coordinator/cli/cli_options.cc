@@ -99,9 +99,8 @@ std::string_view CommandName(CommandKind kind) {
   }
 }
 
-absl::StatusOr<JobPriority> ParsePriority(std::string_view what, const std::string& value) {
-  if (EqualsIgnoreCase(value, "guaranteed")) return JobPriority::kGuaranteed;
-  if (EqualsIgnoreCase(value, "opportunistic")) return JobPriority::kOpportunistic;
+absl::StatusOr<Priority> ParsePriorityOption(std::string_view what, const std::string& value) {
+  if (Priority p; ParsePriority(value, &p)) return p;
   return Invalid(std::string(what) + " " + Quoted(value) + ": must be guaranteed or opportunistic");
 }
 
@@ -119,7 +118,7 @@ absl::Status ParseAdminArguments(CommandKind kind, const std::vector<std::string
       return Invalid("job id " + Quoted(args[0]) +
                      ": must be 1-128 characters of letters, digits and ._-:/@+");
     }
-    absl::StatusOr<JobPriority> priority = ParsePriority("priority", args[1]);
+    absl::StatusOr<Priority> priority = ParsePriorityOption("priority", args[1]);
     if (!priority.ok()) return priority.status();
     admin.job = args[0];
     admin.priority = *priority;
@@ -168,7 +167,7 @@ absl::Status Validate(const RawValues& raw, const char* env_coordinator, CliOpti
     p.kind = *raw.kind;
   }
   if (raw.priority) {
-    absl::StatusOr<JobPriority> priority = ParsePriority("--priority", *raw.priority);
+    absl::StatusOr<Priority> priority = ParsePriorityOption("--priority", *raw.priority);
     if (!priority.ok()) return priority.status();
     p.priority = *priority;
   }
@@ -205,7 +204,7 @@ absl::Status Validate(const RawValues& raw, const char* env_coordinator, CliOpti
     }
     // Only guaranteed jobs are protected; a target on an opportunistic job
     // would be silently meaningless.
-    if (p.priority != JobPriority::kGuaranteed) {
+    if (p.priority != Priority::kGuaranteed) {
       return Invalid("--slowdown-target applies to guaranteed jobs only");
     }
     p.slowdown_target = *target;

@@ -21,7 +21,7 @@ namespace iashim::cli {
 
 // The protocol client's vocabulary, which the command line fills in.
 using client::BatchIds;
-using client::JobPriority;
+using client::Priority;
 using client::kDefaultCoordinator;
 using client::kDefaultTimeoutS;
 using client::kMaxCommandBytes;
@@ -38,7 +38,7 @@ struct AdminOptions {
   std::string host;  // drain, undrain
   int gpu = -1;      // drain, undrain: -1 = every GPU of host
   std::string job;   // priority
-  JobPriority priority = JobPriority::kGuaranteed;  // priority
+  Priority priority = Priority::kGuaranteed;  // priority
 };
 
 struct CliOptions {

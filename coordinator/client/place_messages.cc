@@ -1,5 +1,6 @@
 #include "coordinator/client/place_messages.h"
 
+#include "common/wire/priority_wire.h"
 #include "common/wire/wire_string.h"
 #include "flatbuffers/flatbuffers.h"
 
@@ -37,8 +38,7 @@ std::vector<uint8_t> EncodePlaceRequest(const PlacementOptions& placement, std::
   }
   const auto request = wire::CreatePlaceRequest(
       fbb, job,
-      placement.priority == JobPriority::kOpportunistic ? wire::Priority::Opportunistic
-                                                        : wire::Priority::Guaranteed,
+      ToWire(placement.priority),
       placement.mem_bytes, placement.gpu, host_offset, command_offset, placement.slowdown_target,
       kind, allowed, batch, placement.dry_run);
   fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, pid, wire::Payload::PlaceRequest,

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/security/curve_socket.h"
+#include "common/text/priority.h"
 
 namespace iashim::client {
 
@@ -19,11 +20,8 @@ inline constexpr double kDefaultTimeoutS = 2.0;
 // PlaceRequest.command is for display; the schema caps it at 256 bytes.
 inline constexpr size_t kMaxCommandBytes = 256;
 
-// Mirrors wire::Priority without pulling the generated header into every
-// user of the options.
-enum class JobPriority { kGuaranteed, kOpportunistic };
-
-std::string_view PriorityName(JobPriority priority);  // "guaranteed" / "opportunistic"
+using ::iashim::Priority;  // common/text/priority.h
+using ::iashim::PriorityName;
 
 // The batch system's ids of a job (wire BatchJob), e.g. {"slurm", "1234", "0", 0}
 // for task 0 of step 0 of Slurm job 1234. Sent only when `system` is set; the
@@ -36,7 +34,7 @@ struct BatchIds {
 // What `run` and `place` ask the coordinator for.
 struct PlacementOptions {
   std::string job;  // empty: the coordinator assigns one
-  JobPriority priority = JobPriority::kGuaranteed;
+  Priority priority = Priority::kGuaranteed;
   uint64_t mem_bytes = 0;        // 0: the whole GPU
   int gpu = -1;                  // -1: the coordinator chooses
   double slowdown_target = 0.0;  // 0: the coordinator's default

@@ -34,17 +34,12 @@ std::string EncodeAdminReply(bool ok, std::string_view error, std::string_view t
   return EnvelopeBytes(fbb, wire::Payload::AdminReply, wire::CreateAdminReply(fbb, ok, e, t).Union());
 }
 
-const char* PriorityName(policy::Priority p) {
-  return p == policy::Priority::kOpportunistic ? "opportunistic" : "guaranteed";
-}
-
 }  // namespace
 
-void Coordinator::OnAdmin(const Sender& from, const void* raw, std::vector<Outgoing>* out) {
-  const auto* req = static_cast<const wire::AdminRequest*>(raw);
+void Coordinator::OnAdmin(const Sender& from, const wire::AdminRequest& req, std::vector<Outgoing>* out) {
   auto send = [&](std::string bytes) { out->push_back({std::string(from.identity), std::move(bytes)}); };
   auto fail = [&](std::string error) { send(EncodeAdminReply(false, error, "")); };
-  const char* action = ActionName(req->action());
+  const char* action = ActionName(req.action());
   if (!from.admin) {
     ++counters_.admin_refused;
     return send(EncodeError(absl::StrCat(
@@ -52,10 +47,10 @@ void Coordinator::OnAdmin(const Sender& from, const void* raw, std::vector<Outgo
         "` needs the admin key: make one with `iashim keygen --admin`, give the coordinator its "
         "public key (--admin-key) and the tool its secret key (--admin-key FILE)")));
   }
-  switch (req->action()) {
+  switch (req.action()) {
     case wire::AdminAction::Drain:
     case wire::AdminAction::Undrain: {
-      const std::string host = Clean(req->host(), 255);
+      const std::string host = Clean(req.host(), 255);
       if (host.empty()) return fail(absl::StrCat(action, " needs a host"));
       std::vector<policy::GpuId> on_host;
       std::vector<std::string> hosts;
@@ -68,36 +63,36 @@ void Coordinator::OnAdmin(const Sender& from, const void* raw, std::vector<Outgo
                                     hosts.empty() ? "none" : absl::StrJoin(hosts, ", ")));
       }
       std::vector<policy::GpuId> gpus = on_host;
-      if (req->gpu() != -1) {
+      if (req.gpu() != -1) {
         gpus.clear();
         for (const policy::GpuId& g : on_host) {
-          if (g.index == req->gpu()) gpus.push_back(g);
+          if (g.index == req.gpu()) gpus.push_back(g);
         }
         if (gpus.empty()) {
           std::vector<int> indices;
           for (const policy::GpuId& g : on_host) indices.push_back(g.index);
-          return fail(absl::StrFormat("host '%s' has no GPU %d (it has %s)", host, req->gpu(),
+          return fail(absl::StrFormat("host '%s' has no GPU %d (it has %s)", host, req.gpu(),
                                       absl::StrJoin(indices, ", ")));
         }
       }
       ++counters_.admin_actions;
-      return send(EncodeAdminReply(true, "", SetDrained(gpus, req->action() == wire::AdminAction::Drain)));
+      return send(EncodeAdminReply(true, "", SetDrained(gpus, req.action() == wire::AdminAction::Drain)));
     }
     case wire::AdminAction::SetPriority: {
-      const std::string id = Clean(req->job(), 128);
+      const std::string id = Clean(req.job(), 128);
       if (id.empty()) return fail("priority needs a job id");
       auto it = jobs_.find(id);
       if (it == jobs_.end()) return fail(absl::StrFormat("no job '%s' (iashim status lists them)", id));
-      if (req->priority() != wire::Priority::Guaranteed &&
-          req->priority() != wire::Priority::Opportunistic) {
+      if (req.priority() != wire::Priority::Guaranteed &&
+          req.priority() != wire::Priority::Opportunistic) {
         return fail(absl::StrFormat("priority %d is neither guaranteed (0) nor opportunistic (1)",
-                                    int(req->priority())));
+                                    int(req.priority())));
       }
       ++counters_.admin_actions;
-      return send(EncodeAdminReply(true, "", SetPriority(it->second, FromWire(req->priority()))));
+      return send(EncodeAdminReply(true, "", SetPriority(it->second, FromWire(req.priority()))));
     }
   }
-  fail(absl::StrFormat("unknown admin action %d", int(req->action())));
+  fail(absl::StrFormat("unknown admin action %d", int(req.action())));
 }
 
 std::string Coordinator::SetDrained(const std::vector<policy::GpuId>& gpus, bool drained) {

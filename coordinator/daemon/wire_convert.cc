@@ -32,16 +32,6 @@ policy::TelemetryWindow ToWindow(const wire::TelemetryBatch& b) {
   return w;
 }
 
-policy::Priority FromWire(wire::Priority p) {
-  return p == wire::Priority::Opportunistic ? policy::Priority::kOpportunistic
-                                            : policy::Priority::kGuaranteed;
-}
-
-wire::Priority ToWire(policy::Priority p) {
-  return p == policy::Priority::kOpportunistic ? wire::Priority::Opportunistic
-                                               : wire::Priority::Guaranteed;
-}
-
 wire::BaselineSource ToWire(policy::BaselineSource s) {
   switch (s) {
     case policy::BaselineSource::kAlone:

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/wire/envelope.h"
+#include "common/wire/priority_wire.h"
 #include "coordinator/policy/baseline_source.h"
 #include "coordinator/policy/priority.h"
 #include "coordinator/policy/telemetry_window.h"
@@ -18,8 +19,6 @@ namespace iashim::daemon {
 // The shim's batch as a policy window (memory: the device it uses most).
 policy::TelemetryWindow ToWindow(const wire::TelemetryBatch& batch);
 
-policy::Priority FromWire(wire::Priority p);
-wire::Priority ToWire(policy::Priority p);
 wire::BaselineSource ToWire(policy::BaselineSource s);
 
 // Finishes `fbb` as the coordinator's Envelope of `payload` and returns its

@@ -1,13 +1,13 @@
-// Whose speed is protected on a shared GPU (DESIGN.md, "The budget").
+// Whose speed is protected on a shared GPU: the policy's name for the one
+// Priority type (common/text/priority.h).
 #ifndef IASHIM_POLICY_PRIORITY_H_
 #define IASHIM_POLICY_PRIORITY_H_
 
+#include "common/text/priority.h"
+
 namespace iashim::policy {
 
-enum class Priority {
-  kGuaranteed,     // its slowdown is held within its target
-  kOpportunistic,  // gets what the guaranteed jobs leave
-};
+using ::iashim::Priority;
 
 }  // namespace iashim::policy
 

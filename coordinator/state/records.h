@@ -10,10 +10,12 @@
 #include <map>
 #include <string>
 
+#include "common/text/priority.h"
+
 namespace iashim::state {
 
-// Same numbering as iashim.wire.Priority.
-enum class Priority : uint8_t { kGuaranteed = 0, kOpportunistic = 1 };
+// The one Priority type; its numbering is state.fbs's too.
+using ::iashim::Priority;
 
 struct JobRecord {
   std::string job;  // the job id; non-empty

@@ -8,6 +8,7 @@
 
 #include "absl/strings/ascii.h"
 #include "common/wire/envelope.h"
+#include "common/wire/priority_wire.h"
 #include "common/wire/wire_string.h"
 #include "flatbuffers/flatbuffers.h"
 #include "schemas/telemetry_generated.h"
@@ -22,8 +23,7 @@ JobView FromJob(const wire::JobState& j) {
   v.pid = j.pid();
   v.host = wire::StringOf(j.host());
   v.command = wire::StringOf(j.command());
-  v.priority = j.priority() == wire::Priority::Opportunistic ? Priority::kOpportunistic
-                                                             : Priority::kGuaranteed;
+  v.priority = FromWire(j.priority());
   v.share = j.share();
   v.max_inflight = j.max_inflight();
   v.slowdown = j.slowdown();

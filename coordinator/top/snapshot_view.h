@@ -9,13 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "common/text/priority.h"
+
 namespace iashim::wire {
 struct StateSnapshot;
 }  // namespace iashim::wire
 
 namespace iashim::top {
 
-enum class Priority { kGuaranteed, kOpportunistic };
+using ::iashim::Priority;  // common/text/priority.h
 
 // Where a job is in its life, as far as the snapshot tells: the coordinator
 // keeps a job from its placement until its process says goodbye, or until it

@@ -9,11 +9,11 @@
 
 namespace iashim::slurm {
 
-absl::StatusOr<client::JobPriority> ParsePriorityOption(const char* value) {
+absl::StatusOr<client::Priority> ParsePriorityOption(const char* value) {
   if (value == nullptr || *value == '\0' || std::strcmp(value, "guaranteed") == 0) {
-    return client::JobPriority::kGuaranteed;
+    return client::Priority::kGuaranteed;
   }
-  if (std::strcmp(value, "opportunistic") == 0) return client::JobPriority::kOpportunistic;
+  if (std::strcmp(value, "opportunistic") == 0) return client::Priority::kOpportunistic;
   return absl::InvalidArgumentError(absl::StrCat(
       "--iashim=", Printable(value, 64), ": expected 'guaranteed' or 'opportunistic'"));
 }

@@ -19,13 +19,13 @@ namespace iashim::slurm {
 // The options a user gives sbatch, srun or salloc.
 struct UserOptions {
   bool enabled = false;  // --iashim was given
-  client::JobPriority priority = client::JobPriority::kGuaranteed;
+  client::Priority priority = client::Priority::kGuaranteed;
   uint64_t mem_bytes = 0;  // --iashim-mem; 0: the whole GPU
   std::string kind;        // --iashim-kind; empty: learned from its kernels
 };
 
 // --iashim[=guaranteed|opportunistic]: no value means guaranteed.
-absl::StatusOr<client::JobPriority> ParsePriorityOption(const char* value);
+absl::StatusOr<client::Priority> ParsePriorityOption(const char* value);
 // --iashim-mem=SIZE: 16GiB, 512MiB, 16GB or bytes; more than 0.
 absl::StatusOr<uint64_t> ParseMemOption(const char* value);
 // --iashim-kind=MODEL: a model name as the interference model knows it.

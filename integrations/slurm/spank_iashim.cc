@@ -80,7 +80,7 @@ int TakeOption(const absl::StatusOr<T>& parsed, Keep keep) {
 }
 
 int OnIashim(int, const char* optarg, int) {
-  return TakeOption(iashim::slurm::ParsePriorityOption(optarg), [](iashim::client::JobPriority p) {
+  return TakeOption(iashim::slurm::ParsePriorityOption(optarg), [](iashim::client::Priority p) {
     g_user.enabled = true;
     g_user.priority = p;
   });

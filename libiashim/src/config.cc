@@ -177,12 +177,7 @@ Config ParseConfig(const EnvLookup& raw_env, std::vector<std::string>* errors) {
   }
   ReadInt(env, "IASHIM_MAX_INFLIGHT", 0, 65536, &c.max_inflight, errors);
   if (const char* raw = env("IASHIM_PRIORITY")) {
-    const std::string_view v = Trim(raw);
-    if (EqualsIgnoreCase(v, "guaranteed")) {
-      c.priority = Priority::kGuaranteed;
-    } else if (EqualsIgnoreCase(v, "opportunistic")) {
-      c.priority = Priority::kOpportunistic;
-    } else {
+    if (!ParsePriority(Trim(raw), &c.priority)) {
       errors->push_back("IASHIM_PRIORITY=" + Quoted(raw) +
                         " is not guaranteed or opportunistic; using guaranteed");
     }

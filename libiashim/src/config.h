@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "common/text/priority.h"
+
 namespace iashim {
 
 enum class LogLevel { kWarn, kInfo, kDebug };
-
-enum class Priority { kGuaranteed, kOpportunistic };
 
 struct Config {
   bool disabled = false;          // IASHIM_DISABLE: forward everything, record nothing

@@ -50,10 +50,10 @@ TEST(AdminOptions, PriorityTakesAJobAndAPriority) {
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->kind, CommandKind::kPriority);
   EXPECT_EQ(o->admin.job, "bert-7");
-  EXPECT_EQ(o->admin.priority, JobPriority::kOpportunistic);
+  EXPECT_EQ(o->admin.priority, Priority::kOpportunistic);
   o = Parse({"priority", "bert-7", "guaranteed"});
   ASSERT_TRUE(o.ok()) << o.status();
-  EXPECT_EQ(o->admin.priority, JobPriority::kGuaranteed);
+  EXPECT_EQ(o->admin.priority, Priority::kGuaranteed);
 }
 
 TEST(AdminOptions, MistakesAreNamed) {

@@ -30,7 +30,7 @@ TEST(CliOptions, RunWithEveryOption) {
              "0.1"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->kind, CommandKind::kRun);
-  EXPECT_EQ(o->placement.priority, JobPriority::kOpportunistic);
+  EXPECT_EQ(o->placement.priority, Priority::kOpportunistic);
   EXPECT_EQ(o->placement.mem_bytes, uint64_t{8} << 30);
   EXPECT_EQ(o->placement.gpu, 3);
   EXPECT_EQ(o->placement.job, "bert.large-1:a/b@c+d");
@@ -45,7 +45,7 @@ TEST(CliOptions, RunWithEveryOption) {
 TEST(CliOptions, RunDefaults) {
   absl::StatusOr<CliOptions> o = Parse({"run", "--", "true"});
   ASSERT_TRUE(o.ok()) << o.status();
-  EXPECT_EQ(o->placement.priority, JobPriority::kGuaranteed);
+  EXPECT_EQ(o->placement.priority, Priority::kGuaranteed);
   EXPECT_EQ(o->placement.mem_bytes, 0u);
   EXPECT_EQ(o->placement.gpu, -1);
   EXPECT_EQ(o->placement.job, "");

@@ -65,7 +65,7 @@ TEST(JobEnvironment, ManagedSetsThePlacement) {
 
 TEST(JobEnvironment, ManagedPrependsToExistingPathsAndAddsSimgpu) {
   JobRequest o = Options();
-  o.placement.priority = JobPriority::kOpportunistic;
+  o.placement.priority = Priority::kOpportunistic;
   const JobLibraries libs{"/b/libiashim/libiashim.so", "/b/simgpu"};
   auto env = AsMap(ManagedEnvironment(o, Placed(), libs,
       Env({{"LD_PRELOAD", "/usr/lib/libfoo.so /b/libiashim/libiashim.so:libbar.so"},

@@ -34,7 +34,7 @@ TEST(PlaceMessages, JoinCommand) {
 TEST(PlaceMessages, EncodeRequestCarriesEveryField) {
   PlacementOptions p;
   p.job = "bert";
-  p.priority = JobPriority::kOpportunistic;
+  p.priority = Priority::kOpportunistic;
   p.mem_bytes = 123;
   p.gpu = 5;
   p.slowdown_target = 0.2;

@@ -10,10 +10,10 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 TEST(JobRequestTest, PriorityOption) {
-  EXPECT_EQ(*ParsePriorityOption(nullptr), client::JobPriority::kGuaranteed);
-  EXPECT_EQ(*ParsePriorityOption(""), client::JobPriority::kGuaranteed);
-  EXPECT_EQ(*ParsePriorityOption("guaranteed"), client::JobPriority::kGuaranteed);
-  EXPECT_EQ(*ParsePriorityOption("opportunistic"), client::JobPriority::kOpportunistic);
+  EXPECT_EQ(*ParsePriorityOption(nullptr), client::Priority::kGuaranteed);
+  EXPECT_EQ(*ParsePriorityOption(""), client::Priority::kGuaranteed);
+  EXPECT_EQ(*ParsePriorityOption("guaranteed"), client::Priority::kGuaranteed);
+  EXPECT_EQ(*ParsePriorityOption("opportunistic"), client::Priority::kOpportunistic);
   const auto bad = ParsePriorityOption("best-effort");
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(std::string(bad.status().message()), HasSubstr("--iashim=best-effort"));
@@ -45,12 +45,12 @@ TEST(JobRequestTest, TheCoordinatorKnowsATaskByItsSlurmIds) {
 TEST(JobRequestTest, TaskPlacementCarriesEverything) {
   UserOptions user;
   user.enabled = true;
-  user.priority = client::JobPriority::kOpportunistic;
+  user.priority = client::Priority::kOpportunistic;
   user.mem_bytes = 1 << 30;
   user.kind = "lstm";
   const client::PlacementOptions p = TaskPlacement(user, {42, "1", 2}, {0, 1});
   EXPECT_EQ(p.job, "slurm-42.1.2");
-  EXPECT_EQ(p.priority, client::JobPriority::kOpportunistic);
+  EXPECT_EQ(p.priority, client::Priority::kOpportunistic);
   EXPECT_EQ(p.mem_bytes, uint64_t{1} << 30);
   EXPECT_EQ(p.kind, "lstm");
   EXPECT_EQ(p.gpu, -1);
