@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "common/text/names.h"
 #include "coordinator/daemon/job_token.h"
+#include "coordinator/daemon/place_request.h"
 #include "coordinator/daemon/wire_convert.h"
 #include "coordinator/policy/cluster_state.h"
 #include "coordinator/policy/interference_placement.h"
@@ -15,25 +16,6 @@ namespace iashim::daemon {
 namespace {
 
 constexpr int64_t kHelloAdviceEveryNs = kSecond / 2;
-constexpr size_t kMaxAllowedGpus = 256;
-
-// A batch system's name: 1-32 of [a-z0-9_-] ("slurm").
-bool ValidBatchSystem(std::string_view s) {
-  if (s.empty() || s.size() > 32) return false;
-  for (const char c : s) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) return false;
-  }
-  return true;
-}
-
-// A batch job or step id: 1-64 printable ASCII characters, no spaces.
-bool ValidBatchId(std::string_view s) {
-  if (s.empty() || s.size() > 64) return false;
-  for (const char c : s) {
-    if (c <= ' ' || c > '~') return false;
-  }
-  return true;
-}
 
 // Whether the cluster has GPUs on `host`.
 bool HasHost(const policy::Cluster& cluster, std::string_view host) {
@@ -51,29 +33,6 @@ bool SingleHost(const policy::Cluster& cluster) {
     if (g.id.host != cluster.gpus[0].id.host) return false;
   }
   return true;
-}
-
-std::string_view View(const flatbuffers::String* s) {
-  return s == nullptr ? std::string_view() : s->string_view();
-}
-
-// The request's batch ids, or why they are refused ("" = fine; no batch
-// table = none).
-std::string ReadBatch(const wire::BatchJob* b, BatchIds* ids) {
-  if (b == nullptr) return "";
-  if (!ValidBatchSystem(View(b->system()))) return "batch.system must be 1-32 of a-z, 0-9, _ and -";
-  if (!ValidBatchId(View(b->job()))) {
-    return "batch.job must be 1-64 printable ASCII characters without spaces";
-  }
-  if (!ValidBatchId(View(b->step()))) {
-    return "batch.step must be 1-64 printable ASCII characters without spaces";
-  }
-  if (b->task() < -1 || b->task() > 65535) return "batch.task must be -1..65535";
-  ids->system = std::string(View(b->system()));
-  ids->job = std::string(View(b->job()));
-  ids->step = std::string(View(b->step()));
-  ids->task = b->task();
-  return "";
 }
 
 policy::JobProfileOptions ProfileOptions() {
@@ -108,11 +67,10 @@ void Coordinator::Restore(int64_t now_ns) {
   const state::State& s = store_->state();
   budget_seq_ = s.budget_seq;
   for (const auto& [id, r] : s.jobs) {
-    Job job;
-    job.id = id;
-    job.profile = policy::JobProfile(ProfileOptions());
-    job.priority = r.priority == state::Priority::kOpportunistic ? policy::Priority::kOpportunistic
-                                                                 : policy::Priority::kGuaranteed;
+    // The forget timer starts again (now_ns): its shim may reconnect.
+    Job job = NewJob(id, r.token,
+                     r.priority,
+                     now_ns, r.registered_unix_ns);
     job.mem_bytes = r.mem_bytes;
     if (r.gpu_index >= 0) job.gpu = policy::GpuId{r.gpu_host, r.gpu_index};
     job.slowdown_target = r.slowdown_target > 0 ? r.slowdown_target : options_.slowdown_target;
@@ -120,11 +78,8 @@ void Coordinator::Restore(int64_t now_ns) {
     job.pid = r.pid;
     job.host = r.host;
     job.command = r.command;
-    job.registered_unix_ns = r.registered_unix_ns;
     job.kind = r.kind;
-    job.token = r.token;
     job.batch = {r.batch_system, r.batch_job, r.batch_step, r.batch_task};
-    job.created_ns = now_ns;  // the forget timer starts again: its shim may reconnect
     jobs_.emplace(id, std::move(job));
   }
   for (const state::ObservationRecord& o : s.observations) LearnInterference(o);
@@ -142,8 +97,7 @@ void Coordinator::Persist(const Job& job) {
   r.pid = job.pid;
   r.host = job.host;
   r.command = job.command;
-  r.priority = job.priority == policy::Priority::kOpportunistic ? state::Priority::kOpportunistic
-                                                                : state::Priority::kGuaranteed;
+  r.priority = job.priority;
   r.mem_bytes = job.mem_bytes;
   if (job.gpu) {
     r.gpu_host = job.gpu->host;
@@ -178,28 +132,28 @@ void Coordinator::OnMessage(const Sender& from, std::span<const uint8_t> bytes, 
   auto reply = [&](std::string bytes) { out->push_back({std::string(identity), std::move(bytes)}); };
   switch (e->payload_type()) {
     case wire::Payload::Hello:
-      OnHello(identity, e->payload_as_Hello(), now_ns, unix_ns, out);
+      OnHello(identity, *e->payload_as_Hello(), now_ns, unix_ns, out);
       break;
     case wire::Payload::TelemetryBatch:
-      OnTelemetry(identity, e->payload_as_TelemetryBatch(), now_ns, out);
+      OnTelemetry(identity, *e->payload_as_TelemetryBatch(), now_ns, out);
       break;
     case wire::Payload::KernelNames:
-      OnKernelNames(identity, e->payload_as_KernelNames());
+      OnKernelNames(identity, *e->payload_as_KernelNames());
       break;
     case wire::Payload::Goodbye:
       OnGoodbye(identity);
       break;
     case wire::Payload::PlaceRequest:
-      OnPlace(identity, e->payload_as_PlaceRequest(), now_ns, unix_ns, out);
+      OnPlace(identity, *e->payload_as_PlaceRequest(), now_ns, unix_ns, out);
       break;
     case wire::Payload::StatusRequest:
       reply(EncodeSnapshot(now_ns, unix_ns));
       break;
     case wire::Payload::AdminRequest:
-      OnAdmin(from, e->payload_as_AdminRequest(), out);
+      OnAdmin(from, *e->payload_as_AdminRequest(), out);
       break;
     case wire::Payload::ReleaseRequest:
-      OnRelease(identity, e->payload_as_ReleaseRequest(), out);
+      OnRelease(identity, *e->payload_as_ReleaseRequest(), out);
       break;
     case wire::Payload::NONE:
       ++counters_.invalid;
@@ -229,12 +183,11 @@ std::optional<policy::GpuId> Coordinator::SoleGpuOf(const std::string& host) con
   return found;
 }
 
-void Coordinator::OnHello(std::string_view identity, const void* raw, int64_t now_ns,
+void Coordinator::OnHello(std::string_view identity, const wire::Hello& hello, int64_t now_ns,
                           int64_t unix_ns, std::vector<Outgoing>* out) {
-  const auto* hello = static_cast<const wire::Hello*>(raw);
-  const int pid = hello->pid();
-  const std::string host = Clean(hello->host(), 255);
-  std::string id = Clean(hello->job(), 128);
+  const int pid = hello.pid();
+  const std::string host = Clean(hello.host(), 255);
+  std::string id = Clean(hello.job(), 128);
   if (id.empty()) id = absl::StrCat(host, ":", pid);
   if (!ValidJobName(id) || pid <= 0) {
     ++counters_.refused_claims;
@@ -243,7 +196,7 @@ void Coordinator::OnHello(std::string_view identity, const void* raw, int64_t no
                                  "invalid job id or pid in Hello; running unmanaged")});
     return;
   }
-  const std::string token = Clean(hello->token(), 64);
+  const std::string token = Clean(hello.token(), 64);
   auto refuse = [&](std::string why) {
     ++counters_.refused_claims;
     out->push_back({std::string(identity),
@@ -282,17 +235,10 @@ void Coordinator::OnHello(std::string_view identity, const void* raw, int64_t no
       if (!fresh.ok()) return refuse(absl::StrCat("no job token: ", fresh.status().message()));
       job_token = new_token = *std::move(fresh);
     }
-    Job job;
-    job.id = id;
-    job.token = std::move(job_token);
-    job.profile = policy::JobProfile(ProfileOptions());
-    job.priority = FromWire(hello->priority());
+    Job job = NewJob(id, std::move(job_token), FromWire(hello.priority()), now_ns, unix_ns);
     job.gpu = SoleGpuOf(host);
-    job.slowdown_target = options_.slowdown_target;
-    job.mem_bytes = hello->mem_limit_bytes();
-    job.share = job.sent_share = std::clamp(hello->share(), 0.001, 1.0);
-    job.registered_unix_ns = unix_ns;
-    job.created_ns = now_ns;
+    job.mem_bytes = hello.mem_limit_bytes();
+    job.share = job.sent_share = std::clamp(hello.share(), 0.001, 1.0);
     it = jobs_.emplace(id, std::move(job)).first;
   }
   Job& job = it->second;
@@ -304,11 +250,11 @@ void Coordinator::OnHello(std::string_view identity, const void* raw, int64_t no
   job.identity = std::string(identity);
   job.pid = pid;
   job.host = host;
-  job.command = Clean(hello->command(), 256);
+  job.command = Clean(hello.command(), 256);
   if (!job.connected && job.gpu) ++connected_on_gpu_[*job.gpu];
   job.connected = true;
   job.last_seen_ns = now_ns;
-  if (hello->mem_limit_bytes() != 0) job.mem_limit_bytes = hello->mem_limit_bytes();
+  if (hello.mem_limit_bytes() != 0) job.mem_limit_bytes = hello.mem_limit_bytes();
   identity_to_job_[job.identity] = id;
   hello_asked_ns_.erase(job.identity);
   if (changed || !new_token.empty()) Persist(job);
@@ -317,9 +263,8 @@ void Coordinator::OnHello(std::string_view identity, const void* raw, int64_t no
   }
 }
 
-void Coordinator::OnTelemetry(std::string_view identity, const void* raw, int64_t now_ns,
+void Coordinator::OnTelemetry(std::string_view identity, const wire::TelemetryBatch& batch, int64_t now_ns,
                               std::vector<Outgoing>* out) {
-  const auto* batch = static_cast<const wire::TelemetryBatch*>(raw);
   Job* job = BoundJob(identity);
   if (job == nullptr) {
     ++counters_.unbound_telemetry;
@@ -334,7 +279,7 @@ void Coordinator::OnTelemetry(std::string_view identity, const void* raw, int64_
   ++counters_.telemetry_batches;
   ++job->telemetry_batches;
   job->last_seen_ns = now_ns;
-  const policy::TelemetryWindow w = ToWindow(*batch);
+  const policy::TelemetryWindow w = ToWindow(batch);
   const bool alone = AloneOnGpu(*job);
   const bool probed = !alone && job->probe.Solo(now_ns);
   if (!job->profile.AddWindow(w, alone || probed,
@@ -350,11 +295,10 @@ void Coordinator::OnTelemetry(std::string_view identity, const void* raw, int64_
   if (w.mem_limit_bytes != 0) job->mem_limit_bytes = w.mem_limit_bytes;
 }
 
-void Coordinator::OnKernelNames(std::string_view identity, const void* raw) {
-  const auto* names = static_cast<const wire::KernelNames*>(raw);
+void Coordinator::OnKernelNames(std::string_view identity, const wire::KernelNames& names) {
   Job* job = BoundJob(identity);
-  if (job == nullptr || names->entries() == nullptr) return;
-  for (const wire::KernelName* k : *names->entries()) {
+  if (job == nullptr || names.entries() == nullptr) return;
+  for (const wire::KernelName* k : *names.entries()) {
     if (k != nullptr && k->name() != nullptr) job->profile.AddKernelName(k->kernel(), Clean(k->name(), 512));
   }
 }
@@ -432,90 +376,47 @@ double Coordinator::InitialShare(const Job& job) const {
   return guaranteed ? share : 1.0;
 }
 
-void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t now_ns,
-                          int64_t unix_ns, std::vector<Outgoing>* out) {
-  const auto* req = static_cast<const wire::PlaceRequest*>(raw);
-  const bool dry_run = req->dry_run();
+std::string Coordinator::EncodePlaceReply(const PlaceReplyFields& r) const {
   flatbuffers::FlatBufferBuilder fbb(512);
-  auto reply = [&](bool ok, bool queued, const std::string& error, const Job* job) {
-    const auto err = fbb.CreateString(error);
-    const auto jid = fbb.CreateString(job ? job->id : "");
-    const auto host = fbb.CreateString(job && job->gpu ? job->gpu->host : "");
-    std::string uuid;
-    if (job && job->gpu) {
-      for (const policy::GpuInfo& g : cluster_.gpus) {
-        if (g.id == *job->gpu) uuid = g.uuid;
-      }
-    }
-    const auto u = fbb.CreateString(uuid);
-    const auto token = fbb.CreateString(job ? job->token : "");
-    const auto r = wire::CreatePlaceReply(fbb, ok, err, jid, host, job && job->gpu ? job->gpu->index : -1,
-                                          u, job ? job->sent_share : 1.0,
-                                          job ? job->mem_bytes : 0, queued, token, dry_run);
-    out->push_back({std::string(identity), EnvelopeBytes(fbb, wire::Payload::PlaceReply, r.Union())});
-  };
-  const std::string requested = Clean(req->job(), 128);
-  const std::string command = Clean(req->command(), 256);
-  const std::string kind = req->kind() ? req->kind()->str() : "";
-  const double target = req->slowdown_target();
-  if (!kind.empty() && !ValidModelKind(kind)) {
-    return reply(false, false, "kind must be 1-128 printable ASCII characters", nullptr);
-  }
-  if (!requested.empty() && !ValidJobName(requested)) {
-    return reply(false, false, "job id must be 1-128 of letters, digits and ._-:/@+", nullptr);
-  }
-  if (!(target >= 0 && target <= 10)) {
-    return reply(false, false, "slowdown_target must be in [0, 10]", nullptr);
-  }
-  if (req->gpu() < -1 || req->gpu() > 255) return reply(false, false, "gpu must be -1 or 0..255", nullptr);
-  // allowed_gpus: the GPUs of `host` the job may use (e.g. what a batch
-  // system gave it); empty = any GPU of host.
-  std::set<int> allowed;
-  if (const auto* a = req->allowed_gpus(); a != nullptr && a->size() > 0) {
-    if (a->size() > kMaxAllowedGpus) {
-      return reply(false, false, "allowed_gpus has more than 256 entries", nullptr);
-    }
-    for (const int32_t index : *a) {
-      if (index < 0 || index > 255) {
-        return reply(false, false,
-                     absl::StrFormat("allowed_gpus entry %d is not a GPU index (0..255)", index),
-                     nullptr);
-      }
-      allowed.insert(index);
-    }
-    if (Clean(req->host(), 255).empty()) {
-      return reply(false, false, "allowed_gpus needs host: the node whose GPUs they index",
-                   nullptr);
-    }
-    if (req->gpu() >= 0 && !allowed.contains(req->gpu())) {
-      return reply(false, false,
-                   absl::StrFormat("gpu %d is not in allowed_gpus", req->gpu()), nullptr);
+  const Job* job = r.job;
+  const auto err = fbb.CreateString(r.error);
+  const auto jid = fbb.CreateString(job ? job->id : "");
+  const auto host = fbb.CreateString(job && job->gpu ? job->gpu->host : "");
+  std::string uuid;
+  if (job && job->gpu) {
+    for (const policy::GpuInfo& g : cluster_.gpus) {
+      if (g.id == *job->gpu) uuid = g.uuid;
     }
   }
-  BatchIds batch;
-  if (std::string why = ReadBatch(req->batch(), &batch); !why.empty()) {
-    return reply(false, false, why, nullptr);
-  }
+  const auto u = fbb.CreateString(uuid);
+  const auto token = fbb.CreateString(job ? job->token : "");
+  const auto reply = wire::CreatePlaceReply(
+      fbb, r.ok, err, jid, host, job && job->gpu ? job->gpu->index : -1, u,
+      job ? job->sent_share : 1.0, job ? job->mem_bytes : 0, r.queued, token, r.dry_run);
+  return EnvelopeBytes(fbb, wire::Payload::PlaceReply, reply.Union());
+}
+
+absl::StatusOr<policy::PlacementRequest> Coordinator::ResolvePlacement(const PlaceAsk& ask,
+                                                                      int64_t unix_ns) {
   // A job id the coordinator knows is that job's, connected or not: placing
   // it again would hand out a second token for it. A finished job's id is
   // free again once its Goodbye (or forget-after) removed it.
-  if (auto it = jobs_.find(requested); !requested.empty() && it != jobs_.end()) {
+  if (auto it = jobs_.find(ask.job); !ask.job.empty() && it != jobs_.end()) {
     const Job& known = it->second;
-    return reply(false, false,
-                 known.connected
-                     ? absl::StrFormat("job id '%s' is running (pid %d on %s)", requested,
-                                       known.pid, known.host)
-                     : absl::StrFormat("job id '%s' exists (placed, not connected); choose another "
-                                       "id or wait until it is forgotten",
-                                       requested),
-                 nullptr);
+    return absl::AlreadyExistsError(
+        known.connected
+            ? absl::StrFormat("job id '%s' is running (pid %d on %s)", ask.job, known.pid,
+                              known.host)
+            : absl::StrFormat("job id '%s' exists (placed, not connected); choose another "
+                              "id or wait until it is forgotten",
+                              ask.job));
   }
   policy::PlacementRequest p;
-  p.job = requested.empty() ? NewJobId(command, unix_ns) : requested;
-  p.priority = FromWire(req->priority());
-  p.mem_bytes = req->mem_bytes();
-  p.host = Clean(req->host(), 255);
-  if (!allowed.empty()) {
+  p.job = ask.job.empty() ? NewJobId(ask.command, unix_ns) : ask.job;
+  p.priority = ask.priority;
+  p.mem_bytes = ask.mem_bytes;
+  p.host = ask.host;
+  if (!ask.allowed_gpus.empty()) {
     // The indexes name GPUs of that node: placing the job elsewhere would
     // defeat them. As for --gpu below, a single-node cluster's node may go by
     // another name than the client's.
@@ -523,24 +424,22 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
     const bool single_host = SingleHost(cluster_);
     if (!known && single_host) p.host = cluster_.gpus[0].id.host;
     if (!known && !single_host) {
-      return reply(false, false,
-                   absl::StrFormat("host '%s' has no GPUs this coordinator knows of; "
-                                   "allowed_gpus names GPUs on it",
-                                   p.host),
-                   nullptr);
+      return absl::NotFoundError(absl::StrFormat(
+          "host '%s' has no GPUs this coordinator knows of; allowed_gpus names GPUs on it",
+          p.host));
     }
     bool any = false;
     for (const policy::GpuInfo& g : cluster_.gpus) {
-      any |= g.id.host == p.host && allowed.contains(g.id.index);
+      any |= g.id.host == p.host && ask.allowed_gpus.contains(g.id.index);
     }
     if (!any) {
-      return reply(false, false,
-                   absl::StrFormat("none of allowed_gpus is a GPU of host '%s'", p.host), nullptr);
+      return absl::NotFoundError(
+          absl::StrFormat("none of allowed_gpus is a GPU of host '%s'", p.host));
     }
   }
-  if (req->gpu() >= 0) p.gpu = policy::GpuId{p.host, req->gpu()};
-  p.slowdown_target = target > 0 ? target : options_.slowdown_target;
-  p.traits.kind = kind.empty() ? std::string(kUnknownKind) : kind;
+  if (ask.gpu >= 0) p.gpu = policy::GpuId{p.host, ask.gpu};
+  p.slowdown_target = ask.slowdown_target > 0 ? ask.slowdown_target : options_.slowdown_target;
+  p.traits.kind = ask.kind.empty() ? std::string(kUnknownKind) : ask.kind;
   // A GPU named on a host the cluster does not have: on a single-node
   // cluster, the node's own name may differ from what the client sends.
   if (p.gpu && !PlacementView().FindGpu(*p.gpu) && SingleHost(cluster_)) {
@@ -550,52 +449,90 @@ void Coordinator::OnPlace(std::string_view identity, const void* raw, int64_t no
     p.host.clear();  // not a node we know GPUs of: anywhere
   }
   if (p.gpu && drained_.contains(*p.gpu)) {
-    return reply(false, false,
-                 absl::StrFormat("GPU %s is drained (iashim undrain)", policy::GpuName(*p.gpu)),
-                 nullptr);
+    return absl::FailedPreconditionError(
+        absl::StrFormat("GPU %s is drained (iashim undrain)", policy::GpuName(*p.gpu)));
   }
+  return p;
+}
+
+policy::PlacementDecision Coordinator::DecidePlacement(const policy::PlacementRequest& p,
+                                                       const std::set<int>& allowed_gpus) {
   policy::ClusterState view = PlacementView();
   std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) { return drained_.contains(g.id); });
   // Only the allowed GPUs of host, the way drained GPUs are left out.
-  if (!allowed.empty()) {
+  if (!allowed_gpus.empty()) {
     std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) {
-      return g.id.host != p.host || !allowed.contains(g.id.index);
+      return g.id.host != p.host || !allowed_gpus.contains(g.id.index);
     });
   }
-  const policy::PlacementDecision d = placement_->Place(p, view);
-  if (dry_run) ++counters_.dry_runs;
-  if (d.outcome == policy::PlacementDecision::Outcome::kQueued) return reply(false, true, d.reason, nullptr);
-  if (d.outcome != policy::PlacementDecision::Outcome::kPlaced) return reply(false, false, d.reason, nullptr);
-  // Minted only for a job that is placed: a queued `iashim run` asks again
-  // and again. A dry run gets none, and registers nothing.
-  absl::StatusOr<std::string> token =
-      dry_run ? absl::StatusOr<std::string>(std::string()) : NewJobToken();
-  if (!token.ok()) return reply(false, false, absl::StrCat("no job token: ", token.status().message()), nullptr);
-  if (!dry_run) ++counters_.placements;
-  Job job;
-  job.id = p.job;
-  job.profile = policy::JobProfile(ProfileOptions());
-  job.priority = p.priority;
-  job.mem_bytes = p.mem_bytes;
-  job.gpu = d.gpu;
-  job.slowdown_target = p.slowdown_target;
-  job.command = command;
-  job.kind = kind;
-  job.token = *std::move(token);
-  job.batch = std::move(batch);
-  job.host = p.host;
-  job.registered_unix_ns = unix_ns;
-  job.created_ns = now_ns;
-  job.share = job.sent_share = InitialShare(job);
-  if (dry_run) return reply(true, false, d.reason, &job);
-  Persist(job);
-  const Job& placed = jobs_.emplace(job.id, std::move(job)).first->second;
-  reply(true, false, d.reason, &placed);
+  return placement_->Place(p, view);
 }
 
-void Coordinator::OnRelease(std::string_view identity, const void* raw,
+Job Coordinator::NewJob(std::string id, std::string token, policy::Priority priority,
+                        int64_t now_ns, int64_t unix_ns) const {
+  Job job;
+  job.id = std::move(id);
+  job.token = std::move(token);
+  job.profile = policy::JobProfile(ProfileOptions());
+  job.priority = priority;
+  job.slowdown_target = options_.slowdown_target;
+  job.registered_unix_ns = unix_ns;
+  job.created_ns = now_ns;
+  return job;
+}
+
+void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& request,
+                          int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out) {
+  PlaceReplyFields r;
+  r.dry_run = request.dry_run();
+  auto send = [&] { out->push_back({std::string(identity), EncodePlaceReply(r)}); };
+  // Read: what the request alone decides.
+  absl::StatusOr<PlaceAsk> ask = ReadPlaceRequest(request);
+  if (!ask.ok()) {
+    r.error = std::string(ask.status().message());
+    return send();
+  }
+  absl::StatusOr<policy::PlacementRequest> p = ResolvePlacement(*ask, unix_ns);
+  if (!p.ok()) {
+    r.error = std::string(p.status().message());
+    return send();
+  }
+  // Decide.
+  const policy::PlacementDecision d = DecidePlacement(*p, ask->allowed_gpus);
+  if (ask->dry_run) ++counters_.dry_runs;
+  r.error = d.reason;
+  r.queued = d.outcome == policy::PlacementDecision::Outcome::kQueued;
+  if (d.outcome != policy::PlacementDecision::Outcome::kPlaced) return send();
+  // Apply. The token is minted only for a job that is placed: a queued
+  // `iashim run` asks again and again. A dry run gets none, and registers nothing.
+  absl::StatusOr<std::string> token =
+      ask->dry_run ? absl::StatusOr<std::string>(std::string()) : NewJobToken();
+  if (!token.ok()) {
+    r.error = absl::StrCat("no job token: ", token.status().message());
+    return send();
+  }
+  if (!ask->dry_run) ++counters_.placements;
+  Job job = NewJob(p->job, *std::move(token), p->priority, now_ns, unix_ns);
+  job.mem_bytes = p->mem_bytes;
+  job.gpu = d.gpu;
+  job.slowdown_target = p->slowdown_target;
+  job.command = ask->command;
+  job.kind = ask->kind;
+  job.batch = std::move(ask->batch);
+  job.host = p->host;
+  job.share = job.sent_share = InitialShare(job);
+  r.ok = true;
+  if (ask->dry_run) {
+    r.job = &job;
+    return send();
+  }
+  Persist(job);
+  r.job = &jobs_.emplace(job.id, std::move(job)).first->second;
+  send();
+}
+
+void Coordinator::OnRelease(std::string_view identity, const wire::ReleaseRequest& req,
                             std::vector<Outgoing>* out) {
-  const auto* req = static_cast<const wire::ReleaseRequest*>(raw);
   auto send = [&](bool released, const std::string& message) {
     flatbuffers::FlatBufferBuilder fbb(256);
     const auto m = fbb.CreateString(message);
@@ -603,7 +540,7 @@ void Coordinator::OnRelease(std::string_view identity, const void* raw,
                     EnvelopeBytes(fbb, wire::Payload::ReleaseReply,
                                    wire::CreateReleaseReply(fbb, released, m).Union())});
   };
-  const std::string id = Clean(req->job(), 128);
+  const std::string id = Clean(req.job(), 128);
   auto it = jobs_.find(id);
   if (id.empty() || it == jobs_.end()) {
     ++counters_.release_unknown;
@@ -612,7 +549,7 @@ void Coordinator::OnRelease(std::string_view identity, const void* raw,
   // Like a Hello: without the job's token, anyone could end anyone's job. A
   // job without a token (restored from a state written before tokens) cannot
   // be released this way; it goes at its Goodbye or forget-after.
-  const std::string_view token = View(req->token());
+  const std::string_view token = req.token() ? req.token()->string_view() : std::string_view();
   if (it->second.token.empty() || token.empty() || !SameToken(token, it->second.token)) {
     ++counters_.release_refused;
     ++counters_.refused_tokens;

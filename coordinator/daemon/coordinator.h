@@ -41,13 +41,24 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "coordinator/daemon/daemon_options.h"
 #include "coordinator/daemon/job.h"
+#include "coordinator/daemon/place_request.h"
 #include "coordinator/policy/cluster.h"
 #include "coordinator/policy/interference_model.h"
 #include "coordinator/policy/placement.h"
 #include "coordinator/policy/share_controller.h"
 #include "coordinator/state/state_store.h"
+
+namespace iashim::wire {
+struct AdminRequest;
+struct Hello;
+struct KernelNames;
+struct PlaceRequest;
+struct ReleaseRequest;
+struct TelemetryBatch;
+}  // namespace iashim::wire
 
 namespace iashim::daemon {
 
@@ -128,17 +139,36 @@ class Coordinator {
   bool drained(const policy::GpuId& gpu) const { return drained_.contains(gpu); }
 
  private:
-  void OnHello(std::string_view identity, const void* hello, int64_t now_ns, int64_t unix_ns,
-               std::vector<Outgoing>* out);
-  void OnTelemetry(std::string_view identity, const void* batch, int64_t now_ns,
+  // One handler per payload; OnMessage has verified the Envelope, so each
+  // payload's table is there (wire::OpenEnvelope).
+  void OnHello(std::string_view identity, const wire::Hello& hello, int64_t now_ns,
+               int64_t unix_ns, std::vector<Outgoing>* out);
+  void OnTelemetry(std::string_view identity, const wire::TelemetryBatch& batch, int64_t now_ns,
                    std::vector<Outgoing>* out);
-  void OnKernelNames(std::string_view identity, const void* names);
+  void OnKernelNames(std::string_view identity, const wire::KernelNames& names);
   void OnGoodbye(std::string_view identity);
-  void OnPlace(std::string_view identity, const void* request, int64_t now_ns, int64_t unix_ns,
-               std::vector<Outgoing>* out);
-  void OnRelease(std::string_view identity, const void* request, std::vector<Outgoing>* out);
+  // Read (ReadPlaceRequest, ResolvePlacement), decide (DecidePlacement),
+  // apply (NewJob, Persist) and answer (EncodePlaceReply).
+  void OnPlace(std::string_view identity, const wire::PlaceRequest& request, int64_t now_ns,
+               int64_t unix_ns, std::vector<Outgoing>* out);
+  absl::StatusOr<policy::PlacementRequest> ResolvePlacement(const PlaceAsk& ask, int64_t unix_ns);
+  policy::PlacementDecision DecidePlacement(const policy::PlacementRequest& p,
+                                            const std::set<int>& allowed_gpus);
+  struct PlaceReplyFields {
+    bool ok = false;
+    bool queued = false;
+    bool dry_run = false;
+    std::string error;         // or the placement's reason
+    const Job* job = nullptr;  // placed (or, for a dry run, where it would go)
+  };
+  std::string EncodePlaceReply(const PlaceReplyFields& reply) const;
+  void OnRelease(std::string_view identity, const wire::ReleaseRequest& request,
+                 std::vector<Outgoing>* out);
+  // Every Job starts here: a placement, a Hello no one placed, the state store.
+  Job NewJob(std::string id, std::string token, policy::Priority priority, int64_t now_ns,
+             int64_t unix_ns) const;
   // coordinator_admin.cc
-  void OnAdmin(const Sender& from, const void* request, std::vector<Outgoing>* out);
+  void OnAdmin(const Sender& from, const wire::AdminRequest& request, std::vector<Outgoing>* out);
   std::string SetDrained(const std::vector<policy::GpuId>& gpus, bool drained);
   std::string SetPriority(Job& job, policy::Priority priority);
   void RestoreDrained();
