@@ -4,15 +4,6 @@
 
 namespace iashim::wire {
 
-std::string_view EnvelopeErrorName(EnvelopeError error) {
-  switch (error) {
-    case EnvelopeError::kNone: return "ok";
-    case EnvelopeError::kInvalid: return "invalid";
-    case EnvelopeError::kWrongVersion: return "version";
-  }
-  return "invalid";
-}
-
 OpenedEnvelope OpenEnvelope(const void* data, size_t size, std::vector<uint64_t>* storage) {
   OpenedEnvelope out;
   if (data == nullptr || size == 0) return out;

@@ -27,9 +27,6 @@ enum class EnvelopeError {
   kWrongVersion,  // a schema version this build does not speak
 };
 
-// "ok", "invalid", "version": for counters and log lines.
-std::string_view EnvelopeErrorName(EnvelopeError error);
-
 struct OpenedEnvelope {
   const Envelope* envelope = nullptr;  // set only when error is kNone
   EnvelopeError error = EnvelopeError::kInvalid;

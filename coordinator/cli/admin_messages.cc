@@ -1,5 +1,6 @@
 #include "coordinator/cli/admin_messages.h"
 
+#include "common/wire/envelope.h"
 #include "common/wire/priority_wire.h"
 #include "common/wire/wire_string.h"
 #include "flatbuffers/flatbuffers.h"
@@ -29,8 +30,7 @@ std::vector<uint8_t> EncodeAdminRequest(const CliOptions& options, int pid) {
   const auto request = wire::CreateAdminRequest(
       fbb, ActionOf(options.kind), host, a.gpu, job,
       ToWire(a.priority));
-  fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, pid, wire::Payload::AdminRequest,
-                                  request.Union()));
+  wire::FinishEnvelope(fbb, wire::Payload::AdminRequest, request.Union(), pid);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "common/wire/envelope.h"
 #include "coordinator/cli/ask_coordinator.h"
 #include "coordinator/cli/commands.h"
 #include "coordinator/cli/interrupt.h"
@@ -18,8 +19,7 @@ namespace iashim::cli {
 int StatusCommand(const CliOptions& options) {
   flatbuffers::FlatBufferBuilder fbb(64);
   const auto status_request = wire::CreateStatusRequest(fbb);
-  fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, getpid(),
-                                  wire::Payload::StatusRequest, status_request.Union()));
+  wire::FinishEnvelope(fbb, wire::Payload::StatusRequest, status_request.Union(), getpid());
   CatchInterrupt();
   const client::RequestResult result = AskCoordinator(
       options, std::span<const uint8_t>(fbb.GetBufferPointer(), fbb.GetSize()),

@@ -1,5 +1,6 @@
 #include "coordinator/client/place_messages.h"
 
+#include "common/wire/envelope.h"
 #include "common/wire/priority_wire.h"
 #include "common/wire/wire_string.h"
 #include "flatbuffers/flatbuffers.h"
@@ -41,8 +42,7 @@ std::vector<uint8_t> EncodePlaceRequest(const PlacementOptions& placement, std::
       ToWire(placement.priority),
       placement.mem_bytes, placement.gpu, host_offset, command_offset, placement.slowdown_target,
       kind, allowed, batch, placement.dry_run);
-  fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, pid, wire::Payload::PlaceRequest,
-                                  request.Union()));
+  wire::FinishEnvelope(fbb, wire::Payload::PlaceRequest, request.Union(), pid);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }
 

@@ -1,5 +1,6 @@
 #include "coordinator/client/release_messages.h"
 
+#include "common/wire/envelope.h"
 #include "common/wire/wire_string.h"
 #include "flatbuffers/flatbuffers.h"
 
@@ -9,8 +10,7 @@ std::vector<uint8_t> EncodeReleaseRequest(std::string_view job, std::string_view
   const auto job_offset = fbb.CreateString(job.data(), job.size());
   const auto token_offset = fbb.CreateString(token.data(), token.size());
   const auto request = wire::CreateReleaseRequest(fbb, job_offset, token_offset);
-  fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, 0, wire::Payload::ReleaseRequest,
-                                  request.Union()));
+  wire::FinishEnvelope(fbb, wire::Payload::ReleaseRequest, request.Union());
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }
 

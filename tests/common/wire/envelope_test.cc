@@ -79,11 +79,5 @@ TEST(OpenEnvelope, APayloadTypeWithoutItsTableIsInvalid) {
   EXPECT_EQ(OpenEnvelope(bytes.data(), bytes.size(), &storage).error, EnvelopeError::kInvalid);
 }
 
-TEST(EnvelopeErrorName, NamesEveryError) {
-  EXPECT_EQ(EnvelopeErrorName(EnvelopeError::kNone), "ok");
-  EXPECT_EQ(EnvelopeErrorName(EnvelopeError::kInvalid), "invalid");
-  EXPECT_EQ(EnvelopeErrorName(EnvelopeError::kWrongVersion), "version");
-}
-
 }  // namespace
 }  // namespace iashim::wire
