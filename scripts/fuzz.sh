@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer targets of tests/fuzz/ (built by scripts/setup.sh --fuzz
-# into build-fuzz/) and prints what each did. Each target starts from a COPY
-# of its checked-in seed corpus (tests/fuzz/corpus/<target>/, never grown
-# here) with its dictionary, if any. A finding (crash, leak, timeout, out of
-# memory) is kept in build-fuzz/fuzz-findings/<target>/ and makes the script
-# exit 1; reproduce it with build-fuzz/fuzz/fuzz_<target> FILE.
+# Runs the libFuzzer targets of tests/fuzz/ (built by scripts/setup.sh
+# --sanitize address, or --fuzz, into build-asan/fuzz/) and prints what each
+# did. Each target starts from a COPY of its checked-in seed corpus
+# (tests/fuzz/corpus/<target>/, never grown here) with its dictionary, if any. A finding (crash, leak, timeout, out of
+# memory) is kept in build-asan/fuzz-findings/<target>/ and makes the script
+# exit 1; reproduce it with build-asan/fuzz/fuzz_<target> FILE.
 #
 #   scripts/fuzz.sh                      # every target, 300 s each
 #   scripts/fuzz.sh --short              # every target, 5 s each (CI)
 #   scripts/fuzz.sh --seconds 60 --only coordinator_message,shim_inbound
+#   scripts/fuzz.sh --jobs 1             # one target at a time (default: one per core)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=300
 only=""
+jobs=$(nproc)
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --seconds) seconds="${2:-}"; shift 2 ;;
@@ -21,19 +23,25 @@ while [[ $# -gt 0 ]]; do
     --only) only="${2:-}"; shift 2 ;;
     --only=*) only="${1#*=}"; shift ;;
     --short) seconds=5; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --jobs) jobs="${2:-}"; shift 2 ;;
+    --jobs=*) jobs="${1#*=}"; shift ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+if ! [[ "$jobs" =~ ^[1-9][0-9]*$ ]]; then
+  echo "fuzz.sh: --jobs must be a positive whole number (got '$jobs')" >&2
+  exit 2
+fi
 if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
   echo "fuzz.sh: --seconds must be a positive whole number (got '$seconds')" >&2
   exit 2
 fi
 
-build=build-fuzz
+build=build-asan
 bin_dir=$build/fuzz
 if ! compgen -G "$bin_dir/fuzz_*" >/dev/null; then
-  echo "fuzz.sh: no fuzz targets in $bin_dir/; build them with scripts/setup.sh --fuzz" >&2
+  echo "fuzz.sh: no fuzz targets in $bin_dir/; build them with scripts/setup.sh --fuzz (or --sanitize address)" >&2
   exit 2
 fi
 targets=()
@@ -66,22 +74,23 @@ work=$build/fuzz-work
 findings_root=$build/fuzz-findings
 logs=$build/fuzz-logs
 mkdir -p "$work" "$findings_root" "$logs"
-status=0
-rows=()
-for t in "${targets[@]}"; do
-  corpus=$work/$t
-  findings=$findings_root/$t
+# Runs target $1 and writes its table row to $logs/$1.row.
+run_target() {
+  local t=$1
+  local corpus=$work/$t
+  local findings=$findings_root/$t
   rm -rf "$corpus" "$findings"
   mkdir -p "$corpus" "$findings"
-  seeds=tests/fuzz/corpus/$t
+  local seeds=tests/fuzz/corpus/$t
   if [[ -d "$seeds" ]]; then cp "$seeds"/* "$corpus"/ 2>/dev/null || true; fi
-  flags=(-max_total_time="$seconds" -max_len="$(max_len_of "$t")" -timeout=10 -rss_limit_mb=2048
-         -print_final_stats=1 -artifact_prefix="$findings/")
+  local flags=(-max_total_time="$seconds" -max_len="$(max_len_of "$t")" -timeout=10
+               -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$findings/")
   [[ -f tests/fuzz/$t.dict ]] && flags+=(-dict="tests/fuzz/$t.dict")
   echo "fuzz.sh: $t for ${seconds} s"
-  rc=0
+  local rc=0
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     "$bin_dir/fuzz_$t" "${flags[@]}" "$corpus" >"$logs/$t.log" 2>&1 || rc=$?
+  local execs rate units found
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$logs/$t.log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$logs/$t.log" | tail -1)
   units=$(find "$corpus" -type f | wc -l)
@@ -90,8 +99,28 @@ for t in "${targets[@]}"; do
   if [[ $rc -ne 0 && $found -eq 0 ]]; then
     found="rc=$rc"  # failed without an artifact (e.g. it did not start): see the log
   fi
-  [[ "$found" != 0 ]] && status=1
-  rows+=("$(printf '%-22s %12s %9s %8s %9s' "$t" "${execs:-?}" "${rate:-?}" "$units" "$found")")
+  printf '%-22s %12s %9s %8s %9s\n' "$t" "${execs:-?}" "${rate:-?}" "$units" "$found" \
+    >"$logs/$t.row"
+}
+
+# Each target is one process on one core: run as many at once as there are
+# cores (CI's 25 short runs take half the time on 2 cores).
+running=0
+for t in "${targets[@]}"; do
+  if [[ $running -ge $jobs ]]; then
+    wait -n
+    running=$((running - 1))
+  fi
+  run_target "$t" &
+  running=$((running + 1))
+done
+wait
+status=0
+rows=()
+for t in "${targets[@]}"; do
+  row=$(cat "$logs/$t.row")
+  rows+=("$row")
+  [[ $(awk '{print $NF}' <<<"$row") != 0 ]] && status=1
 done
 
 echo

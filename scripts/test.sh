@@ -64,11 +64,11 @@ stage tests ctest_in build -j $((jobs * 2))
 if [[ $quick -eq 0 ]]; then
   # A real slurmctld and slurmd: needs root (it starts daemons, makes device nodes).
   stage slurm as_root scripts/slurm-test.sh --build-dir build
+  # One clang tree serves the ASan+UBSan tests and the fuzzers.
   stage asan-build scripts/setup.sh --sanitize address
   stage asan-tests ctest_in build-asan -L sanitize
   stage tsan-build scripts/setup.sh --sanitize thread
   stage tsan-tests ctest_in build-tsan -L sanitize
-  stage fuzz-build scripts/setup.sh --fuzz
   stage fuzz scripts/fuzz.sh --short
 fi
 echo "test.sh: all suites passed"

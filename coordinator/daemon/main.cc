@@ -30,7 +30,7 @@ int64_t Monotonic() {
 
 }  // namespace
 
-#if defined(__SANITIZE_THREAD__)
+#if defined(IASHIM_SANITIZE_THREAD)
 // TSan builds only: libzmq is not instrumented, so its I/O thread's hand-offs
 // (which it synchronises itself) look like races.
 extern "C" const char* __tsan_default_suppressions() { return "race:libzmq.so\n"; }

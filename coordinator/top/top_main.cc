@@ -155,7 +155,7 @@ int Run(const TopOptions& options) {
 }  // namespace
 }  // namespace iashim::top
 
-#if defined(__SANITIZE_THREAD__)
+#if defined(IASHIM_SANITIZE_THREAD)
 // TSan builds only: libzmq is not instrumented, so its I/O thread's hand-offs
 // (which it synchronises itself) look like races.
 extern "C" const char* __tsan_default_suppressions() { return "race:libzmq.so\n"; }

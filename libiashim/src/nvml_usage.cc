@@ -67,11 +67,11 @@ std::unique_ptr<NvmlUsage> NvmlUsage::Open(std::string* error) {
     nvmlDevice_t d = nullptr;
     if (api->handle(i, &d) == kNvmlSuccess) api->devices.push_back(d);
   }
-  return std::unique_ptr<NvmlUsage>(new NvmlUsage(lib, std::move(api), count));
+  return std::unique_ptr<NvmlUsage>(new NvmlUsage(std::move(api), count));
 }
 
-NvmlUsage::NvmlUsage(void* library, std::unique_ptr<Api> api, unsigned devices)
-    : library_(library), api_(std::move(api)), last_seen_us_(devices, 0) {}
+NvmlUsage::NvmlUsage(std::unique_ptr<Api> api, unsigned devices)
+    : api_(std::move(api)), last_seen_us_(devices, 0) {}
 
 NvmlUsage::~NvmlUsage() {
   // The library stays loaded: other code in the process may use NVML too, and

@@ -32,9 +32,9 @@ class NvmlUsage {
 
  private:
   struct Api;
-  NvmlUsage(void* library, std::unique_ptr<Api> api, unsigned devices);
+  // The library is never closed (see the destructor), so not kept.
+  NvmlUsage(std::unique_ptr<Api> api, unsigned devices);
 
-  void* library_;
   std::unique_ptr<Api> api_;
   std::vector<unsigned long long> last_seen_us_;  // per device
   bool started_ = false;

@@ -4,10 +4,10 @@
 # (seed_corpus.cc), and text seeds from bench/data/ and the formats' READMEs.
 # Needs the fuzz build (scripts/setup.sh --fuzz). Replaces what is there.
 #
-#   tests/fuzz/make_corpus.sh [BUILD_DIR]     # default build-fuzz
+#   tests/fuzz/make_corpus.sh [BUILD_DIR]     # default build-asan
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-build=${1:-build-fuzz}
+build=${1:-build-asan}
 out=tests/fuzz/corpus
 cmake --build "$build" --target fuzz_seed_corpus >/dev/null
 # Inputs that once found a bug (regression-*) are kept.

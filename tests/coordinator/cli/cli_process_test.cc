@@ -365,7 +365,7 @@ TEST_F(CliProcessTest, UsageVersionAndErrors) {
   EXPECT_THAT(nothing.err, HasSubstr("Try 'iashim --help'."));
 }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(IASHIM_SANITIZE_ADDRESS) || defined(IASHIM_SANITIZE_THREAD)
 constexpr bool kSanitized = true;
 #else
 constexpr bool kSanitized = false;

@@ -10,7 +10,7 @@
 #include "common/security/curve.h"
 #include "common/security/curve_socket.h"
 
-#if defined(__SANITIZE_THREAD__)
+#if defined(IASHIM_SANITIZE_THREAD)
 // libzmq is not built with TSan: messages pass between this thread and
 // ZeroMQ's I/O thread through libzmq's own lock-free pipes, which TSan cannot
 // see. Suppress only reports with a libzmq frame (as transport_test does).

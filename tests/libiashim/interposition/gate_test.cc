@@ -14,7 +14,7 @@
 #include <zmq.hpp>
 
 #include "schemas/telemetry_generated.h"
-#include "tests/driver/test_env.h"
+#include "tests/simgpu/test_env.h"
 #include "tests/libiashim/interposition/shim_test_support.h"
 
 // libzmq is not built with TSan: message buffers handed between the shim's
@@ -81,9 +81,9 @@ class FakeCoordinator {
 // build. Sanitizer builds run the shim several times slower (TSan 5-15x) and
 // CTest runs two of them side by side on CI's 2 cores, so there the bound is
 // scaled: the test still shows the change is prompt, not just eventual.
-#if defined(__SANITIZE_THREAD__)
+#if defined(IASHIM_SANITIZE_THREAD)
 constexpr int kBudgetChangeMs = 600;
-#elif defined(__SANITIZE_ADDRESS__)
+#elif defined(IASHIM_SANITIZE_ADDRESS)
 constexpr int kBudgetChangeMs = 400;
 #else
 constexpr int kBudgetChangeMs = 200;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "libiashim/src/trace_reader.h"
-#include "tests/driver/test_env.h"
+#include "tests/simgpu/test_env.h"
 #include "tests/libiashim/interposition/shim_test_support.h"
 
 namespace {
@@ -321,7 +321,7 @@ TEST_F(InterpositionTest, EightThreadsLaunchingConcurrentlyAreCountedExactly) {
 }
 
 TEST_F(InterpositionTest, ForkedChildRunsAndTheParentKeepsCounting) {
-#if defined(__SANITIZE_THREAD__)
+#if defined(IASHIM_SANITIZE_THREAD)
   GTEST_SKIP() << "TSan cannot start threads in the child of a multi-threaded fork";
 #endif
   ASSERT_CU(LaunchWith(&cuLaunchKernel, k0_));

@@ -16,7 +16,7 @@
 
 #include "libiashim/src/telemetry_encoder.h"
 
-#if defined(__SANITIZE_THREAD__)
+#if defined(IASHIM_SANITIZE_THREAD)
 // libzmq is not built with TSan: message buffers pass between this thread and
 // ZeroMQ's I/O thread through libzmq's own lock-free pipes, which TSan cannot
 // see, so it reports "races" on memory libzmq allocates, copies and frees.
