@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/fakejob/profile_virtual_job.h"
+#include "tests/bench/fakejob/profile_virtual_job.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "tests/driver/test_env.h"
+#include "tests/simgpu/test_env.h"
 
 namespace iashim::cluster {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "tests/driver/test_env.h"
+#include "tests/simgpu/test_env.h"
 #include "tests/libiashim/interposition/shim_test_support.h"
 
 namespace {

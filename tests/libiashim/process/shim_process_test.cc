@@ -23,7 +23,7 @@
 #include "common/wire/kernel_id.h"
 #include "libiashim/src/trace_reader.h"
 #include "schemas/telemetry_generated.h"
-#include "tests/driver/test_env.h"
+#include "tests/simgpu/test_env.h"
 
 namespace {
 

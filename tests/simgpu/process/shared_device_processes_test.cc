@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,7 +16,7 @@
 #include <functional>
 #include <thread>
 
-#include "tests/driver/test_env.h"
+#include "tests/simgpu/test_env.h"
 
 namespace {
 
@@ -24,9 +25,17 @@ const char kImage[] = "simgpu-module 1\nkernel long fixed_us=1000000 mem=0.5\n"
                       "kernel short fixed_us=10000 mem=0.5\n";
 
 // Starts `body` in a child process; its return value is the exit status.
+// The child dies with the test process, so a failed assertion (which returns
+// before the test kills its children) leaves no child holding the test's
+// output open, which would keep CTest waiting until its timeout.
 pid_t Spawn(const std::function<int()>& body) {
+  const pid_t parent = getpid();
   const pid_t pid = fork();
-  if (pid == 0) _exit(body());
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);  // the parent died before prctl
+    _exit(body());
+  }
   return pid;
 }
 

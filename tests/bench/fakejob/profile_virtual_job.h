@@ -1,7 +1,7 @@
 // A model profile as simgpu's device model sees it when iashim-fakejob replays
 // it, and the model's prediction for jobs sharing one GPU.
-#ifndef IASHIM_TESTS_FAKEJOB_PROFILE_VIRTUAL_JOB_H_
-#define IASHIM_TESTS_FAKEJOB_PROFILE_VIRTUAL_JOB_H_
+#ifndef IASHIM_TESTS_BENCH_FAKEJOB_PROFILE_VIRTUAL_JOB_H_
+#define IASHIM_TESTS_BENCH_FAKEJOB_PROFILE_VIRTUAL_JOB_H_
 
 #include <string>
 #include <vector>
@@ -47,4 +47,4 @@ inline iashim::fakejob::ModelProfile LoadBundledProfile(const std::string& name)
 
 }  // namespace iashim_test
 
-#endif  // IASHIM_TESTS_FAKEJOB_PROFILE_VIRTUAL_JOB_H_
+#endif  // IASHIM_TESTS_BENCH_FAKEJOB_PROFILE_VIRTUAL_JOB_H_

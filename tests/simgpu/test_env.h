@@ -1,7 +1,7 @@
 // Gives each test process its own simulated GPUs: a private SIMGPU_NAMESPACE,
 // whose shared-memory files are removed when the process exits.
-#ifndef IASHIM_TESTS_DRIVER_TEST_ENV_H_
-#define IASHIM_TESTS_DRIVER_TEST_ENV_H_
+#ifndef IASHIM_TESTS_SIMGPU_TEST_ENV_H_
+#define IASHIM_TESTS_SIMGPU_TEST_ENV_H_
 
 #include <unistd.h>
 
@@ -24,4 +24,4 @@ inline void RemoveSimulatedDevices(const std::string& ns) {
 
 }  // namespace iashim_test
 
-#endif  // IASHIM_TESTS_DRIVER_TEST_ENV_H_
+#endif  // IASHIM_TESTS_SIMGPU_TEST_ENV_H_

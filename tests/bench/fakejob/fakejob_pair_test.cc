@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/fakejob/profile_virtual_job.h"
-#include "tests/driver/test_env.h"
+#include "tests/bench/fakejob/profile_virtual_job.h"
+#include "tests/simgpu/test_env.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "tests/driver/test_env.h"
+#include "tests/simgpu/test_env.h"
 
 // Per-thread-stream variants, declared by cuda.h only for other build modes.
 extern "C" CUresult cuLaunchKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned,
