@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -469,6 +470,163 @@ void CollectScope(const PlacementRequest& r, const ClusterState& state, Scope* s
   }
 }
 
+// Where the request may go, as its reasons name it.
+std::string ScopeName(const PlacementRequest& r) {
+  if (r.gpu.has_value()) return GpuName(*r.gpu);
+  if (r.host.empty()) return "the cluster";
+  return absl::StrCat("host ", r.host);
+}
+
+// A retry of a job already placed gets the same GPUs back.
+std::optional<PlacementDecision> AlreadyPlaced(Scope& scope) {
+  std::vector<GpuId>& placed_at = scope.placed_at;
+  if (placed_at.empty()) return std::nullopt;
+  std::string reason = absl::StrCat("already placed on ", GpuName(placed_at.front()));
+  if (placed_at.size() == 1) return PlacementDecision::Placed(placed_at.front(), reason);
+  return PlacementDecision::PlacedGang(std::move(placed_at), std::move(reason));
+}
+
+// Rejects a request that no node in scope could ever hold, however empty;
+// otherwise fills `empty` with the empty GPUs that could hold it now.
+std::optional<PlacementDecision> RejectImpossible(const PlacementRequest& r, const Scope& scope,
+                                                  const std::string& where,
+                                                  std::vector<const GpuInfo*>* empty) {
+  const int k = r.gpu_count;
+  const std::vector<GpuView>& views = scope.views;
+  const std::vector<size_t>& nodes = scope.nodes;
+  if (r.gpu.has_value() && k > 1) {
+    return PlacementDecision::Rejected(
+        absl::StrCat("a gang of ", k, " GPUs cannot be pinned to one GPU; name its host instead"));
+  }
+  if (views.empty()) {
+    return PlacementDecision::Rejected(r.gpu.has_value()
+                                           ? absl::StrCat("no GPU ", where, " in the cluster")
+                                           : absl::StrCat("no GPUs on ", where));
+  }
+  bool ever = false;
+  for (size_t n = 0; n + 1 < nodes.size(); ++n) {
+    int could = 0;
+    for (size_t i = nodes[n]; i < nodes[n + 1]; ++i) {
+      if (!views[i].fits_ever) continue;
+      ++could;
+      if (views[i].jobs.empty()) empty->push_back(views[i].gpu);
+    }
+    ever = ever || could >= k;
+  }
+  if (ever) return std::nullopt;
+  if (k > 1) {
+    return PlacementDecision::Rejected(absl::StrCat("a gang of ", k, " GPUs with ",
+                                                    Asked(r.mem_bytes), " each asked; no node on ",
+                                                    where, " has that many such GPUs"));
+  }
+  if (r.gpu.has_value()) {
+    return PlacementDecision::Rejected(absl::StrCat(Asked(r.mem_bytes), " asked; ", where, " has ",
+                                                    Bytes(views.front().gpu->memory_bytes)));
+  }
+  return PlacementDecision::Rejected(
+      absl::StrCat(Asked(r.mem_bytes), " asked; no GPU on ", where, " has that much memory"));
+}
+
+// Step 1, exclusive: all of the job's speed, at no one's expense.
+std::optional<PlacementDecision> PlaceExclusive(std::span<const GpuInfo* const> empty, int k) {
+  std::vector<const GpuInfo*> alone = BestFitEmptyGpus(empty, k);
+  if (alone.empty()) return std::nullopt;
+  if (k == 1) return PlacementDecision::Placed(alone.front()->id, "an empty GPU");
+  std::vector<GpuId> gpus;
+  for (const GpuInfo* g : alone) gpus.push_back(g->id);
+  return PlacementDecision::PlacedGang(
+      std::move(gpus), absl::StrCat(k, " empty GPUs on node ", alone.front()->id.host));
+}
+
+// The best GPU set sharing could use, and why others could not be used.
+struct SharedChoice {
+  std::vector<size_t> gpus;  // into Scope::views; empty: none can take the job now
+  SetScore score;
+  Blocker blocker;
+};
+
+// Step 2, shared: scores every node's best k GPUs by the predicted gain.
+SharedChoice ChooseShared(const Scope& scope, Scorer& scorer,
+                          const InterferenceAwarePlacement::Options& options, int k) {
+  const std::vector<GpuView>& views = scope.views;
+  const std::vector<size_t>& nodes = scope.nodes;
+  struct Ranked {
+    size_t index;  // into views
+    GpuScore score;
+    double rank;  // the GPU's own share of the gain, less its uncertainty
+  };
+  SharedChoice best;
+  std::vector<Ranked> node;
+  std::vector<size_t> chosen;
+  std::vector<GpuScore> chosen_scores;
+  const size_t want = static_cast<size_t>(k);
+  const double kd = static_cast<double>(k);
+  for (size_t n = 0; n + 1 < nodes.size(); ++n) {
+    node.clear();
+    for (size_t i = nodes[n]; i < nodes[n + 1]; ++i) {
+      if (!views[i].fits_ever) continue;
+      GpuScore s;
+      if (!scorer.Score(views[i], &s, &best.blocker)) continue;
+      const double unc = kd * s.unc_new + s.unc_loss;
+      node.push_back({i, s, kd * s.p_new - s.loss - options.uncertainty_weight * unc});
+    }
+    if (node.size() < want) continue;
+    // Greedy: the k GPUs best on their own (ties in GpuId order), then the
+    // set scored exactly.
+    std::partial_sort(node.begin(), node.begin() + k, node.end(),
+                      [](const Ranked& a, const Ranked& b) {
+                        return a.rank != b.rank ? a.rank > b.rank : a.index < b.index;
+                      });
+    std::sort(node.begin(), node.begin() + k,
+              [](const Ranked& a, const Ranked& b) { return a.index < b.index; });
+    chosen.clear();
+    chosen_scores.clear();
+    for (size_t c = 0; c < want; ++c) {
+      chosen.push_back(node[c].index);
+      chosen_scores.push_back(node[c].score);
+    }
+    const SetScore set = scorer.ScoreSet(views, chosen, chosen_scores);
+    if (best.gpus.empty() || set.adjusted > best.score.adjusted) {
+      best.gpus.assign(chosen.begin(), chosen.end());
+      best.score = set;
+    }
+  }
+  return best;
+}
+
+// Step 3, admission: sharing must add more than leaving the job queued.
+PlacementDecision Admit(const PlacementRequest& r, const Scope& scope, const SharedChoice& choice,
+                        const std::string& where,
+                        const InterferenceAwarePlacement::Options& options) {
+  const int k = r.gpu_count;
+  const std::vector<GpuView>& views = scope.views;
+  if (choice.gpus.empty()) {
+    std::string reason =
+        k > 1 ? absl::StrCat("no node on ", where, " has ", k, " GPUs that can take the job now")
+              : absl::StrCat("no GPU on ", where, " can take the job now");
+    if (choice.blocker.why != Blocker::Why::kNone) {
+      absl::StrAppend(&reason, " (e.g. ", Explain(choice.blocker, r, options.max_jobs_per_gpu),
+                      ")");
+    }
+    return PlacementDecision::Queued(std::move(reason));
+  }
+  const SetScore& score = choice.score;
+  const std::string detail = absl::StrFormat(
+      "%s with %s: predicted gain %.3f solo-GPU equivalents (the job at %.2f, residents lose "
+      "%.3f, uncertainty %.3f)",
+      GpuNames(views, choice.gpus), JobNames(views, choice.gpus), score.gain, score.p_new,
+      score.loss, score.uncertainty);
+  if (score.adjusted < options.min_gain) {
+    return PlacementDecision::Queued(absl::StrFormat(
+        "sharing would not pay: best candidate %s; min_gain %.3f", detail, options.min_gain));
+  }
+  if (k == 1)
+    return PlacementDecision::Placed(views[choice.gpus.front()].gpu->id, "shared " + detail);
+  std::vector<GpuId> gpus;
+  for (size_t c : choice.gpus) gpus.push_back(views[c].gpu->id);
+  return PlacementDecision::PlacedGang(std::move(gpus), "shared " + detail);
+}
+
 }  // namespace
 
 InterferenceAwarePlacement::InterferenceAwarePlacement(const InterferencePredictor* predictor,
@@ -484,136 +642,16 @@ PlacementDecision InterferenceAwarePlacement::Place(const PlacementRequest& r,
   Scope scope;
   scope.views.reserve(r.gpu.has_value() ? 1 : state.cluster.gpus.size());
   CollectScope(r, state, &scope);
-  const std::vector<GpuView>& views = scope.views;
-  const std::vector<size_t>& nodes = scope.nodes;
-  std::vector<GpuId>& placed_at = scope.placed_at;
-  if (!placed_at.empty()) {
-    std::string reason = absl::StrCat("already placed on ", GpuName(placed_at.front()));
-    if (placed_at.size() == 1) return PlacementDecision::Placed(placed_at.front(), reason);
-    return PlacementDecision::PlacedGang(std::move(placed_at), std::move(reason));
-  }
-  if (r.gpu.has_value() && k > 1) {
-    return PlacementDecision::Rejected(
-        absl::StrCat("a gang of ", k, " GPUs cannot be pinned to one GPU; name its host instead"));
-  }
-  const std::string where = r.gpu.has_value() ? GpuName(*r.gpu)
-                            : r.host.empty()  ? std::string("the cluster")
-                                              : absl::StrCat("host ", r.host);
-  if (views.empty()) {
-    return PlacementDecision::Rejected(r.gpu.has_value()
-                                           ? absl::StrCat("no GPU ", where, " in the cluster")
-                                           : absl::StrCat("no GPUs on ", where));
-  }
-
-  // Could any node ever hold the job?
-  // Meanwhile, the empty GPUs that could hold it.
-  const size_t want = static_cast<size_t>(k);
+  if (auto placed = AlreadyPlaced(scope)) return *std::move(placed);
+  const std::string where = ScopeName(r);
   std::vector<const GpuInfo*> empty;
-  bool ever = false;
-  for (size_t n = 0; n + 1 < nodes.size(); ++n) {
-    size_t could = 0;
-    for (size_t i = nodes[n]; i < nodes[n + 1]; ++i) {
-      if (!views[i].fits_ever) continue;
-      ++could;
-      if (views[i].jobs.empty()) empty.push_back(views[i].gpu);
-    }
-    ever = ever || could >= want;
-  }
-  if (!ever) {
-    if (k > 1) {
-      return PlacementDecision::Rejected(
-          absl::StrCat("a gang of ", k, " GPUs with ", Asked(r.mem_bytes),
-                       " each asked; no node on ", where, " has that many such GPUs"));
-    }
-    if (r.gpu.has_value()) {
-      return PlacementDecision::Rejected(absl::StrCat(
-          Asked(r.mem_bytes), " asked; ", where, " has ", Bytes(views.front().gpu->memory_bytes)));
-    }
-    return PlacementDecision::Rejected(
-        absl::StrCat(Asked(r.mem_bytes), " asked; no GPU on ", where, " has that much memory"));
-  }
-
-  // 1. Exclusive: all of the job's speed, at no one's expense.
-  std::vector<const GpuInfo*> alone = BestFitEmptyGpus(empty, k);
-  if (!alone.empty()) {
-    if (k == 1) return PlacementDecision::Placed(alone.front()->id, "an empty GPU");
-    std::vector<GpuId> gpus;
-    for (const GpuInfo* g : alone) gpus.push_back(g->id);
-    return PlacementDecision::PlacedGang(
-        std::move(gpus), absl::StrCat(k, " empty GPUs on node ", alone.front()->id.host));
-  }
-
-  // 2. Shared: score every node's best k GPUs by the predicted gain.
+  if (auto rejected = RejectImpossible(r, scope, where, &empty)) return *std::move(rejected);
+  if (auto alone = PlaceExclusive(empty, k)) return *std::move(alone);
   if (predictor_ == nullptr) {
     return PlacementDecision::Queued("no empty GPU, and no interference predictor to share one");
   }
   Scorer scorer(r, *predictor_, rule_, options_);
-  Blocker blocker;
-  struct Ranked {
-    size_t index;  // into views
-    GpuScore score;
-    double rank;  // the GPU's own share of the gain, less its uncertainty
-  };
-  std::vector<Ranked> node;
-  std::vector<size_t> chosen;
-  std::vector<GpuScore> chosen_scores;
-  std::vector<size_t> best;
-  SetScore best_score;
-  const double kd = static_cast<double>(k);
-  for (size_t n = 0; n + 1 < nodes.size(); ++n) {
-    node.clear();
-    for (size_t i = nodes[n]; i < nodes[n + 1]; ++i) {
-      if (!views[i].fits_ever) continue;
-      GpuScore s;
-      if (!scorer.Score(views[i], &s, &blocker)) continue;
-      const double unc = kd * s.unc_new + s.unc_loss;
-      node.push_back({i, s, kd * s.p_new - s.loss - options_.uncertainty_weight * unc});
-    }
-    if (node.size() < want) continue;
-    // Greedy: the k GPUs best on their own (ties in GpuId order), then the
-    // set scored exactly.
-    std::partial_sort(node.begin(), node.begin() + k, node.end(),
-                      [](const Ranked& a, const Ranked& b) {
-                        return a.rank != b.rank ? a.rank > b.rank : a.index < b.index;
-                      });
-    std::sort(node.begin(), node.begin() + k,
-              [](const Ranked& a, const Ranked& b) { return a.index < b.index; });
-    chosen.clear();
-    chosen_scores.clear();
-    for (size_t n = 0; n < want; ++n) {
-      chosen.push_back(node[n].index);
-      chosen_scores.push_back(node[n].score);
-    }
-    const SetScore set = scorer.ScoreSet(views, chosen, chosen_scores);
-    if (best.empty() || set.adjusted > best_score.adjusted) {
-      best.assign(chosen.begin(), chosen.end());
-      best_score = set;
-    }
-  }
-
-  // 3. Admission: sharing must add more than leaving the job queued.
-  if (best.empty()) {
-    std::string reason =
-        k > 1 ? absl::StrCat("no node on ", where, " has ", k, " GPUs that can take the job now")
-              : absl::StrCat("no GPU on ", where, " can take the job now");
-    if (blocker.why != Blocker::Why::kNone) {
-      absl::StrAppend(&reason, " (e.g. ", Explain(blocker, r, options_.max_jobs_per_gpu), ")");
-    }
-    return PlacementDecision::Queued(std::move(reason));
-  }
-  const std::string detail = absl::StrFormat(
-      "%s with %s: predicted gain %.3f solo-GPU equivalents (the job at %.2f, residents lose "
-      "%.3f, uncertainty %.3f)",
-      GpuNames(views, best), JobNames(views, best), best_score.gain, best_score.p_new,
-      best_score.loss, best_score.uncertainty);
-  if (best_score.adjusted < options_.min_gain) {
-    return PlacementDecision::Queued(absl::StrFormat(
-        "sharing would not pay: best candidate %s; min_gain %.3f", detail, options_.min_gain));
-  }
-  if (k == 1) return PlacementDecision::Placed(views[best.front()].gpu->id, "shared " + detail);
-  std::vector<GpuId> gpus;
-  for (size_t c : best) gpus.push_back(views[c].gpu->id);
-  return PlacementDecision::PlacedGang(std::move(gpus), "shared " + detail);
+  return Admit(r, scope, ChooseShared(scope, scorer, options_, k), where, options_);
 }
 
 }  // namespace iashim::policy
