@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
 #include <zmq.hpp>
 
 #include "absl/strings/str_cat.h"
@@ -29,142 +32,196 @@ int64_t Clock(clockid_t id) {
   return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-}  // namespace
-
-absl::Status Serve(const DaemonOptions& options, Coordinator& coordinator,
-                   state::StateStore* store, const std::atomic<bool>* stop,
-                   const ServerKeys& keys, const std::function<void()>& on_ready) {
-  std::mutex mu;  // the coordinator, between this thread and /metrics
-  zmq::context_t context(1);
-  // Bound before the sockets it guards, so no handshake goes unchecked.
-  std::unique_ptr<ZapHandler> zap;
-  if (keys.curve()) {
-    absl::StatusOr<std::unique_ptr<ZapHandler>> started =
-        ZapHandler::Start(context, keys.admin_public_keys);
-    if (!started.ok()) return started.status();
-    zap = std::move(*started);
-  }
-  zmq::socket_t router(context, zmq::socket_type::router);
-  zmq::socket_t pub(context, zmq::socket_type::pub);
-  if (keys.curve()) {
-    std::string error;
-    if (!security::ApplyServerKey(router.handle(), keys.secret_key, &error) ||
-        !security::ApplyServerKey(pub.handle(), keys.secret_key, &error)) {
-      return absl::FailedPreconditionError(error);
+// Receives one request from `router` without waiting: false when none is
+// queued. `*ok` says whether it had the frames a request has (the sender's
+// identity, then the body, after REQ's empty delimiter); a malformed one is
+// drained whole and handed on empty, so the coordinator counts it.
+bool ReceiveRequest(zmq::socket_t& router, zmq::message_t* identity, zmq::message_t* body,
+                    bool* ok) {
+  if (!router.recv(*identity, zmq::recv_flags::dontwait)) return false;
+  *ok = identity->more() && router.recv(*body, zmq::recv_flags::none).has_value();
+  // REQ clients put an empty delimiter frame first; take the last frame.
+  while (*ok && body->more()) {
+    if (body->size() == 0) {
+      *ok = router.recv(*body, zmq::recv_flags::none).has_value();
+      continue;
     }
+    zmq::message_t extra;  // extra frames: drop them all
+    do {
+      (void)router.recv(extra, zmq::recv_flags::none);
+    } while (extra.more());
+    *ok = false;
   }
-  try {
-    router.set(zmq::sockopt::linger, 0);
-    router.set(zmq::sockopt::maxmsgsize, int64_t(1) << 20);
-    // A reply to a peer that has gone is dropped, not an error.
-    router.set(zmq::sockopt::router_mandatory, 0);
-    // Per peer: a coordinator that falls behind holds at most this many
-    // messages of each shim (~25 s of telemetry), so its memory stays bounded;
-    // past that the shim queues a few itself and then drops its oldest batches
-    // (counted, fail-open). 100,000 per peer let 1,000 shims grow it by GiBs.
-    router.set(zmq::sockopt::rcvhwm, 256);
-    router.bind(options.listen);
-  } catch (const zmq::error_t& e) {
-    return absl::UnavailableError(BindFailure("--listen", options.listen, e.num(), e.what()));
+  return true;
+}
+
+// One daemon's sockets and loop, set up step by step by Serve.
+class Server {
+ public:
+  Server(const DaemonOptions& options, Coordinator& coordinator, state::StateStore* store)
+      : options_(options),
+        coordinator_(coordinator),
+        store_(store),
+        router_(context_, zmq::socket_type::router),
+        pub_(context_, zmq::socket_type::pub) {}
+
+  // The ZAP handler (with keys), then the ROUTER and PUB sockets, keyed and bound.
+  absl::Status Bind(const ServerKeys& keys) {
+    // Started before the sockets it guards, so no handshake goes unchecked.
+    if (keys.curve()) {
+      absl::StatusOr<std::unique_ptr<ZapHandler>> started =
+          ZapHandler::Start(context_, keys.admin_public_keys);
+      if (!started.ok()) return started.status();
+      zap_ = std::move(*started);
+      std::string error;
+      if (!security::ApplyServerKey(router_.handle(), keys.secret_key, &error) ||
+          !security::ApplyServerKey(pub_.handle(), keys.secret_key, &error)) {
+        return absl::FailedPreconditionError(error);
+      }
+    }
+    try {
+      router_.set(zmq::sockopt::linger, 0);
+      router_.set(zmq::sockopt::maxmsgsize, int64_t(1) << 20);
+      // A reply to a peer that has gone is dropped, not an error.
+      router_.set(zmq::sockopt::router_mandatory, 0);
+      // Per peer: a coordinator that falls behind holds at most this many
+      // messages of each shim (~25 s of telemetry), so its memory stays bounded;
+      // past that the shim queues a few itself and then drops its oldest batches
+      // (counted, fail-open). 100,000 per peer let 1,000 shims grow it by GiBs.
+      router_.set(zmq::sockopt::rcvhwm, 256);
+      router_.bind(options_.listen);
+    } catch (const zmq::error_t& e) {
+      return absl::UnavailableError(BindFailure("--listen", options_.listen, e.num(), e.what()));
+    }
+    try {
+      pub_.set(zmq::sockopt::linger, 0);
+      pub_.set(zmq::sockopt::sndhwm, 16);
+      pub_.bind(options_.pub);
+    } catch (const zmq::error_t& e) {
+      return absl::UnavailableError(BindFailure("--pub", options_.pub, e.num(), e.what()));
+    }
+    return absl::OkStatus();
   }
-  try {
-    pub.set(zmq::sockopt::linger, 0);
-    pub.set(zmq::sockopt::sndhwm, 16);
-    pub.bind(options.pub);
-  } catch (const zmq::error_t& e) {
-    return absl::UnavailableError(BindFailure("--pub", options.pub, e.num(), e.what()));
-  }
-  std::unique_ptr<metrics::MetricsServer> http;
-  if (!options.metrics.empty()) {
-    absl::StatusOr<metrics::ListenAddress> address = metrics::ParseListenAddress(options.metrics);
+
+  // The /metrics endpoint, when asked for; it renders under the lock.
+  absl::Status StartMetrics() {
+    if (options_.metrics.empty()) return absl::OkStatus();
+    absl::StatusOr<metrics::ListenAddress> address = metrics::ParseListenAddress(options_.metrics);
     if (!address.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("--metrics: ", address.status().message()));
     }
     metrics::MetricsServerOptions m;
     m.address = *address;
-    m.metrics = [&] {
-      std::lock_guard<std::mutex> lock(mu);
-      return coordinator.MetricsText(Clock(CLOCK_MONOTONIC));
+    m.metrics = [this] {
+      std::lock_guard<std::mutex> lock(mu_);
+      return coordinator_.MetricsText(Clock(CLOCK_MONOTONIC));
     };
-    http = std::make_unique<metrics::MetricsServer>(std::move(m));
-    if (absl::Status s = http->Start(); !s.ok()) return s;
+    http_ = std::make_unique<metrics::MetricsServer>(std::move(m));
+    return http_->Start();
   }
-  if (on_ready) on_ready();
 
-  std::vector<Outgoing> out;
-  auto flush = [&] {
-    for (Outgoing& o : out) {
-      if (o.identity.empty()) continue;
-      router.send(zmq::buffer(o.identity), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-      router.send(zmq::buffer(o.bytes), zmq::send_flags::dontwait);
-    }
-    out.clear();
-  };
-  int64_t next_tick = 0;
-  state::WriteHealth write_health;  // a full disk is logged once, not per write
-  int64_t next_publish = 0;
-  const int64_t publish_every = int64_t(options.publish_period_s * 1e9);
-  zmq::message_t identity;
-  zmq::message_t body;
-  zmq::message_t extra;
-  while (!stop->load()) {
-    zmq::pollitem_t items[] = {{router.handle(), 0, ZMQ_POLLIN, 0},
-                               {zap ? zap->socket().handle() : nullptr, 0, ZMQ_POLLIN, 0}};
-    try {
-      zmq::poll(items, zap ? 2 : 1, std::chrono::milliseconds(kPollMs));
-    } catch (const zmq::error_t& e) {
-      if (e.num() == EINTR) continue;
-      throw;
-    }
-    // Handshakes wait on these answers; they are cheap and come first.
-    if (zap) zap->HandlePending();
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      for (int i = 0; i < kBurst; ++i) {
-        if (!router.recv(identity, zmq::recv_flags::dontwait)) break;
-        bool ok = identity.more() && router.recv(body, zmq::recv_flags::none).has_value();
-        // REQ clients put an empty delimiter frame first; take the last frame.
-        while (ok && body.more()) {
-          if (body.size() == 0) {
-            ok = router.recv(body, zmq::recv_flags::none).has_value();
-          } else {
-            (void)router.recv(extra, zmq::recv_flags::none);  // extra frames: drop them all
-            ok = false;
-            while (extra.more()) (void)router.recv(extra, zmq::recv_flags::none);
-          }
-        }
-        const int64_t now = Clock(CLOCK_MONOTONIC);
-        // User-Id is set by our ZAP handler only; without CURVE nobody is admin.
-        const Sender from{std::string_view(identity.data<char>(), identity.size()),
-                          ok && zap != nullptr && FromAdmin(body)};
-        coordinator.OnMessage(from,
-                              ok ? std::span<const uint8_t>(body.data<uint8_t>(), body.size())
-                                 : std::span<const uint8_t>(),
-                              now, Clock(CLOCK_REALTIME), &out);
-        flush();
+  // Until `*stop`: requests first (handshakes before them), then the timers.
+  void Run(const std::atomic<bool>* stop) {
+    publish_every_ = int64_t(options_.publish_period_s * 1e9);
+    while (!stop->load()) {
+      zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0},
+                                 {zap_ ? zap_->socket().handle() : nullptr, 0, ZMQ_POLLIN, 0}};
+      try {
+        zmq::poll(items, zap_ ? 2 : 1, std::chrono::milliseconds(kPollMs));
+      } catch (const zmq::error_t& e) {
+        if (e.num() == EINTR) continue;
+        throw;
       }
-      const int64_t now = Clock(CLOCK_MONOTONIC);
-      if (now >= next_tick) {
-        next_tick = now + kTickNs;
-        coordinator.OnTick(now, Clock(CLOCK_REALTIME), &out);
-        flush();
-        if (store != nullptr) {
-          (void)store->CatchUp();  // what a full disk refused, once it has room
-          if (std::optional<std::string> line = write_health.Update(*store)) {
-            std::fprintf(stderr, "iashim-coordinator: %s\n", line->c_str());
-          }
-        }
-      }
-      if (now >= next_publish) {
-        next_publish = now + publish_every;
-        const std::string snapshot = coordinator.EncodeSnapshot(now, Clock(CLOCK_REALTIME));
-        pub.send(zmq::buffer(snapshot), zmq::send_flags::dontwait);
-      }
+      // Handshakes wait on these answers; they are cheap and come first.
+      if (zap_) zap_->HandlePending();
+      std::lock_guard<std::mutex> lock(mu_);
+      HandleRequests();
+      RunTimers(Clock(CLOCK_MONOTONIC));
     }
   }
-  if (http) http->Stop();
-  if (store != nullptr) return store->Sync();
-  return absl::OkStatus();
+
+  // Stops /metrics and flushes the state store.
+  absl::Status Finish() {
+    if (http_) http_->Stop();
+    if (store_ != nullptr) return store_->Sync();
+    return absl::OkStatus();
+  }
+
+ private:
+  // Up to kBurst queued requests, each answered at once.
+  void HandleRequests() {
+    for (int i = 0; i < kBurst; ++i) {
+      bool ok = false;
+      if (!ReceiveRequest(router_, &identity_, &body_, &ok)) break;
+      // User-Id is set by our ZAP handler only; without CURVE nobody is admin.
+      const Sender from{std::string_view(identity_.data<char>(), identity_.size()),
+                        ok && zap_ != nullptr && FromAdmin(body_)};
+      coordinator_.OnMessage(from,
+                             ok ? std::span<const uint8_t>(body_.data<uint8_t>(), body_.size())
+                                : std::span<const uint8_t>(),
+                             Clock(CLOCK_MONOTONIC), Clock(CLOCK_REALTIME), &out_);
+      Flush();
+    }
+  }
+
+  // The coordinator's tick (and the state store's catch-up), and the snapshot.
+  void RunTimers(int64_t now) {
+    if (now >= next_tick_) {
+      next_tick_ = now + kTickNs;
+      coordinator_.OnTick(now, Clock(CLOCK_REALTIME), &out_);
+      Flush();
+      if (store_ != nullptr) {
+        (void)store_->CatchUp();  // what a full disk refused, once it has room
+        if (std::optional<std::string> line = write_health_.Update(*store_)) {
+          std::fprintf(stderr, "iashim-coordinator: %s\n", line->c_str());
+        }
+      }
+    }
+    if (now >= next_publish_) {
+      next_publish_ = now + publish_every_;
+      const std::string snapshot = coordinator_.EncodeSnapshot(now, Clock(CLOCK_REALTIME));
+      pub_.send(zmq::buffer(snapshot), zmq::send_flags::dontwait);
+    }
+  }
+
+  void Flush() {
+    for (Outgoing& o : out_) {
+      if (o.identity.empty()) continue;
+      router_.send(zmq::buffer(o.identity), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+      router_.send(zmq::buffer(o.bytes), zmq::send_flags::dontwait);
+    }
+    out_.clear();
+  }
+
+  const DaemonOptions& options_;
+  Coordinator& coordinator_;
+  state::StateStore* store_;
+  std::mutex mu_;  // the coordinator, between the loop and /metrics
+  zmq::context_t context_{1};
+  std::unique_ptr<ZapHandler> zap_;
+  zmq::socket_t router_;
+  zmq::socket_t pub_;
+  std::unique_ptr<metrics::MetricsServer> http_;
+  std::vector<Outgoing> out_;
+  zmq::message_t identity_;
+  zmq::message_t body_;
+  int64_t next_tick_ = 0;
+  int64_t next_publish_ = 0;
+  int64_t publish_every_ = 0;
+  state::WriteHealth write_health_;  // a full disk is logged once, not per write
+};
+
+}  // namespace
+
+absl::Status Serve(const DaemonOptions& options, Coordinator& coordinator, state::StateStore* store,
+                   const std::atomic<bool>* stop, const ServerKeys& keys,
+                   const std::function<void()>& on_ready) {
+  Server server(options, coordinator, store);
+  if (absl::Status s = server.Bind(keys); !s.ok()) return s;
+  if (absl::Status s = server.StartMetrics(); !s.ok()) return s;
+  if (on_ready) on_ready();
+  server.Run(stop);
+  return server.Finish();
 }
 
 }  // namespace iashim::daemon
