@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <string_view>
+#include <utility>
 
 #include "common/security/key_file.h"
 #include "common/security/loopback.h"
@@ -47,6 +48,24 @@ void ReadInt(const EnvLookup& env, const char* name, int64_t min, int64_t max, T
   *out = static_cast<T>(*v);
 }
 
+// Reads one variable through `parse`, which stores the value and returns
+// true when the text is valid; otherwise the setting keeps its default and
+// `errors` gets "NAME='text' <why>".
+template <typename Parse>
+void Read(const EnvLookup& env, const char* name, Parse parse, std::string_view why,
+          std::vector<std::string>* errors) {
+  const char* raw = env(name);
+  if (raw == nullptr || parse(raw)) return;
+  errors->push_back(std::string(name) + "=" + Quoted(raw) + " " + std::string(why));
+}
+
+// A path-like value: at most 4000 characters.
+bool ShortText(const char* raw, std::string* out) {
+  if (std::string_view(raw).size() > 4000) return false;
+  *out = raw;
+  return true;
+}
+
 }  // namespace
 
 std::string ExpandTracePath(const std::string& pattern, int pid) {
@@ -62,11 +81,23 @@ std::string ExpandTracePath(const std::string& pattern, int pid) {
   return out;
 }
 
+namespace {
+
+// IASHIM_DISABLE and IASHIM_SHARE_FEEDBACK.
+void ReadSwitches(const EnvLookup& env, Config& c, std::vector<std::string>* errors) {
+  Read(
+      env, "IASHIM_DISABLE", [&](const char* raw) { return ParseBool(raw, &c.disabled); },
+      "is not 1/0/true/false; the shim stays enabled", errors);
+  Read(
+      env, "IASHIM_SHARE_FEEDBACK",
+      [&](const char* raw) { return ParseBool(raw, &c.share_feedback); },
+      "is not 1/0/true/false/on/off; share feedback stays on", errors);
+}
+
 // IASHIM_COORDINATOR_KEY, and the rule that telemetry never leaves this
 // machine in plain text: without a usable key, a coordinator beyond loopback
 // gets nothing (the job runs unmanaged).
-static void ReadCoordinatorKey(const EnvLookup& env, Config& c,
-                               std::vector<std::string>* errors) {
+void ReadCoordinatorKey(const EnvLookup& env, Config& c, std::vector<std::string>* errors) {
   if (const char* raw = env("IASHIM_COORDINATOR_KEY")) {
     std::string error;
     if (!security::ResolvePublicKey(raw, &c.coordinator_key, &error)) {
@@ -87,6 +118,82 @@ static void ReadCoordinatorKey(const EnvLookup& env, Config& c,
   }
 }
 
+// Who the job is and where its telemetry goes: the coordinator, its key,
+// the job's name and token.
+void ReadCoordinator(const EnvLookup& env, Config& c, std::vector<std::string>* errors) {
+  Read(
+      env, "IASHIM_COORDINATOR",
+      [&](const char* raw) { return ValidEndpoint(raw) && (c.coordinator = raw, true); },
+      "is not tcp://HOST:PORT or ipc://PATH; telemetry is not sent", errors);
+  ReadCoordinatorKey(env, c, errors);
+  Read(
+      env, "IASHIM_JOB", [&](const char* raw) { return ValidJobName(raw) && (c.job = raw, true); },
+      "must be 1-128 characters of letters, digits and ._-:/@+; job name left empty", errors);
+  if (const char* raw = env("IASHIM_JOB_TOKEN")) {
+    if (ValidJobToken(raw)) {
+      c.job_token = raw;
+    } else {
+      // Not echoed: it is a secret, even when malformed.
+      errors->push_back(
+          "IASHIM_JOB_TOKEN is not 32 lowercase hex digits; the coordinator will "
+          "refuse to manage a placed job without its token");
+    }
+  }
+}
+
+// What the job may use: memory, GPU share, launches in flight, its priority.
+void ReadLimits(const EnvLookup& env, Config& c, std::vector<std::string>* errors) {
+  Read(
+      env, "IASHIM_MEM_LIMIT",
+      [&](const char* raw) {
+        const std::optional<uint64_t> bytes = ParseByteSize(raw);
+        if (bytes) c.mem_limit_bytes = *bytes;
+        return bytes.has_value();
+      },
+      "is not a size (examples: 8GiB, 512MiB, 1073741824); no memory quota", errors);
+  Read(
+      env, "IASHIM_SHARE",
+      [&](const char* raw) {
+        const std::optional<double> share = ParseDouble(raw, 0.001, 1.0);
+        if (share) c.share = *share;
+        return share.has_value();
+      },
+      "is not a fraction from 0.001 to 1 (e.g. 0.5); unthrottled", errors);
+  ReadInt(env, "IASHIM_MAX_INFLIGHT", 0, 65536, &c.max_inflight, errors);
+  Read(
+      env, "IASHIM_PRIORITY",
+      [&](const char* raw) { return ParsePriority(Trim(raw), &c.priority); },
+      "is not guaranteed or opportunistic; using guaranteed", errors);
+}
+
+// How the shim observes and reports: trace, log level, window, sampling,
+// queue, and which driver it wraps.
+void ReadObservation(const EnvLookup& env, Config& c, std::vector<std::string>* errors) {
+  Read(
+      env, "IASHIM_TRACE", [&](const char* raw) { return ShortText(raw, &c.trace_path); },
+      "is longer than 4000 characters; no trace is written", errors);
+  ReadInt(env, "IASHIM_WINDOW_MS", 10, 60000, &c.window_ms, errors);
+  ReadInt(env, "IASHIM_SAMPLE_EVERY", 1, 1000000, &c.sample_every, errors);
+  ReadInt(env, "IASHIM_QUEUE_BATCHES", 1, 100000, &c.queue_batches, errors);
+  Read(
+      env, "IASHIM_LOG",
+      [&](const char* raw) {
+        const std::string_view v = Trim(raw);
+        const std::pair<const char*, LogLevel> levels[] = {
+            {"warn", LogLevel::kWarn}, {"info", LogLevel::kInfo}, {"debug", LogLevel::kDebug}};
+        for (const auto& [name, level] : levels) {
+          if (EqualsIgnoreCase(v, name)) return c.log_level = level, true;
+        }
+        return false;
+      },
+      "is not warn, info or debug; using warn", errors);
+  Read(
+      env, "IASHIM_REAL_LIBCUDA", [&](const char* raw) { return ShortText(raw, &c.real_libcuda); },
+      "is longer than 4000 characters; using libcuda.so.1", errors);
+}
+
+}  // namespace
+
 Config ParseConfig(const EnvLookup& raw_env, std::vector<std::string>* errors) {
   // A variable set to the empty string counts as unset (`IASHIM_X= cmd`).
   const EnvLookup env = [&raw_env](const char* name) -> const char* {
@@ -94,102 +201,10 @@ Config ParseConfig(const EnvLookup& raw_env, std::vector<std::string>* errors) {
     return v != nullptr && *v != '\0' ? v : nullptr;
   };
   Config c;
-  if (const char* raw = env("IASHIM_DISABLE")) {
-    if (!ParseBool(raw, &c.disabled)) {
-      errors->push_back("IASHIM_DISABLE=" + Quoted(raw) +
-                        " is not 1/0/true/false; the shim stays enabled");
-    }
-  }
-  if (const char* raw = env("IASHIM_SHARE_FEEDBACK")) {
-    if (!ParseBool(raw, &c.share_feedback)) {
-      c.share_feedback = true;
-      errors->push_back("IASHIM_SHARE_FEEDBACK=" + Quoted(raw) +
-                        " is not 1/0/true/false/on/off; share feedback stays on");
-    }
-  }
-  if (const char* raw = env("IASHIM_MEM_LIMIT")) {
-    const std::optional<uint64_t> bytes = ParseByteSize(raw);
-    if (!bytes) {
-      errors->push_back("IASHIM_MEM_LIMIT=" + Quoted(raw) +
-                        " is not a size (examples: 8GiB, 512MiB, 1073741824); no memory quota");
-    } else {
-      c.mem_limit_bytes = *bytes;
-    }
-  }
-  if (const char* raw = env("IASHIM_COORDINATOR"); raw != nullptr && *raw != '\0') {
-    if (!ValidEndpoint(raw)) {
-      errors->push_back("IASHIM_COORDINATOR=" + Quoted(raw) +
-                        " is not tcp://HOST:PORT or ipc://PATH; telemetry is not sent");
-    } else {
-      c.coordinator = raw;
-    }
-  }
-  ReadCoordinatorKey(env, c, errors);
-  if (const char* raw = env("IASHIM_JOB"); raw != nullptr && *raw != '\0') {
-    if (!ValidJobName(raw)) {
-      errors->push_back("IASHIM_JOB=" + Quoted(raw) +
-                        " must be 1-128 characters of letters, digits and ._-:/@+; job "
-                        "name left empty");
-    } else {
-      c.job = raw;
-    }
-  }
-  if (const char* raw = env("IASHIM_JOB_TOKEN"); raw != nullptr && *raw != '\0') {
-    if (!ValidJobToken(raw)) {
-      // Not echoed: it is a secret, even when malformed.
-      errors->push_back("IASHIM_JOB_TOKEN is not 32 lowercase hex digits; the coordinator will "
-                        "refuse to manage a placed job without its token");
-    } else {
-      c.job_token = raw;
-    }
-  }
-  if (const char* raw = env("IASHIM_TRACE"); raw != nullptr && *raw != '\0') {
-    if (std::string_view(raw).size() > 4000) {
-      errors->push_back("IASHIM_TRACE=" + Quoted(raw) +
-                        " is longer than 4000 characters; no trace is written");
-    } else {
-      c.trace_path = raw;
-    }
-  }
-  ReadInt(env, "IASHIM_WINDOW_MS", 10, 60000, &c.window_ms, errors);
-  ReadInt(env, "IASHIM_SAMPLE_EVERY", 1, 1000000, &c.sample_every, errors);
-  ReadInt(env, "IASHIM_QUEUE_BATCHES", 1, 100000, &c.queue_batches, errors);
-  if (const char* raw = env("IASHIM_LOG"); raw != nullptr && *raw != '\0') {
-    const std::string_view v = Trim(raw);
-    if (EqualsIgnoreCase(v, "warn")) {
-      c.log_level = LogLevel::kWarn;
-    } else if (EqualsIgnoreCase(v, "info")) {
-      c.log_level = LogLevel::kInfo;
-    } else if (EqualsIgnoreCase(v, "debug")) {
-      c.log_level = LogLevel::kDebug;
-    } else {
-      errors->push_back("IASHIM_LOG=" + Quoted(raw) + " is not warn, info or debug; using warn");
-    }
-  }
-  if (const char* raw = env("IASHIM_SHARE")) {
-    const std::optional<double> share = ParseDouble(raw, 0.001, 1.0);
-    if (!share) {
-      errors->push_back("IASHIM_SHARE=" + Quoted(raw) +
-                        " is not a fraction from 0.001 to 1 (e.g. 0.5); unthrottled");
-    } else {
-      c.share = *share;
-    }
-  }
-  ReadInt(env, "IASHIM_MAX_INFLIGHT", 0, 65536, &c.max_inflight, errors);
-  if (const char* raw = env("IASHIM_PRIORITY")) {
-    if (!ParsePriority(Trim(raw), &c.priority)) {
-      errors->push_back("IASHIM_PRIORITY=" + Quoted(raw) +
-                        " is not guaranteed or opportunistic; using guaranteed");
-    }
-  }
-  if (const char* raw = env("IASHIM_REAL_LIBCUDA"); raw != nullptr && *raw != '\0') {
-    if (std::string_view(raw).size() > 4000) {
-      errors->push_back("IASHIM_REAL_LIBCUDA=" + Quoted(raw) +
-                        " is longer than 4000 characters; using libcuda.so.1");
-    } else {
-      c.real_libcuda = raw;
-    }
-  }
+  ReadSwitches(env, c, errors);
+  ReadCoordinator(env, c, errors);
+  ReadLimits(env, c, errors);
+  ReadObservation(env, c, errors);
   return c;
 }
 

@@ -302,7 +302,8 @@ TEST(ParseConfig, SeveralBadValuesOneLineEach) {
                                   {"IASHIM_SAMPLE_EVERY", "8"}}),
                          &errors);
   ASSERT_EQ(errors.size(), 5u);
-  const char* expected_order[] = {"IASHIM_DISABLE", "IASHIM_MEM_LIMIT", "IASHIM_COORDINATOR",
+  // Read in groups: switches, the coordinator, limits, observation.
+  const char* expected_order[] = {"IASHIM_DISABLE", "IASHIM_COORDINATOR", "IASHIM_MEM_LIMIT",
                                   "IASHIM_WINDOW_MS", "IASHIM_LOG"};
   for (size_t i = 0; i < errors.size(); ++i) {
     EXPECT_NE(errors[i].find(expected_order[i]), std::string::npos) << errors[i];
