@@ -11,6 +11,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/wire/envelope.h"
 #include "schemas/telemetry_generated.h"
 
 namespace iashim::load {
@@ -25,8 +26,7 @@ absl::StatusOr<SnapshotView> CoordinatorProbe::Snapshot(int timeout_ms) {
   socket_->set(zmq::sockopt::linger, 0);
   socket_->connect(endpoint_);
   flatbuffers::FlatBufferBuilder fbb(64);
-  fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, 0, wire::Payload::StatusRequest,
-                                  wire::CreateStatusRequest(fbb).Union()));
+  wire::FinishEnvelope(fbb, wire::Payload::StatusRequest, wire::CreateStatusRequest(fbb).Union());
   socket_->send(zmq::const_buffer(fbb.GetBufferPointer(), fbb.GetSize()), zmq::send_flags::none);
   zmq::pollitem_t item{socket_->handle(), 0, ZMQ_POLLIN, 0};
   zmq::poll(&item, 1, std::chrono::milliseconds(timeout_ms));
@@ -35,14 +35,12 @@ absl::StatusOr<SnapshotView> CoordinatorProbe::Snapshot(int timeout_ms) {
     return absl::DeadlineExceededError(
         absl::StrCat("no state snapshot from ", endpoint_, " within ", timeout_ms, " ms"));
   }
-  std::vector<uint8_t> aligned(reply.data<uint8_t>(), reply.data<uint8_t>() + reply.size());
-  flatbuffers::Verifier::Options options;
-  options.max_tables = 100'000'000;  // a snapshot of thousands of jobs is large
-  flatbuffers::Verifier verifier(aligned.data(), aligned.size(), options);
-  if (!wire::VerifyEnvelopeBuffer(verifier)) {
+  std::vector<uint64_t> storage;
+  const wire::OpenedEnvelope in = wire::OpenEnvelope(reply.data(), reply.size(), &storage);
+  if (in.error != wire::EnvelopeError::kNone) {
     return absl::DataLossError("the coordinator's status reply failed verification");
   }
-  const wire::StateSnapshot* s = wire::GetEnvelope(aligned.data())->payload_as_StateSnapshot();
+  const wire::StateSnapshot* s = in.envelope->payload_as_StateSnapshot();
   if (s == nullptr) return absl::DataLossError("the coordinator's status reply is not a snapshot");
   SnapshotView view;
   view.invalid_messages = s->invalid_messages();

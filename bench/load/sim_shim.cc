@@ -1,5 +1,4 @@
 #include "bench/load/sim_shim.h"
-#include "common/wire/kernel_id.h"
 
 #include <time.h>
 
@@ -7,6 +6,8 @@
 
 #include "common/text/names.h"
 #include "common/text/text.h"
+#include "common/wire/envelope.h"
+#include "common/wire/kernel_id.h"
 #include "schemas/telemetry_generated.h"
 
 namespace iashim::load {
@@ -130,15 +131,12 @@ void SimShim::Receive(uint64_t now_ns) {
     if (!socket_.recv(msg, zmq::recv_flags::dontwait)) return;
     const uint64_t received_unix_ns = UnixNs();
     stats_->received.fetch_add(1, std::memory_order_relaxed);
-    // FlatBuffers reads aligned words: copy out of the ZeroMQ message first.
-    const uint8_t* data = static_cast<const uint8_t*>(msg.data());
-    aligned_.assign(data, data + msg.size());
-    flatbuffers::Verifier verifier(aligned_.data(), aligned_.size());
-    if (!wire::VerifyEnvelopeBuffer(verifier)) {
+    const wire::OpenedEnvelope in = wire::OpenEnvelope(msg.data(), msg.size(), &aligned_);
+    if (in.error != wire::EnvelopeError::kNone) {
       stats_->received_invalid.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
-    const wire::Envelope* e = wire::GetEnvelope(aligned_.data());
+    const wire::Envelope* e = in.envelope;
     if (const wire::Budget* b = e->payload_as_Budget()) {
       stats_->budgets.fetch_add(1, std::memory_order_relaxed);
       ++budgets_;

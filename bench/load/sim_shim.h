@@ -92,7 +92,7 @@ class SimShim {
   double budget_share_ = 1.0;
   uint64_t budget_expires_ns_ = 0;  // 0 = never
   uint64_t budgets_ = 0;
-  std::vector<uint8_t> aligned_;
+  std::vector<uint64_t> aligned_;  // an unaligned message, copied (wire::OpenEnvelope)
   std::deque<Message> queue_;
   uint64_t dropped_ = 0;  // batches lost to a full queue, reported in every batch
 };

@@ -1,5 +1,6 @@
 #include "libiashim/src/telemetry_encoder.h"
 
+#include "common/wire/envelope.h"
 #include "schemas/telemetry_generated.h"
 
 namespace iashim {
@@ -10,8 +11,7 @@ namespace w = ::iashim::wire;
 template <typename T>
 Message Finish(flatbuffers::FlatBufferBuilder& fbb, int pid, w::Payload type,
                flatbuffers::Offset<T> payload) {
-  const auto envelope = w::CreateEnvelope(fbb, w::Version::Current, pid, type, payload.Union());
-  w::FinishEnvelopeBuffer(fbb, envelope);
+  w::FinishEnvelope(fbb, type, payload.Union(), pid);
   return Message(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }
 
