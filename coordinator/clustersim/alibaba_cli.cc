@@ -14,17 +14,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "coordinator/clustersim/alibaba_trace.h"
+#include "coordinator/clustersim/flag_error.h"
 #include "coordinator/clustersim/text.h"
 
 namespace iashim::clustersim {
-namespace {
-
-
-absl::Status BadArgument(std::string_view arg, std::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(Av(arg), ": ", Av(what)));
-}
-
-}  // namespace
 
 std::string AlibabaCliUsage() {
   return "usage: iashim-clustersim --alibaba-nodes FILE --alibaba-pods FILE [--json]\n"
@@ -59,20 +52,20 @@ absl::StatusOr<AlibabaCliOptions> ParseAlibabaCliArgs(std::span<const std::strin
     }
     // Options that take a value read it from "--opt=V" or the next argument.
     const auto take = [&](bool* seen) -> absl::StatusOr<std::string_view> {
-      if (*seen) return BadArgument(arg, "given twice");
+      if (*seen) return FlagError(arg, "given twice");
       *seen = true;
       if (!has_value) {
-        if (i + 1 >= args.size()) return BadArgument(arg, "needs a value");
+        if (i + 1 >= args.size()) return FlagError(arg, "needs a value");
         value = args[++i];
       }
-      if (value.empty()) return BadArgument(arg, "needs a non-empty value");
+      if (value.empty()) return FlagError(arg, "needs a non-empty value");
       return value;
     };
     if (arg == "--help" || arg == "-h") {
-      if (has_value) return BadArgument(arg, "takes no value");
+      if (has_value) return FlagError(arg, "takes no value");
       o.help = true;
     } else if (arg == "--json") {
-      if (has_value) return BadArgument(arg, "takes no value");
+      if (has_value) return FlagError(arg, "takes no value");
       o.json = true;
     } else if (arg == "--alibaba-nodes") {
       absl::StatusOr<std::string_view> v = take(&seen_nodes);
@@ -88,7 +81,7 @@ absl::StatusOr<AlibabaCliOptions> ParseAlibabaCliArgs(std::span<const std::strin
       int64_t n = 0;
       const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
       if (ec != std::errc() || end != v->data() + v->size() || n < 0 || (*v)[0] == '-') {
-        return BadArgument(arg, absl::StrCat("'", Av(*v), "' is not a non-negative integer"));
+        return FlagError(arg, absl::StrCat("'", Av(*v), "' is not a non-negative integer"));
       }
       o.max_pods = n;
     } else if (arg == "--alibaba-mode") {
@@ -99,7 +92,7 @@ absl::StatusOr<AlibabaCliOptions> ParseAlibabaCliArgs(std::span<const std::strin
       } else if (*v == "fill") {
         o.mode = AlibabaReplayMode::kFill;
       } else {
-        return BadArgument(arg, absl::StrCat("'", Av(*v), "' is not timed or fill"));
+        return FlagError(arg, absl::StrCat("'", Av(*v), "' is not timed or fill"));
       }
     } else if (arg == "--alibaba-min-gain") {
       absl::StatusOr<std::string_view> v = take(&seen_gain);
@@ -107,16 +100,16 @@ absl::StatusOr<AlibabaCliOptions> ParseAlibabaCliArgs(std::span<const std::strin
       double x = 0;
       const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
       if (ec != std::errc() || end != v->data() + v->size() || !std::isfinite(x)) {
-        return BadArgument(arg, absl::StrCat("'", Av(*v), "' is not a finite number"));
+        return FlagError(arg, absl::StrCat("'", Av(*v), "' is not a finite number"));
       }
       o.min_gain = x;
     } else {
-      return BadArgument(arg, "unknown argument for the Alibaba replay (see --help)");
+      return FlagError(arg, "unknown argument for the Alibaba replay (see --help)");
     }
   }
   if (o.help) return o;
-  if (!seen_nodes) return BadArgument("--alibaba-nodes", "is required");
-  if (!seen_pods) return BadArgument("--alibaba-pods", "is required");
+  if (!seen_nodes) return FlagError("--alibaba-nodes", "is required");
+  if (!seen_pods) return FlagError("--alibaba-pods", "is required");
   return o;
 }
 
@@ -127,8 +120,8 @@ std::string AlibabaResultJson(const AlibabaReplayResult& r, const AlibabaReplayO
     if (j.size() > 1) j += ",";
     if constexpr (std::is_floating_point_v<std::decay_t<decltype(value)>>) {
       // JSON has no NaN or infinity.
-      absl::StrAppend(&j, "\"", Av(name), "\":",
-                      std::isfinite(value) ? absl::StrFormat("%.6g", value) : "null");
+      absl::StrAppend(&j, "\"", Av(name),
+                      "\":", std::isfinite(value) ? absl::StrFormat("%.6g", value) : "null");
     } else if constexpr (std::is_integral_v<std::decay_t<decltype(value)>>) {
       absl::StrAppend(&j, "\"", Av(name), "\":", value);
     } else {
@@ -192,11 +185,10 @@ std::string AlibabaResultTable(const AlibabaReplayResult& r, const AlibabaReplay
     absl::StrAppendFormat(&t, "  %-34s %s\n", Av(name), Av(value));
   };
   const auto pct = [](double x) { return absl::StrFormat("%.1f%%", 100 * x); };
-  absl::StrAppend(&t, "Alibaba 2023 replay (",
-                  options.mode == AlibabaReplayMode::kFill ? "fill" : "timed",
-                  ") through iashim placement (min_gain ",
-                  absl::StrFormat("%g", options.placement.min_gain), ", max_jobs_per_gpu ",
-                  options.placement.max_jobs_per_gpu, ")\n");
+  absl::StrAppend(
+      &t, "Alibaba 2023 replay (", options.mode == AlibabaReplayMode::kFill ? "fill" : "timed",
+      ") through iashim placement (min_gain ", absl::StrFormat("%g", options.placement.min_gain),
+      ", max_jobs_per_gpu ", options.placement.max_jobs_per_gpu, ")\n");
   row("cluster", absl::StrFormat("%d nodes, %d GPUs", r.nodes, r.gpus));
   row("pods", absl::StrFormat("%d read, %d skipped (num_gpu 0), %d replayed", r.pods, r.skipped,
                               r.gpu_pods));
@@ -209,8 +201,8 @@ std::string AlibabaResultTable(const AlibabaReplayResult& r, const AlibabaReplay
   row("longest queue", absl::StrCat(r.max_queue));
   row("decisions (Place calls)", absl::StrCat(r.decisions));
   row("latency mean / p50 / p99 / max",
-      absl::StrFormat("%.1f us / %.1f us / %.1f us / %.1f us", r.latency_mean_us,
-                      r.latency_p50_us, r.latency_p99_us, r.latency_max_us));
+      absl::StrFormat("%.1f us / %.1f us / %.1f us / %.1f us", r.latency_mean_us, r.latency_p50_us,
+                      r.latency_p99_us, r.latency_max_us));
   row("thread CPU p50 / p99 / max",
       absl::StrFormat("%.1f us / %.1f us / %.1f us", r.cpu_p50_us, r.cpu_p99_us, r.cpu_max_us));
   row("p99 goal (<= 1 ms)", r.latency_p99_us <= 1000 ? "met" : "MISSED");
@@ -221,9 +213,8 @@ std::string AlibabaResultTable(const AlibabaReplayResult& r, const AlibabaReplay
   row("mean free on partial GPUs", pct(r.frag_partial_mean));
   row("mean free unusable by workload", pct(r.frag_workload_mean));
   row("  (the empty cluster's baseline)", pct(r.frag_workload_empty));
-  row("peak alloc rate",
-      absl::StrFormat("%s at t=%.0f s, %d pods running", pct(r.peak.alloc_rate), r.peak_time_s,
-                      r.peak_running));
+  row("peak alloc rate", absl::StrFormat("%s at t=%.0f s, %d pods running", pct(r.peak.alloc_rate),
+                                         r.peak_time_s, r.peak_running));
   row("peak free on partial GPUs", pct(r.peak.partial_share));
   row("peak free unusable by workload", pct(r.peak.workload_share));
   return t;

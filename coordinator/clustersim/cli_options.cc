@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "coordinator/clustersim/flag_error.h"
 #include "coordinator/clustersim/replay.h"
 #include "coordinator/clustersim/text.h"
 
@@ -22,19 +23,15 @@ std::string PolicyList() {
   return list;
 }
 
-absl::Status Bad(std::string_view flag, std::string_view why) {
-  return absl::InvalidArgumentError(Cat(flag, ": ", why));
-}
-
 template <typename Int>
 absl::StatusOr<Int> ParseInt(std::string_view flag, std::string_view text, Int min, Int max) {
   Int v{};
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
-    return Bad(flag, Cat("\"", text, "\" is not an integer"));
+    return FlagError(flag, Cat("\"", text, "\" is not an integer"));
   }
   if (v < min || v > max) {
-    return Bad(flag, Cat(text, " is out of range [", min, ", ", max, "]"));
+    return FlagError(flag, Cat(text, " is out of range [", min, ", ", max, "]"));
   }
   return v;
 }
@@ -43,7 +40,7 @@ absl::StatusOr<double> ParseDouble(std::string_view flag, std::string_view text)
   double v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
-    return Bad(flag, Cat("\"", text, "\" is not a finite number"));
+    return FlagError(flag, Cat("\"", text, "\" is not a finite number"));
   }
   return v;
 }
@@ -51,12 +48,13 @@ absl::StatusOr<double> ParseDouble(std::string_view flag, std::string_view text)
 absl::StatusOr<std::vector<std::string>> ParsePolicies(std::string_view text) {
   std::vector<std::string> out;
   for (std::string_view name : Split(text, ',')) {
-    if (std::find(std::begin(kPolicyNames), std::end(kPolicyNames), name) == std::end(kPolicyNames)) {
-      return Bad("--policy", Cat("unknown policy \"", name, "\" (known: ",
-                                          PolicyList(), ")"));
+    if (std::find(std::begin(kPolicyNames), std::end(kPolicyNames), name) ==
+        std::end(kPolicyNames)) {
+      return FlagError("--policy",
+                       Cat("unknown policy \"", name, "\" (known: ", PolicyList(), ")"));
     }
     if (std::find(out.begin(), out.end(), name) != out.end()) {
-      return Bad("--policy", Cat("\"", name, "\" given twice"));
+      return FlagError("--policy", Cat("\"", name, "\" given twice"));
     }
     out.emplace_back(name);
   }
@@ -92,26 +90,26 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       o.mode = CliOptions::Mode::kHelp;
       return o;
     }
-    if (flag != "--trace" && !seen.insert(flag).second) return Bad(flag, "given twice");
+    if (flag != "--trace" && !seen.insert(flag).second) return FlagError(flag, "given twice");
     if (flag == "--json") {
-      if (inline_value.has_value()) return Bad(flag, "takes no value");
+      if (inline_value.has_value()) return FlagError(flag, "takes no value");
       o.json = true;
       continue;
     }
     if (flag == "--trace") {
       seen.insert(flag);
       if (inline_value.has_value()) {
-        if (inline_value->empty()) return Bad(flag, "empty file name");
+        if (inline_value->empty()) return FlagError(flag, "empty file name");
         o.traces.push_back(*inline_value);
         continue;
       }
       size_t taken = 0;
       while (i + 1 < args.size() && !IsFlag(args[i + 1])) {
-        if (args[i + 1].empty()) return Bad(flag, "empty file name");
+        if (args[i + 1].empty()) return FlagError(flag, "empty file name");
         o.traces.push_back(args[++i]);
         ++taken;
       }
-      if (taken == 0) return Bad(flag, "needs at least one trace file");
+      if (taken == 0) return FlagError(flag, "needs at least one trace file");
       continue;
     }
     std::string value;
@@ -120,18 +118,25 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
     } else if (i + 1 < args.size() && !args[i + 1].starts_with("--")) {
       value = args[++i];
     } else {
-      static const std::set<std::string> kKnown = {
-          "--throughputs", "--gpu-type", "--gpus",     "--gpus-per-node",     "--arrival-scale",
-          "--policy",      "--seed",     "--out",      "--kfold",             "--min-gain",
-          "--uncertainty-weight"};
-      if (kKnown.contains(flag)) return Bad(flag, "needs a value");
+      static const std::set<std::string> kKnown = {"--throughputs",
+                                                   "--gpu-type",
+                                                   "--gpus",
+                                                   "--gpus-per-node",
+                                                   "--arrival-scale",
+                                                   "--policy",
+                                                   "--seed",
+                                                   "--out",
+                                                   "--kfold",
+                                                   "--min-gain",
+                                                   "--uncertainty-weight"};
+      if (kKnown.contains(flag)) return FlagError(flag, "needs a value");
       return absl::InvalidArgumentError(Cat("unknown flag ", flag, " (see --help)"));
     }
     if (flag == "--throughputs") {
-      if (value.empty()) return Bad(flag, "empty file name");
+      if (value.empty()) return FlagError(flag, "empty file name");
       o.throughputs = value;
     } else if (flag == "--gpu-type") {
-      if (value.empty()) return Bad(flag, "empty GPU type");
+      if (value.empty()) return FlagError(flag, "empty GPU type");
       o.gpu_type = value;
     } else if (flag == "--gpus") {
       absl::StatusOr<int> v = ParseInt<int>(flag, value, 1, 1'000'000);
@@ -144,7 +149,7 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
     } else if (flag == "--arrival-scale") {
       absl::StatusOr<double> v = ParseDouble(flag, value);
       if (!v.ok()) return v.status();
-      if (*v <= 0) return Bad(flag, "must be > 0 (2 = jobs arrive twice as fast)");
+      if (*v <= 0) return FlagError(flag, "must be > 0 (2 = jobs arrive twice as fast)");
       o.arrival_scale = *v;
     } else if (flag == "--policy") {
       absl::StatusOr<std::vector<std::string>> v = ParsePolicies(value);
@@ -155,7 +160,7 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       if (!v.ok()) return v.status();
       o.seed = *v;
     } else if (flag == "--out") {
-      if (value.empty()) return Bad(flag, "empty directory name");
+      if (value.empty()) return FlagError(flag, "empty directory name");
       o.out_dir = value;
     } else if (flag == "--kfold") {
       absl::StatusOr<int> v = ParseInt<int>(flag, value, 2, 1000);
@@ -168,25 +173,26 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
     } else if (flag == "--uncertainty-weight") {
       absl::StatusOr<double> v = ParseDouble(flag, value);
       if (!v.ok()) return v.status();
-      if (*v < 0) return Bad(flag, "must be >= 0");
+      if (*v < 0) return FlagError(flag, "must be >= 0");
       o.uncertainty_weight = *v;
     } else {
       return absl::InvalidArgumentError(Cat("unknown flag ", flag, " (see --help)"));
     }
   }
 
-  if (o.throughputs.empty()) return Bad("--throughputs", "required (Gavel's throughputs JSON)");
-  if (o.gpu_type.empty()) return Bad("--gpu-type", "required (e.g. v100)");
+  if (o.throughputs.empty())
+    return FlagError("--throughputs", "required (Gavel's throughputs JSON)");
+  if (o.gpu_type.empty()) return FlagError("--gpu-type", "required (e.g. v100)");
   if (seen.contains("--kfold")) {
     o.mode = CliOptions::Mode::kKfold;
     for (const char* replay_only : {"--trace", "--gpus", "--gpus-per-node", "--arrival-scale",
                                     "--policy", "--out", "--min-gain", "--uncertainty-weight"}) {
-      if (seen.contains(replay_only)) return Bad(replay_only, "does not apply to --kfold");
+      if (seen.contains(replay_only)) return FlagError(replay_only, "does not apply to --kfold");
     }
     return o;
   }
-  if (o.traces.empty()) return Bad("--trace", "required (one or more Gavel trace files)");
-  if (o.gpus == 0) return Bad("--gpus", "required (the cluster's GPU count)");
+  if (o.traces.empty()) return FlagError("--trace", "required (one or more Gavel trace files)");
+  if (o.gpus == 0) return FlagError("--gpus", "required (the cluster's GPU count)");
   if (o.policies.empty()) o.policies.assign(std::begin(kPolicyNames), std::end(kPolicyNames));
   return o;
 }
