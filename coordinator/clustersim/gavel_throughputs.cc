@@ -70,6 +70,8 @@ absl::StatusOr<JobType> ParseJobTypeKey(std::string_view key) {
   for (char c : digits) {
     if (!std::isdigit(static_cast<unsigned char>(c))) return bad("the GPU count is not a number");
   }
+  // One spelling per type: "01" would name ('x', 1) a second time.
+  if (digits.size() > 1 && digits.front() == '0') return bad("the GPU count has a leading zero");
   std::from_chars(digits.data(), digits.data() + digits.size(), type.scale);
   if (type.scale <= 0) return bad("the GPU count must be positive");
   return type;

@@ -25,8 +25,9 @@ TEST(ParseJobTypeKey, ParsesGavelKeys) {
 }
 
 TEST(ParseJobTypeKey, RejectsMalformedKeys) {
-  for (const char* key : {"ResNet", "('A', 1", "(A, 1)", "('A',1)", "('', 1)", "('A', 0)",
-                          "('A', -1)", "('A', x)", "('A', 1) ", "('A', )", "('A'', 1)"}) {
+  for (const char* key :
+       {"ResNet", "('A', 1", "(A, 1)", "('A',1)", "('', 1)", "('A', 0)", "('A', -1)", "('A', x)",
+        "('A', 1) ", "('A', )", "('A'', 1)", "('A', 01)"}) {
     EXPECT_FALSE(ParseJobTypeKey(key).ok()) << key;
   }
 }
