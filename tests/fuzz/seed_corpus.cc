@@ -19,14 +19,16 @@
 #include "coordinator/state/snapshot.h"
 #include "libiashim/src/trace_writer.h"
 #include "schemas/telemetry_generated.h"
+#include "tests/coordinator/daemon/daemon_messages.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace iashim::fuzz {
 namespace {
 
 namespace w = iashim::wire;
-using daemon::FinishEnvelope;
-constexpr uint64_t kUnix = 1'800'000'000ULL * 1'000'000'000ULL;
+namespace messages = iashim::daemon::testing;
+using daemon::EnvelopeBytes;
+using messages::kUnix;
 
 struct Seed {
   std::string name;
@@ -38,20 +40,14 @@ std::vector<Seed> Messages() {
   auto add = [&](std::string name, std::string bytes) {
     seeds.push_back({std::move(name), std::move(bytes)});
   };
-  {
-    flatbuffers::FlatBufferBuilder fbb;
-    const auto h = w::CreateHelloDirect(fbb, 4242, "node1", "resnet", "python train.py", "0.1.0",
-                                        100, 8ULL << 30, kUnix, 1000, w::Priority::Guaranteed, 1.0);
-    add("hello", EnvelopeBytes(fbb, w::Payload::Hello, h.Union()));
-  }
-  {
-    flatbuffers::FlatBufferBuilder fbb;
-    std::vector<flatbuffers::Offset<w::KernelName>> names = {
-        w::CreateKernelNameDirect(fbb, 0xabcdef, "volta_sgemm_128x64_nn"),
-        w::CreateKernelNameDirect(fbb, 0x123456, "elementwise_relu")};
-    const auto k = w::CreateKernelNamesDirect(fbb, &names);
-    add("kernel_names", EnvelopeBytes(fbb, w::Payload::KernelNames, k.Union()));
-  }
+  add("hello", messages::Hello({.pid = 4242,
+                                .job = "resnet",
+                                .command = "python train.py",
+                                .mem_limit_bytes = 8ULL << 30,
+                                .start_unix_ns = kUnix,
+                                .start_monotonic_ns = 1000}));
+  add("kernel_names",
+      messages::KernelNames({{0xabcdef, "volta_sgemm_128x64_nn"}, {0x123456, "elementwise_relu"}}));
   {
     flatbuffers::FlatBufferBuilder fbb;
     std::vector<flatbuffers::Offset<w::KernelStats>> kernels = {
@@ -64,52 +60,36 @@ std::vector<Seed> Messages() {
                                                  10, 1'000'000, 1.0, 0.4);
     add("telemetry_batch", EnvelopeBytes(fbb, w::Payload::TelemetryBatch, b.Union()));
   }
-  {
-    flatbuffers::FlatBufferBuilder fbb;
-    const auto g = w::CreateGoodbye(fbb, 1000, 0);
-    add("goodbye", EnvelopeBytes(fbb, w::Payload::Goodbye, g.Union()));
-  }
+  add("goodbye", messages::Goodbye({.launches = 1000}));
   {
     flatbuffers::FlatBufferBuilder fbb;
     const auto b = w::CreateBudget(fbb, 7, 0.3, 4, w::Priority::Opportunistic, 10'000, kUnix);
     add("budget", EnvelopeBytes(fbb, w::Payload::Budget, b.Union()));
   }
-  {
-    flatbuffers::FlatBufferBuilder fbb;
-    const auto p = w::CreatePlaceRequestDirect(fbb, "job-a", w::Priority::Opportunistic,
-                                               8ULL << 30, -1, "node1", "python train.py", 0.1,
-                                               "resnet50");
-    add("place_request", EnvelopeBytes(fbb, w::Payload::PlaceRequest, p.Union()));
-  }
-  {
-    // What the Slurm plugin sends: allowed GPUs, batch ids, and a dry run.
-    flatbuffers::FlatBufferBuilder fbb;
-    const std::vector<int32_t> allowed = {0, 1};
-    const auto batch = w::CreateBatchJobDirect(fbb, "slurm", "1234", "0", 0);
-    const auto p = w::CreatePlaceRequestDirect(fbb, "slurm-1234.0.0", w::Priority::Guaranteed, 0,
-                                               -1, "node1", "python train.py", 0, nullptr,
-                                               &allowed, batch, false);
-    add("place_request_batch", EnvelopeBytes(fbb, w::Payload::PlaceRequest, p.Union()));
-  }
-  {
-    flatbuffers::FlatBufferBuilder fbb;
-    const std::vector<int32_t> allowed = {1};
-    const auto p = w::CreatePlaceRequestDirect(fbb, "job-a", w::Priority::Opportunistic, 1ULL << 30,
-                                               -1, "node1", nullptr, 0, nullptr, &allowed, 0, true);
-    add("place_request_dry_run", EnvelopeBytes(fbb, w::Payload::PlaceRequest, p.Union()));
-  }
+  add("place_request", messages::Place({.job = "job-a",
+                                        .priority = w::Priority::Opportunistic,
+                                        .mem_bytes = 8ULL << 30,
+                                        .kind = "resnet50"}));
+  // What the Slurm plugin sends: allowed GPUs, batch ids, and a dry run.
+  add("place_request_batch", messages::Place({.job = "slurm-1234.0.0",
+                                              .mem_bytes = 0,
+                                              .slowdown_target = 0,
+                                              .allowed_gpus = std::vector<int>{0, 1},
+                                              .batch = daemon::BatchIds{"slurm", "1234", "0", 0}}));
+  add("place_request_dry_run", messages::Place({.job = "job-a",
+                                                .priority = w::Priority::Opportunistic,
+                                                .mem_bytes = 1ULL << 30,
+                                                .command = "",
+                                                .slowdown_target = 0,
+                                                .allowed_gpus = std::vector<int>{1},
+                                                .dry_run = true}));
   {
     flatbuffers::FlatBufferBuilder fbb;
     const auto p = w::CreatePlaceReplyDirect(fbb, true, nullptr, "job-a", "node1", 1, "GPU-2",
                                              1.0, 0, false, nullptr, true);
     add("place_reply_dry_run", EnvelopeBytes(fbb, w::Payload::PlaceReply, p.Union()));
   }
-  {
-    flatbuffers::FlatBufferBuilder fbb;
-    const auto r =
-        w::CreateReleaseRequestDirect(fbb, "job-a", "0123456789abcdef0123456789abcdef");
-    add("release_request", EnvelopeBytes(fbb, w::Payload::ReleaseRequest, r.Union()));
-  }
+  add("release_request", messages::Release("job-a", "0123456789abcdef0123456789abcdef"));
   {
     flatbuffers::FlatBufferBuilder fbb;
     const auto r = w::CreateReleaseReplyDirect(fbb, false, "token does not match job 'job-a'");
@@ -163,11 +143,11 @@ std::vector<Seed> Messages() {
   for (const auto& [action, name] : {std::pair{w::AdminAction::Drain, "admin_drain"},
                                      {w::AdminAction::Undrain, "admin_undrain"},
                                      {w::AdminAction::SetPriority, "admin_set_priority"}}) {
-    flatbuffers::FlatBufferBuilder fbb;
-    const auto host = fbb.CreateString("node1");
-    const auto job = fbb.CreateString("job-a");
-    const auto a = w::CreateAdminRequest(fbb, action, host, 0, job, w::Priority::Opportunistic);
-    add(name, EnvelopeBytes(fbb, w::Payload::AdminRequest, a.Union()));
+    add(name, messages::Admin({.action = action,
+                               .host = "node1",
+                               .gpu = 0,
+                               .job = "job-a",
+                               .priority = w::Priority::Opportunistic}));
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
@@ -198,7 +178,7 @@ state::State SampleState() {
   a.gpu_index = 0;
   a.slowdown_target = 0.1;
   a.fingerprint = 0xabc;
-  a.registered_unix_ns = static_cast<int64_t>(kUnix);
+  a.registered_unix_ns = kUnix;
   a.kind = "resnet50";
   a.token = "0123456789abcdef0123456789abcdef";
   s.jobs[a.job] = a;
@@ -212,10 +192,9 @@ state::State SampleState() {
   s.jobs[b.job] = b;
   s.baselines[0xabc] = {0xabc, 2.2e8, 800, 0.7, 40};
   s.baselines[0xdef] = {0xdef, 3e7, 12000, 0.3, 25};
-  s.observations.push_back({"v100", 0xabc, 0xdef, 0.4, 0.3, 1.0, 1.0,
-                            static_cast<int64_t>(kUnix), "resnet50", "lstm"});
-  s.observations.push_back({"v100", 0xabc, 0xdef, 0.1, 0.8, 1.0, 0.2,
-                            static_cast<int64_t>(kUnix) + 1, "resnet50", "lstm"});
+  s.observations.push_back({"v100", 0xabc, 0xdef, 0.4, 0.3, 1.0, 1.0, kUnix, "resnet50", "lstm"});
+  s.observations.push_back(
+      {"v100", 0xabc, 0xdef, 0.1, 0.8, 1.0, 0.2, kUnix + 1, "resnet50", "lstm"});
   s.budget_seq = 77;
   s.kv["controller/node1:0"] = std::string("\x01\x02\x00\x03", 4);
   return s;

@@ -4,94 +4,34 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "coordinator/cli/status_format.h"
 #include "coordinator/daemon/coordinator.h"
-#include "coordinator/daemon/wire_convert.h"
 #include "coordinator/policy/simple_placement.h"
 #include "schemas/telemetry_generated.h"
+#include "tests/coordinator/daemon/daemon_messages.h"
 
 namespace iashim::daemon {
 namespace {
 
 namespace w = iashim::wire;
-constexpr int64_t kSecond = 1'000'000'000;
-constexpr int64_t kUnix = 1'800'000'000LL * kSecond;
+using testing::Bytes;
+using testing::Gpus;
+using testing::Hello;
+using testing::kSecond;
+using testing::kUnix;
+using testing::LastPlaceReply;
+using testing::Place;
+using testing::PlaceResult;
+using testing::PlaceSpec;
+using testing::ReceivedMessage;
+using testing::Release;
+using testing::TwoNodes;
 
-policy::Cluster TwoGpus() {
-  policy::Cluster c;
-  c.gpus.push_back({{"node1", 0}, "v100", "Tesla V100", "GPU-1", 32ULL << 30});
-  c.gpus.push_back({{"node1", 1}, "v100", "Tesla V100", "GPU-2", 32ULL << 30});
-  return c;
-}
-
-policy::Cluster TwoNodes() {
-  policy::Cluster c = TwoGpus();
-  c.gpus.push_back({{"node2", 0}, "v100", "Tesla V100", "GPU-3", 32ULL << 30});
-  return c;
-}
-
-std::span<const uint8_t> Bytes(const std::string& s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
-
-struct BatchSpec {
-  std::string system, job, step;
-  int task = -1;
-};
-
-struct PlaceSpec {
-  std::string job;
-  bool opportunistic = true;
-  uint64_t mem = 4ULL << 30;
-  int gpu = -1;
-  std::string host = "node1";
-  std::optional<std::vector<int>> allowed;
-  std::optional<BatchSpec> batch;
-  bool dry_run = false;
-};
-
-std::string Place(const PlaceSpec& s) {
-  flatbuffers::FlatBufferBuilder fbb;
-  flatbuffers::Offset<flatbuffers::Vector<int32_t>> allowed;
-  if (s.allowed) allowed = fbb.CreateVector(*s.allowed);
-  flatbuffers::Offset<w::BatchJob> batch;
-  if (s.batch) {
-    batch = w::CreateBatchJobDirect(fbb, s.batch->system.c_str(), s.batch->job.c_str(),
-                                    s.batch->step.c_str(), s.batch->task);
-  }
-  const auto job = fbb.CreateString(s.job);
-  const auto host = fbb.CreateString(s.host);
-  const auto command = fbb.CreateString("python train.py");
-  const auto p = w::CreatePlaceRequest(
-      fbb, job, s.opportunistic ? w::Priority::Opportunistic : w::Priority::Guaranteed, s.mem,
-      s.gpu, host, command, 0.1, 0, allowed, batch, s.dry_run);
-  return EnvelopeBytes(fbb, w::Payload::PlaceRequest, p.Union());
-}
-
-std::string Release(const std::string& job, const std::string& token) {
-  flatbuffers::FlatBufferBuilder fbb;
-  const auto r = w::CreateReleaseRequestDirect(fbb, job.c_str(), token.c_str());
-  return EnvelopeBytes(fbb, w::Payload::ReleaseRequest, r.Union());
-}
-
-std::string Hello(int pid, const std::string& job, const std::string& token) {
-  flatbuffers::FlatBufferBuilder fbb;
-  const auto h = w::CreateHelloDirect(fbb, pid, "node1", job.c_str(), "train.py", "0.1.0", 100, 0,
-                                      0, 0, w::Priority::Opportunistic, 1.0, token.c_str());
-  return EnvelopeBytes(fbb, w::Payload::Hello, h.Union());
-}
-
-// The fields of the one reply a test reads, copied out of its buffer.
-struct PlaceResult {
-  bool ok = false, queued = false, dry_run = false;
-  std::string error, job, host, token;
-  int gpu = -1;
-  double share = 0;
-};
+// Most jobs here are opportunistic: they fit beside a guaranteed one.
+constexpr w::Priority kOpportunistic = w::Priority::Opportunistic;
 
 struct ReleaseResult {
   bool released = false;
@@ -108,7 +48,7 @@ class CoordinatorBatchTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::unique_ptr<Coordinator> Make(state::StateStore* store, policy::Cluster cluster = TwoGpus(),
+  std::unique_ptr<Coordinator> Make(state::StateStore* store, policy::Cluster cluster = Gpus(2),
                                     int64_t now = 0) {
     return std::make_unique<Coordinator>(DaemonOptions{}, std::move(cluster), store,
                                          std::make_unique<policy::SimplePlacement>(), now);
@@ -119,50 +59,32 @@ class CoordinatorBatchTest : public ::testing::Test {
     return s.ok() ? std::move(*s) : nullptr;
   }
 
-  const w::Envelope* Only(std::vector<uint64_t>* buf) {
-    EXPECT_EQ(out_.size(), 1u);
-    if (out_.empty()) return nullptr;
-    return wire::OpenEnvelope(out_.back().bytes.data(), out_.back().bytes.size(), buf).envelope;
-  }
-
   PlaceResult Ask(Coordinator& c, const PlaceSpec& spec) {
     out_.clear();
     c.OnMessage("cli", Bytes(Place(spec)), kSecond, kUnix, &out_);
-    std::vector<uint64_t> buf;
-    const w::Envelope* e = Only(&buf);
-    PlaceResult r;
-    if (e == nullptr || e->payload_as_PlaceReply() == nullptr) {
-      ADD_FAILURE() << "no PlaceReply";
-      return r;
-    }
-    const w::PlaceReply& p = *e->payload_as_PlaceReply();
-    auto str = [](const flatbuffers::String* s) { return s ? s->str() : std::string(); };
-    r.ok = p.ok();
-    r.queued = p.queued();
-    r.dry_run = p.dry_run();
-    r.error = str(p.error());
-    r.job = str(p.job());
-    r.host = str(p.host());
-    r.token = str(p.token());
-    r.gpu = p.gpu();
-    r.share = p.share();
+    EXPECT_EQ(out_.size(), 1u);
+    const PlaceResult r = LastPlaceReply(out_);
+    if (!r.replied) ADD_FAILURE() << "no PlaceReply";
     return r;
   }
 
   ReleaseResult AskRelease(Coordinator& c, const std::string& job, const std::string& token) {
     out_.clear();
     c.OnMessage("slurm", Bytes(Release(job, token)), 2 * kSecond, kUnix, &out_);
-    std::vector<uint64_t> buf;
-    const w::Envelope* e = Only(&buf);
+    EXPECT_EQ(out_.size(), 1u);
     ReleaseResult r;
-    if (e == nullptr || e->payload_as_ReleaseReply() == nullptr) {
+    if (out_.empty()) {
       ADD_FAILURE() << "no ReleaseReply";
       return r;
     }
-    r.released = e->payload_as_ReleaseReply()->released();
-    r.message = e->payload_as_ReleaseReply()->message()
-                    ? e->payload_as_ReleaseReply()->message()->str()
-                    : "";
+    const ReceivedMessage m(out_.back().bytes);
+    const w::ReleaseReply* reply = m.envelope() ? m.envelope()->payload_as_ReleaseReply() : nullptr;
+    if (reply == nullptr) {
+      ADD_FAILURE() << "no ReleaseReply";
+      return r;
+    }
+    r.released = reply->released();
+    r.message = reply->message() ? reply->message()->str() : "";
     return r;
   }
 
@@ -173,17 +95,20 @@ class CoordinatorBatchTest : public ::testing::Test {
 // GPU 0 of a two-GPU node is busy: allowed_gpus decides where the next job goes.
 TEST_F(CoordinatorBatchTest, AllowedGpusRestrictTheGpuChosen) {
   auto c = Make(nullptr);
-  const PlaceResult busy = Ask(*c, {.job = "busy", .opportunistic = false, .gpu = 0});
+  const PlaceResult busy = Ask(*c, {.job = "busy", .gpu = 0});
   ASSERT_TRUE(busy.ok) << busy.error;
   ASSERT_EQ(busy.gpu, 0);
 
-  const PlaceResult on0 = Ask(*c, {.job = "a0", .allowed = std::vector<int>{0}});
+  const PlaceResult on0 =
+      Ask(*c, {.job = "a0", .priority = kOpportunistic, .allowed_gpus = std::vector<int>{0}});
   EXPECT_TRUE(on0.ok) << on0.error;
   EXPECT_EQ(on0.gpu, 0);
-  const PlaceResult any = Ask(*c, {.job = "any", .allowed = std::vector<int>{}});
+  const PlaceResult any =
+      Ask(*c, {.job = "any", .priority = kOpportunistic, .allowed_gpus = std::vector<int>{}});
   EXPECT_TRUE(any.ok) << any.error;
   EXPECT_EQ(any.gpu, 1);  // the empty GPU
-  const PlaceResult on1 = Ask(*c, {.job = "a1", .allowed = std::vector<int>{1}});
+  const PlaceResult on1 =
+      Ask(*c, {.job = "a1", .priority = kOpportunistic, .allowed_gpus = std::vector<int>{1}});
   EXPECT_TRUE(on1.ok) << on1.error;
   EXPECT_EQ(on1.gpu, 1);
   ASSERT_EQ(c->jobs().count("a0"), 1u);
@@ -194,14 +119,17 @@ TEST_F(CoordinatorBatchTest, AllowedGpusRestrictTheGpuChosen) {
 TEST_F(CoordinatorBatchTest, AllowedGpusOfAnotherNodeAreNotUsed) {
   auto c = Make(nullptr, TwoNodes());
   // node2:0 is empty, node1's GPUs are not; still only node1:1 is allowed.
-  ASSERT_TRUE(Ask(*c, {.job = "x", .opportunistic = false, .gpu = 0}).ok);
-  const PlaceResult r = Ask(*c, {.job = "y", .allowed = std::vector<int>{1}});
+  ASSERT_TRUE(Ask(*c, {.job = "x", .gpu = 0}).ok);
+  const PlaceResult r =
+      Ask(*c, {.job = "y", .priority = kOpportunistic, .allowed_gpus = std::vector<int>{1}});
   EXPECT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.host, "node1");
   EXPECT_EQ(r.gpu, 1);
   // A host with no GPUs the coordinator knows, in a cluster of several nodes.
-  const PlaceResult unknown =
-      Ask(*c, {.job = "z", .host = "node9", .allowed = std::vector<int>{0}});
+  const PlaceResult unknown = Ask(*c, {.job = "z",
+                                       .priority = kOpportunistic,
+                                       .host = "node9",
+                                       .allowed_gpus = std::vector<int>{0}});
   EXPECT_FALSE(unknown.ok);
   EXPECT_NE(unknown.error.find("node9"), std::string::npos) << unknown.error;
 }
@@ -213,12 +141,21 @@ TEST_F(CoordinatorBatchTest, BadAllowedGpusAreRefusedWithAReason) {
     std::string reason;
   };
   const std::vector<Case> cases = {
-      {{.job = "neg", .allowed = std::vector<int>{-1}}, "allowed_gpus entry -1"},
-      {{.job = "big", .allowed = std::vector<int>{256}}, "allowed_gpus entry 256"},
-      {{.job = "many", .allowed = std::vector<int>(257, 0)}, "more than 256"},
-      {{.job = "nohost", .host = "", .allowed = std::vector<int>{0}}, "needs host"},
-      {{.job = "notin", .gpu = 0, .allowed = std::vector<int>{1}}, "gpu 0 is not in allowed_gpus"},
-      {{.job = "none", .allowed = std::vector<int>{5}}, "none of allowed_gpus"},
+      {{.job = "neg", .priority = kOpportunistic, .allowed_gpus = std::vector<int>{-1}},
+       "allowed_gpus entry -1"},
+      {{.job = "big", .priority = kOpportunistic, .allowed_gpus = std::vector<int>{256}},
+       "allowed_gpus entry 256"},
+      {{.job = "many", .priority = kOpportunistic, .allowed_gpus = std::vector<int>(257, 0)},
+       "more than 256"},
+      {{.job = "nohost",
+        .priority = kOpportunistic,
+        .host = "",
+        .allowed_gpus = std::vector<int>{0}},
+       "needs host"},
+      {{.job = "notin", .priority = kOpportunistic, .gpu = 0, .allowed_gpus = std::vector<int>{1}},
+       "gpu 0 is not in allowed_gpus"},
+      {{.job = "none", .priority = kOpportunistic, .allowed_gpus = std::vector<int>{5}},
+       "none of allowed_gpus"},
   };
   for (const Case& k : cases) {
     const PlaceResult r = Ask(*c, k.spec);
@@ -230,12 +167,12 @@ TEST_F(CoordinatorBatchTest, BadAllowedGpusAreRefusedWithAReason) {
   // 256 entries are fine.
   std::vector<int> all(256);
   for (int i = 0; i < 256; ++i) all[size_t(i)] = i;
-  EXPECT_TRUE(Ask(*c, {.job = "all", .allowed = all}).ok);
+  EXPECT_TRUE(Ask(*c, {.job = "all", .priority = kOpportunistic, .allowed_gpus = all}).ok);
 }
 
 TEST_F(CoordinatorBatchTest, BadBatchIdsAreRefusedNamingTheField) {
   auto c = Make(nullptr);
-  const std::vector<std::pair<BatchSpec, std::string>> cases = {
+  const std::vector<std::pair<BatchIds, std::string>> cases = {
       {{"", "1", "0", 0}, "batch.system"},
       {{"Slurm", "1", "0", 0}, "batch.system"},
       {{std::string(33, 's'), "1", "0", 0}, "batch.system"},
@@ -249,13 +186,16 @@ TEST_F(CoordinatorBatchTest, BadBatchIdsAreRefusedNamingTheField) {
   };
   int n = 0;
   for (const auto& [batch, field] : cases) {
-    const PlaceResult r = Ask(*c, {.job = "j" + std::to_string(n++), .batch = batch});
+    const PlaceResult r =
+        Ask(*c, {.job = "j" + std::to_string(n++), .priority = kOpportunistic, .batch = batch});
     EXPECT_FALSE(r.ok) << field;
     EXPECT_NE(r.error.find(field), std::string::npos) << field << ": " << r.error;
   }
   EXPECT_TRUE(c->jobs().empty());
-  const PlaceResult ok = Ask(*c, {.job = "fine",
-                                  .batch = BatchSpec{"slurm", std::string(64, '9'), "batch", 65535}});
+  const PlaceResult ok =
+      Ask(*c, {.job = "fine",
+               .priority = kOpportunistic,
+               .batch = BatchIds{"slurm", std::string(64, '9'), "batch", 65535}});
   EXPECT_TRUE(ok.ok) << ok.error;
   ASSERT_EQ(c->jobs().count("fine"), 1u);
   EXPECT_EQ(c->jobs().at("fine").batch.step, "batch");
@@ -266,10 +206,13 @@ TEST_F(CoordinatorBatchTest, DryRunRegistersNothingAndMintsNoToken) {
   auto store = OpenStore();
   ASSERT_NE(store, nullptr);
   auto c = Make(store.get());
-  ASSERT_TRUE(Ask(*c, {.job = "busy", .opportunistic = false, .gpu = 0}).ok);
+  ASSERT_TRUE(Ask(*c, {.job = "busy", .gpu = 0}).ok);
   const uint64_t placements = c->counters().placements;
-  const PlaceResult dry = Ask(*c, {.job = "try", .allowed = std::vector<int>{1},
-                                   .batch = BatchSpec{"slurm", "7", "0", 0}, .dry_run = true});
+  const PlaceResult dry = Ask(*c, {.job = "try",
+                                   .priority = kOpportunistic,
+                                   .allowed_gpus = std::vector<int>{1},
+                                   .batch = BatchIds{"slurm", "7", "0", 0},
+                                   .dry_run = true});
   EXPECT_TRUE(dry.ok) << dry.error;
   EXPECT_TRUE(dry.dry_run);
   EXPECT_EQ(dry.job, "try");
@@ -282,17 +225,22 @@ TEST_F(CoordinatorBatchTest, DryRunRegistersNothingAndMintsNoToken) {
   EXPECT_EQ(c->counters().dry_runs, 1u);
   // The same decision as a real request: the name is still free, and the
   // real one lands where the dry run said.
-  const PlaceResult real = Ask(*c, {.job = "try", .allowed = std::vector<int>{1}});
+  const PlaceResult real =
+      Ask(*c, {.job = "try", .priority = kOpportunistic, .allowed_gpus = std::vector<int>{1}});
   EXPECT_TRUE(real.ok) << real.error;
   EXPECT_FALSE(real.dry_run);
   EXPECT_EQ(real.gpu, 1);
   EXPECT_FALSE(real.token.empty());
   // A dry run is refused like a real one (the id is taken now)...
-  const PlaceResult taken = Ask(*c, {.job = "try", .dry_run = true});
+  const PlaceResult taken = Ask(*c, {.job = "try", .priority = kOpportunistic, .dry_run = true});
   EXPECT_FALSE(taken.ok);
   EXPECT_TRUE(taken.dry_run);
   // ...and queued like one (more memory than GPU 1 has free now), with no token.
-  const PlaceResult full = Ask(*c, {.job = "huge", .mem = 30ULL << 30, .gpu = 1, .dry_run = true});
+  const PlaceResult full = Ask(*c, {.job = "huge",
+                                    .priority = kOpportunistic,
+                                    .mem_bytes = 30ULL << 30,
+                                    .gpu = 1,
+                                    .dry_run = true});
   EXPECT_FALSE(full.ok);
   EXPECT_TRUE(full.token.empty());
   EXPECT_EQ(c->jobs().count("huge"), 0u);
@@ -304,16 +252,18 @@ TEST_F(CoordinatorBatchTest, BatchIdsSurviveARestartAndShowInStatus) {
     auto store = OpenStore();
     ASSERT_NE(store, nullptr);
     auto c = Make(store.get());
-    const PlaceResult r = Ask(*c, {.job = "step", .allowed = std::vector<int>{0, 1},
-                                   .batch = BatchSpec{"slurm", "1234", "0", 0}});
+    const PlaceResult r = Ask(*c, {.job = "step",
+                                   .priority = kOpportunistic,
+                                   .allowed_gpus = std::vector<int>{0, 1},
+                                   .batch = BatchIds{"slurm", "1234", "0", 0}});
     ASSERT_TRUE(r.ok) << r.error;
     token = r.token;
-    ASSERT_TRUE(Ask(*c, {.job = "plain"}).ok);
+    ASSERT_TRUE(Ask(*c, {.job = "plain", .priority = kOpportunistic}).ok);
     // No clean shutdown: the store is dropped as a killed process would leave it.
   }
   auto store = OpenStore();
   ASSERT_NE(store, nullptr);
-  auto c = Make(store.get(), TwoGpus(), 50 * kSecond);
+  auto c = Make(store.get(), Gpus(2), 50 * kSecond);
   ASSERT_EQ(c->jobs().count("step"), 1u);
   const BatchIds& b = c->jobs().at("step").batch;
   EXPECT_EQ(b.system, "slurm");
@@ -324,8 +274,8 @@ TEST_F(CoordinatorBatchTest, BatchIdsSurviveARestartAndShowInStatus) {
   EXPECT_TRUE(c->jobs().at("plain").batch.system.empty());
 
   const std::string snap = c->EncodeSnapshot(51 * kSecond, kUnix);
-  std::vector<uint64_t> buf;
-  const w::Envelope* e = wire::OpenEnvelope(snap.data(), snap.size(), &buf).envelope;
+  const ReceivedMessage status(snap);
+  const w::Envelope* e = status.envelope();
   ASSERT_NE(e, nullptr);
   ASSERT_NE(e->payload_as_StateSnapshot(), nullptr);
   const std::string json = cli::FormatStatusJson(*e->payload_as_StateSnapshot());
@@ -344,9 +294,14 @@ TEST_F(CoordinatorBatchTest, ReleaseNeedsTheJobsToken) {
   auto store = OpenStore();
   ASSERT_NE(store, nullptr);
   auto c = Make(store.get());
-  const PlaceResult r = Ask(*c, {.job = "step", .batch = BatchSpec{"slurm", "9", "batch", -1}});
+  const PlaceResult r = Ask(
+      *c,
+      {.job = "step", .priority = kOpportunistic, .batch = BatchIds{"slurm", "9", "batch", -1}});
   ASSERT_TRUE(r.ok) << r.error;
-  c->OnMessage("shim", Bytes(Hello(100, "step", r.token)), kSecond, kUnix, &out_);
+  c->OnMessage(
+      "shim",
+      Bytes(Hello({.pid = 100, .job = "step", .priority = kOpportunistic, .token = r.token})),
+      kSecond, kUnix, &out_);
   ASSERT_TRUE(c->jobs().at("step").connected);
 
   ReleaseResult rel = AskRelease(*c, "step", "0123456789abcdef0123456789abcdef");

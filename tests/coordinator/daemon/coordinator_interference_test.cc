@@ -6,58 +6,32 @@
 #include <filesystem>
 
 #include "coordinator/daemon/coordinator.h"
-#include "coordinator/daemon/wire_convert.h"
 #include "schemas/telemetry_generated.h"
+#include "tests/coordinator/daemon/daemon_messages.h"
 
 namespace iashim::daemon {
 namespace {
 
 namespace w = iashim::wire;
-constexpr int64_t kSecond = 1'000'000'000;
-constexpr int64_t kUnix = 1'800'000'000LL * kSecond;
-constexpr int64_t kTick = 100'000'000;
+using testing::Bytes;
+using testing::Gpus;
+using testing::Hello;
+using testing::kSecond;
+using testing::kTick;
+using testing::kUnix;
+using testing::LastPlaceReply;
+using testing::Place;
+using testing::PlaceResult;
+using testing::Telemetry;
 
-policy::Cluster OneGpu() {
-  policy::Cluster c;
-  c.gpus.push_back({{"node1", 0}, "v100", "Tesla V100", "GPU-1", 32ULL << 30});
-  return c;
-}
-
-std::span<const uint8_t> Bytes(const std::string& s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
-
-// `token`: the job's, from its PlaceReply.
-std::string Hello(int pid, const std::string& job, const std::string& token) {
-  flatbuffers::FlatBufferBuilder fbb;
-  const auto h = w::CreateHelloDirect(fbb, pid, "node1", job.c_str(), "train.py", "0.1.0", 100, 0,
-                                      0, 0, w::Priority::Opportunistic, 1.0, token.c_str());
-  return EnvelopeBytes(fbb, w::Payload::Hello, h.Union());
-}
-
-// One 100 ms window with one iteration of `iteration_ms`, unthrottled.
-std::string Batch(uint64_t seq, int64_t start_ns, double iteration_ms) {
-  flatbuffers::FlatBufferBuilder fbb;
-  std::vector<flatbuffers::Offset<w::KernelStats>> kernels = {
-      w::CreateKernelStats(fbb, 0xabcdef, 100, 80, 1, 1, 128, 1, 1, 0, 8000, 10, 10'000'000,
-                           1'000'000, 1'000'000)};
-  const auto b = w::CreateTelemetryBatchDirect(
-      fbb, seq, start_ns, start_ns + kTick, 100, 0, 1, 1, uint64_t(iteration_ms * 1e6), 10,
-      &kernels, nullptr, 0, 0, 1.0, 0, 0, 1.0, -1.0);
-  return EnvelopeBytes(fbb, w::Payload::TelemetryBatch, b.Union());
-}
-
-std::string Place(const std::string& job, const std::string& kind, uint64_t mem) {
-  flatbuffers::FlatBufferBuilder fbb;
-  const auto p = w::CreatePlaceRequestDirect(fbb, job.c_str(), w::Priority::Opportunistic, mem, -1,
-                                             "node1", "python train.py", 0, kind.c_str());
-  return EnvelopeBytes(fbb, w::Payload::PlaceRequest, p.Union());
-}
-
-const w::PlaceReply* LastReply(const std::vector<Outgoing>& out, std::vector<uint64_t>* buffer) {
-  if (out.empty()) return nullptr;
-  const w::Envelope* e = wire::OpenEnvelope(out.back().bytes.data(), out.back().bytes.size(), buffer).envelope;
-  return e ? e->payload_as_PlaceReply() : nullptr;
+// An opportunistic 8 GiB job of `kind` (never throttled, so that what the
+// model learns is the pair's own slowdown).
+std::string PlaceKind(const std::string& job, const std::string& kind) {
+  return Place({.job = job,
+                .priority = w::Priority::Opportunistic,
+                .mem_bytes = 8ULL << 30,
+                .slowdown_target = 0,
+                .kind = kind});
 }
 
 class CoordinatorInterferenceTest : public ::testing::Test {
@@ -77,7 +51,7 @@ class CoordinatorInterferenceTest : public ::testing::Test {
   }
   // The daemon's own placement: InterferenceAwarePlacement over its model.
   std::unique_ptr<Coordinator> Make(state::StateStore* store, int64_t now = 0) {
-    return std::make_unique<Coordinator>(DaemonOptions{}, OneGpu(), store, nullptr, now);
+    return std::make_unique<Coordinator>(DaemonOptions{}, Gpus(1), store, nullptr, now);
   }
 
   std::filesystem::path dir_;
@@ -95,28 +69,37 @@ TEST_F(CoordinatorInterferenceTest, LearnsFromASharedGpuAndRemembersAfterARestar
     auto store = OpenStore();
     auto c = Make(store.get());
     before = c->interference().Predict(a, b).throughput;
-    c->OnMessage("cli", Bytes(Place("ja", "resnet50", 8ULL << 30)), 0, kUnix, &out_);
-    std::vector<uint64_t> placed;
-    const w::PlaceReply* ra = LastReply(out_, &placed);
-    ASSERT_NE(ra, nullptr);
-    ASSERT_NE(ra->token(), nullptr);
-    c->OnMessage("shim-a", Bytes(Hello(100, "ja", ra->token()->str())), 0, kUnix, &out_);
+    c->OnMessage("cli", Bytes(PlaceKind("ja", "resnet50")), 0, kUnix, &out_);
+    const PlaceResult ra = LastPlaceReply(out_);
+    ASSERT_TRUE(ra.replied);
+    ASSERT_FALSE(ra.token.empty());
+    c->OnMessage(
+        "shim-a",
+        Bytes(Hello(
+            {.pid = 100, .job = "ja", .priority = w::Priority::Opportunistic, .token = ra.token})),
+        0, kUnix, &out_);
     int64_t t = 0;
     uint64_t seq = 0;
     for (int i = 0; i < 40; ++i, t += kTick) {  // alone: the solo baseline, 100 ms
-      c->OnMessage("shim-a", Bytes(Batch(seq++, t, 100)), t, kUnix + t, &out_);
+      c->OnMessage("shim-a", Bytes(Telemetry({.seq = seq++, .start_ns = t, .iteration_ms = 100})),
+                   t, kUnix + t, &out_);
       c->OnTick(t, kUnix + t, &out_);
     }
-    c->OnMessage("cli", Bytes(Place("jb", "lstm", 8ULL << 30)), t, kUnix + t, &out_);
-    std::vector<uint64_t> buf;
-    const w::PlaceReply* r = LastReply(out_, &buf);
-    ASSERT_NE(r, nullptr);
-    ASSERT_TRUE(r->ok()) << r->error()->str();
-    ASSERT_NE(r->token(), nullptr);
-    c->OnMessage("shim-b", Bytes(Hello(200, "jb", r->token()->str())), t, kUnix + t, &out_);
+    c->OnMessage("cli", Bytes(PlaceKind("jb", "lstm")), t, kUnix + t, &out_);
+    const PlaceResult r = LastPlaceReply(out_);
+    ASSERT_TRUE(r.replied);
+    ASSERT_TRUE(r.ok) << r.error;
+    ASSERT_FALSE(r.token.empty());
+    c->OnMessage(
+        "shim-b",
+        Bytes(Hello(
+            {.pid = 200, .job = "jb", .priority = w::Priority::Opportunistic, .token = r.token})),
+        t, kUnix + t, &out_);
     for (int i = 0; i < 300; ++i, t += kTick) {  // together: 200 ms, half speed
-      c->OnMessage("shim-a", Bytes(Batch(seq, t, 200)), t, kUnix + t, &out_);
-      c->OnMessage("shim-b", Bytes(Batch(seq, t, 50)), t, kUnix + t, &out_);
+      c->OnMessage("shim-a", Bytes(Telemetry({.seq = seq, .start_ns = t, .iteration_ms = 200})), t,
+                   kUnix + t, &out_);
+      c->OnMessage("shim-b", Bytes(Telemetry({.seq = seq, .start_ns = t, .iteration_ms = 50})), t,
+                   kUnix + t, &out_);
       ++seq;
       c->OnTick(t, kUnix + t, &out_);
     }
@@ -151,30 +134,28 @@ TEST_F(CoordinatorInterferenceTest, QueuesAJobPredictedToCostMoreThanItGains) {
   }
   auto store = OpenStore();
   auto c = Make(store.get());
-  std::vector<uint64_t> buf;
-  c->OnMessage("cli", Bytes(Place("v", "vgg16", 8ULL << 30)), 0, kUnix, &out_);
-  ASSERT_NE(LastReply(out_, &buf), nullptr);
-  EXPECT_TRUE(LastReply(out_, &buf)->ok());
-  c->OnMessage("cli", Bytes(Place("b", "bert", 8ULL << 30)), 0, kUnix, &out_);
-  const w::PlaceReply* r = LastReply(out_, &buf);
-  ASSERT_NE(r, nullptr);
-  EXPECT_FALSE(r->ok());
-  EXPECT_TRUE(r->queued()) << r->error()->str();
-  c->OnMessage("cli", Bytes(Place("l", "lstm", 8ULL << 30)), 0, kUnix, &out_);
-  r = LastReply(out_, &buf);
-  ASSERT_NE(r, nullptr);
-  EXPECT_TRUE(r->ok()) << r->error()->str();
+  c->OnMessage("cli", Bytes(PlaceKind("v", "vgg16")), 0, kUnix, &out_);
+  ASSERT_TRUE(LastPlaceReply(out_).replied);
+  EXPECT_TRUE(LastPlaceReply(out_).ok);
+  c->OnMessage("cli", Bytes(PlaceKind("b", "bert")), 0, kUnix, &out_);
+  PlaceResult r = LastPlaceReply(out_);
+  ASSERT_TRUE(r.replied);
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(r.queued) << r.error;
+  c->OnMessage("cli", Bytes(PlaceKind("l", "lstm")), 0, kUnix, &out_);
+  r = LastPlaceReply(out_);
+  ASSERT_TRUE(r.replied);
+  EXPECT_TRUE(r.ok) << r.error;
 }
 
 TEST_F(CoordinatorInterferenceTest, AKindThatIsNotPrintableIsRefused) {
   auto c = Make(nullptr);
-  std::vector<uint64_t> buf;
-  c->OnMessage("cli", Bytes(Place("x", std::string("bad\x01kind"), 8ULL << 30)), 0, kUnix, &out_);
-  const w::PlaceReply* r = LastReply(out_, &buf);
-  ASSERT_NE(r, nullptr);
-  EXPECT_FALSE(r->ok());
-  EXPECT_FALSE(r->queued());
-  EXPECT_NE(r->error()->str().find("kind"), std::string::npos);
+  c->OnMessage("cli", Bytes(PlaceKind("x", std::string("bad\x01kind"))), 0, kUnix, &out_);
+  const PlaceResult r = LastPlaceReply(out_);
+  ASSERT_TRUE(r.replied);
+  EXPECT_FALSE(r.ok);
+  EXPECT_FALSE(r.queued);
+  EXPECT_NE(r.error.find("kind"), std::string::npos);
   EXPECT_TRUE(c->jobs().empty());
 }
 

@@ -9,50 +9,25 @@
 #include <optional>
 
 #include "coordinator/daemon/coordinator.h"
-#include "coordinator/daemon/wire_convert.h"
 #include "coordinator/policy/simple_placement.h"
 #include "coordinator/state/state_store.h"
 #include "schemas/telemetry_generated.h"
+#include "tests/coordinator/daemon/daemon_messages.h"
 
 namespace iashim::daemon {
 namespace {
 
 namespace w = iashim::wire;
-constexpr int64_t kMs = 1'000'000;
-constexpr int64_t kSecond = 1'000'000'000;
-constexpr int64_t kUnix = 1'800'000'000LL * kSecond;
-
-std::span<const uint8_t> Bytes(const std::string& s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
-
-std::string Place(const std::string& job, bool opportunistic) {
-  flatbuffers::FlatBufferBuilder fbb;
-  const auto p = w::CreatePlaceRequestDirect(
-      fbb, job.c_str(), opportunistic ? w::Priority::Opportunistic : w::Priority::Guaranteed,
-      4ULL << 30, -1, "node1", "python train.py", 0.1);
-  return EnvelopeBytes(fbb, w::Payload::PlaceRequest, p.Union());
-}
-
-std::string Hello(int pid, const std::string& job, bool opportunistic, const std::string& token) {
-  flatbuffers::FlatBufferBuilder fbb;
-  const auto h = w::CreateHelloDirect(
-      fbb, pid, "node1", job.c_str(), "train.py", "0.1.0", 100, 0, 0, 0,
-      opportunistic ? w::Priority::Opportunistic : w::Priority::Guaranteed, 1.0, token.c_str());
-  return EnvelopeBytes(fbb, w::Payload::Hello, h.Union());
-}
-
-// A 100 ms window with one iteration of `iteration_ms`, under `share`.
-std::string Batch(uint64_t seq, int64_t start_ns, double iteration_ms, double share) {
-  flatbuffers::FlatBufferBuilder fbb;
-  std::vector<flatbuffers::Offset<w::KernelStats>> kernels = {
-      w::CreateKernelStats(fbb, 0xabcdef, 100, 80, 1, 1, 128, 1, 1, 0, 8000, 10, 10'000'000,
-                           1'000'000, 1'000'000)};
-  const auto b = w::CreateTelemetryBatchDirect(
-      fbb, seq, start_ns, start_ns + 100 * kMs, 100, 0, 1, 1, uint64_t(iteration_ms * 1e6), 10,
-      &kernels, nullptr, 0, 0, share, 0, 0, 1.0, -1.0);
-  return EnvelopeBytes(fbb, w::Payload::TelemetryBatch, b.Union());
-}
+using testing::Bytes;
+using testing::Gpus;
+using testing::Hello;
+using testing::kSecond;
+using testing::kTick;
+using testing::kUnix;
+using testing::LastPlaceReply;
+using testing::Place;
+using testing::ReceivedMessage;
+using testing::Telemetry;
 
 struct SentBudget {
   int64_t at_ns;
@@ -67,36 +42,39 @@ class ProbeTest : public ::testing::Test {
   void SetUp() override { Start(DaemonOptions{}, nullptr); }
 
   void Start(DaemonOptions options, state::StateStore* store) {
-    policy::Cluster cluster;
-    cluster.gpus.push_back({{"node1", 0}, "v100", "Tesla V100", "GPU-1", 32ULL << 30});
-    c_ = std::make_unique<Coordinator>(options, cluster, store,
+    c_ = std::make_unique<Coordinator>(options, Gpus(1), store,
                                        std::make_unique<policy::SimplePlacement>(), 0);
     std::vector<Outgoing> out;
-    c_->OnMessage("cli", Bytes(Place("guard", false)), 0, kUnix, &out);
-    const std::string gt = Token(out);
-    c_->OnMessage("cli", Bytes(Place("filler", true)), 0, kUnix, &out);
-    const std::string ft = Token(out);
-    c_->OnMessage("shim-g", Bytes(Hello(100, "guard", false, gt)), 0, kUnix, &out);
-    c_->OnMessage("shim-f", Bytes(Hello(200, "filler", true, ft)), 0, kUnix, &out);
-  }
-
-  static std::string Token(const std::vector<Outgoing>& out) {
-    std::vector<uint64_t> buf;
-    const w::Envelope* e = wire::OpenEnvelope(out.back().bytes.data(), out.back().bytes.size(), &buf).envelope;
-    return e->payload_as_PlaceReply()->token()->str();
+    c_->OnMessage("cli", Bytes(Place({.job = "guard"})), 0, kUnix, &out);
+    const std::string gt = LastPlaceReply(out).token;
+    c_->OnMessage("cli", Bytes(Place({.job = "filler", .priority = w::Priority::Opportunistic})), 0,
+                  kUnix, &out);
+    const std::string ft = LastPlaceReply(out).token;
+    c_->OnMessage("shim-g", Bytes(Hello({.pid = 100, .job = "guard", .token = gt})), 0, kUnix,
+                  &out);
+    c_->OnMessage(
+        "shim-f",
+        Bytes(Hello(
+            {.pid = 200, .job = "filler", .priority = w::Priority::Opportunistic, .token = ft})),
+        0, kUnix, &out);
   }
 
   // Runs `seconds` of 100 ms steps. `obey`: the filler takes its budgets.
   void Run(double seconds, bool obey = true) {
-    for (int i = 0; i < int(seconds * 10); ++i, t_ += 100 * kMs, ++seq_) {
+    for (int i = 0; i < int(seconds * 10); ++i, t_ += kTick, ++seq_) {
       std::vector<Outgoing> out;
       const double guard_ms = 100 * (1 + 0.5 * filler_share_);
-      c_->OnMessage("shim-g", Bytes(Batch(seq_, t_, guard_ms, 1.0)), t_, kUnix + t_, &out);
-      c_->OnMessage("shim-f", Bytes(Batch(seq_, t_, 50, filler_share_)), t_, kUnix + t_, &out);
+      c_->OnMessage("shim-g",
+                    Bytes(Telemetry({.seq = seq_, .start_ns = t_, .iteration_ms = guard_ms})), t_,
+                    kUnix + t_, &out);
+      c_->OnMessage("shim-f",
+                    Bytes(Telemetry(
+                        {.seq = seq_, .start_ns = t_, .iteration_ms = 50, .share = filler_share_})),
+                    t_, kUnix + t_, &out);
       c_->OnTick(t_, kUnix + t_, &out);
       for (const Outgoing& o : out) {
-        std::vector<uint64_t> buf;
-        const w::Envelope* e = wire::OpenEnvelope(o.bytes.data(), o.bytes.size(), &buf).envelope;
+        const ReceivedMessage m(o.bytes);
+        const w::Envelope* e = m.envelope();
         if (e == nullptr || e->payload_as_Budget() == nullptr) continue;
         EXPECT_EQ(o.identity, "shim-f");
         budgets_.push_back({t_, e->payload_as_Budget()->share(), e->payload_as_Budget()->ttl_ms()});
@@ -151,7 +129,7 @@ TEST_F(ProbeTest, ACoRunnerThatIgnoresTheHoldIsReleasedOnTheDeadlineAndRetriedLa
   // Re-sent once a second while not taken, then given back on the deadline.
   const SentBudget& last = budgets_.back();
   EXPECT_DOUBLE_EQ(last.share, 1.0);
-  EXPECT_LE(last.at_ns - hold_at, 8 * kSecond + 100 * kMs);
+  EXPECT_LE(last.at_ns - hold_at, 8 * kSecond + kTick);
   EXPECT_FALSE(c_->jobs().at("filler").held);
   // Not again within the retry wait.
   Run(30, /*obey=*/false);

@@ -7,77 +7,26 @@
 #include <filesystem>
 #include <random>
 
-#include "coordinator/daemon/wire_convert.h"
 #include "coordinator/policy/simple_placement.h"
 #include "schemas/telemetry_generated.h"
+#include "tests/coordinator/daemon/daemon_messages.h"
 
 namespace iashim::daemon {
 namespace {
 
 namespace w = iashim::wire;
-constexpr int64_t kSecond = 1'000'000'000;
-constexpr int64_t kUnix = 1'800'000'000LL * kSecond;
-
-policy::Cluster OneGpu() {
-  policy::Cluster c;
-  c.gpus.push_back({{"node1", 0}, "v100", "Tesla V100", "GPU-1", 32ULL << 30});
-  return c;
-}
-
-std::span<const uint8_t> Bytes(const std::string& s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
-
-// `token`: the job's (PlaceReply.token) when it was placed.
-std::string Hello(int pid, const std::string& job, bool opportunistic = false,
-                  const std::string& token = "") {
-  flatbuffers::FlatBufferBuilder fbb;
-  const auto h = w::CreateHelloDirect(fbb, pid, "node1", job.c_str(), "train.py", "0.1.0", 100, 0,
-                                      0, 0,
-                                      opportunistic ? w::Priority::Opportunistic
-                                                    : w::Priority::Guaranteed,
-                                      1.0, token.c_str());
-  return EnvelopeBytes(fbb, w::Payload::Hello, h.Union());
-}
-
-// A window of `launches` launches of one 1 ms kernel, and `iterations`
-// iterations of `iteration_ms`.
-std::string Batch(uint64_t seq, int64_t start_ns, uint32_t iterations, double iteration_ms,
-                  double share = 1.0) {
-  flatbuffers::FlatBufferBuilder fbb;
-  std::vector<flatbuffers::Offset<w::KernelStats>> kernels = {
-      w::CreateKernelStats(fbb, 0xabcdef, 100, 80, 1, 1, 128, 1, 1, 0, 8000, 10, 10'000'000,
-                           1'000'000, 1'000'000)};
-  const auto b = w::CreateTelemetryBatchDirect(
-      fbb, seq, start_ns, start_ns + 100'000'000, 100, 0, iterations, iterations,
-      uint64_t(iteration_ms * 1e6), 10, &kernels, nullptr, 0, 0, share, 0, 0, 1.0, -1.0);
-  return EnvelopeBytes(fbb, w::Payload::TelemetryBatch, b.Union());
-}
-
-std::string Place(const std::string& job, bool opportunistic, uint64_t mem) {
-  flatbuffers::FlatBufferBuilder fbb;
-  const auto p = w::CreatePlaceRequestDirect(
-      fbb, job.c_str(), opportunistic ? w::Priority::Opportunistic : w::Priority::Guaranteed, mem,
-      -1, "node1", "python train.py", 0.1);
-  return EnvelopeBytes(fbb, w::Payload::PlaceRequest, p.Union());
-}
-
-const w::Envelope* Parse(const std::string& bytes, std::vector<uint64_t>* buffer) {
-  return wire::OpenEnvelope(bytes.data(), bytes.size(), buffer).envelope;
-}
-
-// The token in the last PlaceReply of `out` ("" if none).
-std::string PlacedToken(const std::vector<Outgoing>& out) {
-  for (auto it = out.rbegin(); it != out.rend(); ++it) {
-    std::vector<uint64_t> buf;
-    const w::Envelope* e = Parse(it->bytes, &buf);
-    if (e != nullptr && e->payload_as_PlaceReply() != nullptr) {
-      const auto* token = e->payload_as_PlaceReply()->token();
-      return token ? token->str() : "";
-    }
-  }
-  return "";
-}
+using testing::Bytes;
+using testing::Goodbye;
+using testing::Gpus;
+using testing::Hello;
+using testing::kSecond;
+using testing::kTick;
+using testing::kUnix;
+using testing::LastPlaceReply;
+using testing::Place;
+using testing::PlaceResult;
+using testing::ReceivedMessage;
+using testing::Telemetry;
 
 class CoordinatorTest : public ::testing::Test {
  protected:
@@ -91,7 +40,7 @@ class CoordinatorTest : public ::testing::Test {
 
   std::unique_ptr<Coordinator> Make(state::StateStore* store, int64_t now = 0,
                                     DaemonOptions options = {}) {
-    return std::make_unique<Coordinator>(options, OneGpu(), store,
+    return std::make_unique<Coordinator>(options, Gpus(1), store,
                                          std::make_unique<policy::SimplePlacement>(), now);
   }
   std::unique_ptr<state::StateStore> OpenStore() {
@@ -106,27 +55,24 @@ class CoordinatorTest : public ::testing::Test {
 
 TEST_F(CoordinatorTest, HelloRegistersAndGoodbyeRemoves) {
   auto c = Make(nullptr);
-  c->OnMessage("shim-a", Bytes(Hello(100, "job-a")), kSecond, kUnix, &out_);
+  c->OnMessage("shim-a", Bytes(Hello({.pid = 100, .job = "job-a"})), kSecond, kUnix, &out_);
   ASSERT_EQ(c->jobs().count("job-a"), 1u);
   EXPECT_TRUE(c->jobs().at("job-a").connected);
   // The node has one GPU: a shim nobody placed is on it.
   ASSERT_TRUE(c->jobs().at("job-a").gpu.has_value());
-  flatbuffers::FlatBufferBuilder fbb;
-  const std::string bye =
-      EnvelopeBytes(fbb, w::Payload::Goodbye, w::CreateGoodbye(fbb, 10, 0).Union());
-  c->OnMessage("shim-a", Bytes(bye), 2 * kSecond, kUnix, &out_);
+  c->OnMessage("shim-a", Bytes(Goodbye()), 2 * kSecond, kUnix, &out_);
   EXPECT_EQ(c->jobs().count("job-a"), 0u);
 }
 
 TEST_F(CoordinatorTest, AShimClaimingAnotherJobsIdIsRefused) {
   auto c = Make(nullptr);
-  c->OnMessage("shim-a", Bytes(Hello(100, "train")), kSecond, kUnix, &out_);
+  c->OnMessage("shim-a", Bytes(Hello({.pid = 100, .job = "train"})), kSecond, kUnix, &out_);
   out_.clear();
-  c->OnMessage("shim-b", Bytes(Hello(200, "train")), kSecond, kUnix, &out_);
+  c->OnMessage("shim-b", Bytes(Hello({.pid = 200, .job = "train"})), kSecond, kUnix, &out_);
   ASSERT_EQ(out_.size(), 1u);
   EXPECT_EQ(out_[0].identity, "shim-b");
-  std::vector<uint64_t> buf;
-  const w::Envelope* e = Parse(out_[0].bytes, &buf);
+  const ReceivedMessage reply(out_[0].bytes);
+  const w::Envelope* e = reply.envelope();
   ASSERT_NE(e, nullptr);
   ASSERT_NE(e->payload_as_Advice(), nullptr);
   EXPECT_EQ(e->payload_as_Advice()->kind(), w::AdviceKind::Refused);
@@ -134,14 +80,15 @@ TEST_F(CoordinatorTest, AShimClaimingAnotherJobsIdIsRefused) {
   EXPECT_EQ(c->counters().refused_claims, 1u);
   // Telemetry from the refused shim is not counted as the job's.
   out_.clear();
-  c->OnMessage("shim-b", Bytes(Batch(0, kSecond, 1, 100)), 2 * kSecond, kUnix, &out_);
+  c->OnMessage("shim-b", Bytes(Telemetry({.seq = 0, .start_ns = kSecond, .iteration_ms = 100})),
+               2 * kSecond, kUnix, &out_);
   EXPECT_EQ(c->jobs().at("train").telemetry_batches, 0u);
 }
 
 TEST_F(CoordinatorTest, GarbageIsCountedAndDroppedWithoutHarm) {
   auto c = Make(nullptr);
-  c->OnMessage("shim-a", Bytes(Hello(100, "job-a")), kSecond, kUnix, &out_);
-  const std::string good = Batch(0, kSecond, 1, 100);
+  c->OnMessage("shim-a", Bytes(Hello({.pid = 100, .job = "job-a"})), kSecond, kUnix, &out_);
+  const std::string good = Telemetry({.seq = 0, .start_ns = kSecond, .iteration_ms = 100});
   std::mt19937 rng(42);
   for (int i = 0; i < 100; ++i) {
     std::string m;
@@ -173,7 +120,8 @@ TEST_F(CoordinatorTest, GarbageIsCountedAndDroppedWithoutHarm) {
   EXPECT_EQ(n.wrong_version, 25u);
   // The job is still there and still takes good telemetry.
   ASSERT_EQ(c->jobs().count("job-a"), 1u);
-  c->OnMessage("shim-a", Bytes(Batch(1, 3 * kSecond, 1, 100)), 4 * kSecond, kUnix, &out_);
+  c->OnMessage("shim-a", Bytes(Telemetry({.seq = 1, .start_ns = 3 * kSecond, .iteration_ms = 100})),
+               4 * kSecond, kUnix, &out_);
   EXPECT_TRUE(c->jobs().at("job-a").connected);
 }
 
@@ -203,7 +151,7 @@ TEST_F(CoordinatorTest, SilentJobsAreDisconnectedThenForgotten) {
   o.heartbeat_timeout_s = 3;
   o.forget_after_s = 10;
   auto c = Make(nullptr, 0, o);
-  c->OnMessage("shim-a", Bytes(Hello(100, "job-a")), kSecond, kUnix, &out_);
+  c->OnMessage("shim-a", Bytes(Hello({.pid = 100, .job = "job-a"})), kSecond, kUnix, &out_);
   c->OnTick(3 * kSecond, kUnix, &out_);
   EXPECT_TRUE(c->jobs().at("job-a").connected);
   c->OnTick(5 * kSecond, kUnix, &out_);
@@ -214,25 +162,23 @@ TEST_F(CoordinatorTest, SilentJobsAreDisconnectedThenForgotten) {
 
 TEST_F(CoordinatorTest, PlacementRepliesWithAJobAndAGpu) {
   auto c = Make(nullptr);
-  c->OnMessage("cli", Bytes(Place("", false, 8ULL << 30)), kSecond, kUnix, &out_);
+  c->OnMessage("cli", Bytes(Place({.job = "", .mem_bytes = 8ULL << 30})), kSecond, kUnix, &out_);
   ASSERT_EQ(out_.size(), 1u);
-  std::vector<uint64_t> buf;
-  const w::Envelope* e = Parse(out_[0].bytes, &buf);
-  ASSERT_NE(e, nullptr);
-  const w::PlaceReply* r = e->payload_as_PlaceReply();
-  ASSERT_NE(r, nullptr);
-  EXPECT_TRUE(r->ok()) << r->error()->str();
-  EXPECT_EQ(r->gpu(), 0);
-  EXPECT_EQ(r->mem_limit_bytes(), 8ULL << 30);
-  ASSERT_NE(r->job(), nullptr);
-  EXPECT_EQ(c->jobs().count(r->job()->str()), 1u);
+  const PlaceResult r = LastPlaceReply(out_);
+  ASSERT_TRUE(r.replied);
+  EXPECT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.gpu, 0);
+  EXPECT_EQ(r.mem_limit_bytes, 8ULL << 30);
+  ASSERT_FALSE(r.job.empty());
+  EXPECT_EQ(c->jobs().count(r.job), 1u);
   // Placed jobs are reserved: a second whole-GPU job must wait.
   out_.clear();
-  c->OnMessage("cli", Bytes(Place("big", false, 0)), kSecond, kUnix, &out_);
-  e = Parse(out_[0].bytes, &buf);
-  ASSERT_NE(e->payload_as_PlaceReply(), nullptr);
-  EXPECT_FALSE(e->payload_as_PlaceReply()->ok());
-  EXPECT_TRUE(e->payload_as_PlaceReply()->queued());
+  c->OnMessage("cli", Bytes(Place({.job = "big", .mem_bytes = 0})), kSecond, kUnix, &out_);
+  ASSERT_EQ(out_.size(), 1u);
+  const PlaceResult big = LastPlaceReply(out_);
+  ASSERT_TRUE(big.replied);
+  EXPECT_FALSE(big.ok);
+  EXPECT_TRUE(big.queued);
 }
 
 TEST_F(CoordinatorTest, RestartKeepsJobsAndAsksUnknownShimsToSayHello) {
@@ -240,12 +186,19 @@ TEST_F(CoordinatorTest, RestartKeepsJobsAndAsksUnknownShimsToSayHello) {
   {
     auto store = OpenStore();
     auto c = Make(store.get());
-    c->OnMessage("cli", Bytes(Place("guard", false, 4ULL << 30)), kSecond, kUnix, &out_);
-    guard_token = PlacedToken(out_);
-    c->OnMessage("cli", Bytes(Place("filler", true, 4ULL << 30)), kSecond, kUnix, &out_);
-    const std::string filler_token = PlacedToken(out_);
-    c->OnMessage("shim-g", Bytes(Hello(100, "guard", false, guard_token)), kSecond, kUnix, &out_);
-    c->OnMessage("shim-f", Bytes(Hello(200, "filler", true, filler_token)), kSecond, kUnix, &out_);
+    c->OnMessage("cli", Bytes(Place({.job = "guard"})), kSecond, kUnix, &out_);
+    guard_token = LastPlaceReply(out_).token;
+    c->OnMessage("cli", Bytes(Place({.job = "filler", .priority = w::Priority::Opportunistic})),
+                 kSecond, kUnix, &out_);
+    const std::string filler_token = LastPlaceReply(out_).token;
+    c->OnMessage("shim-g", Bytes(Hello({.pid = 100, .job = "guard", .token = guard_token})),
+                 kSecond, kUnix, &out_);
+    c->OnMessage("shim-f",
+                 Bytes(Hello({.pid = 200,
+                              .job = "filler",
+                              .priority = w::Priority::Opportunistic,
+                              .token = filler_token})),
+                 kSecond, kUnix, &out_);
     EXPECT_EQ(c->counters().refused_claims, 0u);
     ASSERT_EQ(c->jobs().size(), 2u);
     // No clean shutdown: the store is dropped as a killed process would leave it.
@@ -259,13 +212,16 @@ TEST_F(CoordinatorTest, RestartKeepsJobsAndAsksUnknownShimsToSayHello) {
   // The shim's connection is new to this coordinator: its telemetry gets a
   // SendHello advice, and its Hello binds it to its job again.
   out_.clear();
-  c->OnMessage("shim-g", Bytes(Batch(7, 50 * kSecond, 1, 100)), 50 * kSecond, kUnix, &out_);
+  c->OnMessage("shim-g",
+               Bytes(Telemetry({.seq = 7, .start_ns = 50 * kSecond, .iteration_ms = 100})),
+               50 * kSecond, kUnix, &out_);
   ASSERT_EQ(out_.size(), 1u);
-  std::vector<uint64_t> buf;
-  const w::Envelope* e = Parse(out_[0].bytes, &buf);
+  const ReceivedMessage advice(out_[0].bytes);
+  const w::Envelope* e = advice.envelope();
   ASSERT_NE(e->payload_as_Advice(), nullptr);
   EXPECT_EQ(e->payload_as_Advice()->kind(), w::AdviceKind::SendHello);
-  c->OnMessage("shim-g", Bytes(Hello(100, "guard", false, guard_token)), 50 * kSecond, kUnix, &out_);
+  c->OnMessage("shim-g", Bytes(Hello({.pid = 100, .job = "guard", .token = guard_token})),
+               50 * kSecond, kUnix, &out_);
   EXPECT_TRUE(c->jobs().at("guard").connected);
 }
 
@@ -273,28 +229,41 @@ TEST_F(CoordinatorTest, RestartKeepsJobsAndAsksUnknownShimsToSayHello) {
 // the control loop sends the opportunistic job smaller shares.
 TEST_F(CoordinatorTest, ControlLoopCutsTheOpportunisticShareWhenTheGuaranteedJobSuffers) {
   auto c = Make(nullptr);
-  c->OnMessage("cli", Bytes(Place("guard", false, 4ULL << 30)), 0, kUnix, &out_);
-  c->OnMessage("shim-g", Bytes(Hello(100, "guard", false, PlacedToken(out_))), 0, kUnix, &out_);
+  c->OnMessage("cli", Bytes(Place({.job = "guard"})), 0, kUnix, &out_);
+  c->OnMessage("shim-g",
+               Bytes(Hello({.pid = 100, .job = "guard", .token = LastPlaceReply(out_).token})), 0,
+               kUnix, &out_);
   int64_t t = 0;
   // Alone: 100 ms iterations (the solo baseline).
-  for (int i = 0; i < 30; ++i, t += 100'000'000) {
-    c->OnMessage("shim-g", Bytes(Batch(i, t, 1, 100)), t, kUnix, &out_);
+  for (uint64_t seq = 0; seq < 30; ++seq, t += kTick) {
+    c->OnMessage("shim-g", Bytes(Telemetry({.seq = seq, .start_ns = t, .iteration_ms = 100})), t,
+                 kUnix, &out_);
     c->OnTick(t, kUnix + t, &out_);
   }
   ASSERT_TRUE(c->jobs().at("guard").profile.baseline_iteration_ns().has_value());
-  c->OnMessage("cli", Bytes(Place("filler", true, 4ULL << 30)), t, kUnix, &out_);
-  c->OnMessage("shim-f", Bytes(Hello(200, "filler", true, PlacedToken(out_))), t, kUnix, &out_);
+  c->OnMessage("cli", Bytes(Place({.job = "filler", .priority = w::Priority::Opportunistic})), t,
+               kUnix, &out_);
+  c->OnMessage("shim-f",
+               Bytes(Hello({.pid = 200,
+                            .job = "filler",
+                            .priority = w::Priority::Opportunistic,
+                            .token = LastPlaceReply(out_).token})),
+               t, kUnix, &out_);
   // Together: 150 ms iterations, 50% slower.
   double last_share = 1.0;
   int budgets = 0;
-  for (int i = 30; i < 130; ++i, t += 100'000'000) {
+  for (uint64_t seq = 30; seq < 130; ++seq, t += kTick) {
     out_.clear();
-    c->OnMessage("shim-g", Bytes(Batch(i, t, 1, 150)), t, kUnix + t, &out_);
-    c->OnMessage("shim-f", Bytes(Batch(i, t, 1, 50, last_share)), t, kUnix + t, &out_);
+    c->OnMessage("shim-g", Bytes(Telemetry({.seq = seq, .start_ns = t, .iteration_ms = 150})), t,
+                 kUnix + t, &out_);
+    c->OnMessage(
+        "shim-f",
+        Bytes(Telemetry({.seq = seq, .start_ns = t, .iteration_ms = 50, .share = last_share})), t,
+        kUnix + t, &out_);
     c->OnTick(t, kUnix + t, &out_);
     for (const Outgoing& o : out_) {
-      std::vector<uint64_t> buf;
-      const w::Envelope* e = Parse(o.bytes, &buf);
+      const ReceivedMessage m(o.bytes);
+      const w::Envelope* e = m.envelope();
       if (e == nullptr || e->payload_as_Budget() == nullptr) continue;
       EXPECT_EQ(o.identity, "shim-f");
       EXPECT_EQ(e->payload_as_Budget()->priority(), w::Priority::Opportunistic);
@@ -309,10 +278,10 @@ TEST_F(CoordinatorTest, ControlLoopCutsTheOpportunisticShareWhenTheGuaranteedJob
 
 TEST_F(CoordinatorTest, SnapshotListsGpusAndJobs) {
   auto c = Make(nullptr);
-  c->OnMessage("shim-a", Bytes(Hello(100, "job-a")), kSecond, kUnix, &out_);
+  c->OnMessage("shim-a", Bytes(Hello({.pid = 100, .job = "job-a"})), kSecond, kUnix, &out_);
   const std::string snap = c->EncodeSnapshot(2 * kSecond, kUnix);
-  std::vector<uint64_t> buf;
-  const w::Envelope* e = Parse(snap, &buf);
+  const ReceivedMessage snapshot(snap);
+  const w::Envelope* e = snapshot.envelope();
   ASSERT_NE(e, nullptr);
   const w::StateSnapshot* s = e->payload_as_StateSnapshot();
   ASSERT_NE(s, nullptr);

@@ -6,65 +6,37 @@
 #include <string>
 #include <vector>
 
-#include "common/wire/envelope.h"
+#include "tests/coordinator/daemon/daemon_messages.h"
 
 namespace iashim::daemon {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::PlaceSpec;
 
-// What a client may put in a PlaceRequest; defaults are a plain, valid one.
-struct Fields {
-  std::string job = "train-1";
-  std::string host = "node-a";
-  std::string kind;
-  int gpu = -1;
-  double target = 0;
-  std::vector<int32_t> allowed;
-  bool batch = false;
-  std::string batch_system = "slurm";
-  int batch_task = 0;
-};
+// A plain, valid request; each test changes the fields it is about.
+PlaceSpec Valid() {
+  return {.job = "train-1",
+          .priority = wire::Priority::Opportunistic,
+          .mem_bytes = uint64_t{8} << 30,
+          .host = "node-a",
+          .slowdown_target = 0,
+          .allowed_gpus = std::vector<int>{}};
+}
 
-class ReadPlaceRequestTest : public ::testing::Test {
- protected:
-  absl::StatusOr<PlaceAsk> Read(const Fields& f) {
-    fbb_.Clear();
-    const auto job = fbb_.CreateString(f.job);
-    const auto host = fbb_.CreateString(f.host);
-    const auto command = fbb_.CreateString("python train.py");
-    const auto kind = fbb_.CreateString(f.kind);
-    const auto allowed = fbb_.CreateVector(f.allowed);
-    flatbuffers::Offset<wire::BatchJob> batch;
-    if (f.batch) {
-      batch = wire::CreateBatchJobDirect(fbb_, f.batch_system.c_str(), "1234", "0", f.batch_task);
-    }
-    wire::PlaceRequestBuilder b(fbb_);
-    b.add_job(job);
-    b.add_priority(wire::Priority::Opportunistic);
-    b.add_mem_bytes(uint64_t{8} << 30);
-    b.add_gpu(f.gpu);
-    b.add_host(host);
-    b.add_command(command);
-    b.add_slowdown_target(f.target);
-    b.add_kind(kind);
-    b.add_allowed_gpus(allowed);
-    if (f.batch) b.add_batch(batch);
-    wire::FinishEnvelope(fbb_, wire::Payload::PlaceRequest, b.Finish().Union());
-    const wire::Envelope* e = wire::GetEnvelope(fbb_.GetBufferPointer());
-    return ReadPlaceRequest(*e->payload_as_PlaceRequest());
-  }
+absl::StatusOr<PlaceAsk> Read(const PlaceSpec& spec) {
+  const std::string bytes = testing::Place(spec);
+  const testing::ReceivedMessage message(bytes);
+  return ReadPlaceRequest(*message.envelope()->payload_as_PlaceRequest());
+}
 
-  flatbuffers::FlatBufferBuilder fbb_;
-};
-
-TEST_F(ReadPlaceRequestTest, AValidRequestIsReadWhole) {
-  Fields f;
+TEST(ReadPlaceRequestTest, AValidRequestIsReadWhole) {
+  PlaceSpec f = Valid();
   f.kind = "resnet50";
-  f.allowed = {0, 1};
+  f.allowed_gpus = std::vector<int>{0, 1};
   f.gpu = 1;
-  f.target = 0.2;
-  f.batch = true;
+  f.slowdown_target = 0.2;
+  f.batch = BatchIds{"slurm", "1234", "0", 0};
   const absl::StatusOr<PlaceAsk> ask = Read(f);
   ASSERT_TRUE(ask.ok()) << ask.status();
   EXPECT_EQ(ask->job, "train-1");
@@ -81,42 +53,40 @@ TEST_F(ReadPlaceRequestTest, AValidRequestIsReadWhole) {
   EXPECT_EQ(ask->batch.task, 0);
 }
 
-TEST_F(ReadPlaceRequestTest, EachBadFieldIsNamed) {
-  auto error = [&](Fields f) {
+TEST(ReadPlaceRequestTest, EachBadFieldIsNamed) {
+  auto error = [](const PlaceSpec& f) {
     const absl::StatusOr<PlaceAsk> ask = Read(f);
     EXPECT_FALSE(ask.ok());
     return ask.ok() ? std::string() : std::string(ask.status().message());
   };
-  Fields f;
+  PlaceSpec f = Valid();
   f.job = "bad job name";
   EXPECT_THAT(error(f), HasSubstr("job id"));
-  f = {};
+  f = Valid();
   f.kind = std::string(200, 'k');
   EXPECT_THAT(error(f), HasSubstr("kind"));
-  f = {};
-  f.target = 11;
+  f = Valid();
+  f.slowdown_target = 11;
   EXPECT_THAT(error(f), HasSubstr("slowdown_target"));
-  f = {};
+  f = Valid();
   f.gpu = 256;
   EXPECT_THAT(error(f), HasSubstr("gpu must be"));
-  f = {};
-  f.allowed = {0, 300};
+  f = Valid();
+  f.allowed_gpus = std::vector<int>{0, 300};
   EXPECT_THAT(error(f), HasSubstr("allowed_gpus entry 300"));
-  f = {};
-  f.allowed = {0};
+  f = Valid();
+  f.allowed_gpus = std::vector<int>{0};
   f.host = "";
   EXPECT_THAT(error(f), HasSubstr("allowed_gpus needs host"));
-  f = {};
-  f.allowed = {0};
+  f = Valid();
+  f.allowed_gpus = std::vector<int>{0};
   f.gpu = 1;
   EXPECT_THAT(error(f), HasSubstr("gpu 1 is not in allowed_gpus"));
-  f = {};
-  f.batch = true;
-  f.batch_system = "Slurm!";
+  f = Valid();
+  f.batch = BatchIds{"Slurm!", "1234", "0", 0};
   EXPECT_THAT(error(f), HasSubstr("batch.system"));
-  f = {};
-  f.batch = true;
-  f.batch_task = 70000;
+  f = Valid();
+  f.batch = BatchIds{"slurm", "1234", "0", 70000};
   EXPECT_THAT(error(f), HasSubstr("batch.task"));
 }
 
