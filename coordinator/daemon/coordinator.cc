@@ -129,7 +129,9 @@ void Coordinator::OnMessage(const Sender& from, std::span<const uint8_t> bytes, 
     case wire::EnvelopeError::kInvalid: ++counters_.invalid; return;
   }
   const wire::Envelope* e = in.envelope;
-  auto reply = [&](std::string bytes) { out->push_back({std::string(identity), std::move(bytes)}); };
+  auto reply = [&](std::string message) {
+    out->push_back({std::string(identity), std::move(message)});
+  };
   switch (e->payload_type()) {
     case wire::Payload::Hello:
       OnHello(identity, *e->payload_as_Hello(), now_ns, unix_ns, out);

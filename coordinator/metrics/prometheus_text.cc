@@ -156,8 +156,8 @@ void ExpositionBuilder::Sample(const std::vector<Label>& labels, double value) {
   if (!series.empty()) series += "}";
   // Label order does not make another series: compare them sorted by name.
   std::string key;
-  for (const auto& [name, value] : sorted) {
-    key.append(name).append(1, '\0').append(value).append(1, '\0');
+  for (const auto& [label_name, label_value] : sorted) {
+    key.append(label_name).append(1, '\0').append(label_value).append(1, '\0');
   }
   if (!series_.insert(std::move(key)).second) {
     return Fail("metric '" + family_ + "': series " + (series.empty() ? "{}" : series) +

@@ -110,8 +110,8 @@ INSTANTIATE_TEST_SUITE_P(
                     BadArgs{{"--model", "m", "--seconds", "1", "--iterations", "2"},
                             "mutually exclusive"}),
     // Readable test names: CTest lists each case by this name.
-    [](const testing::TestParamInfo<BadArgs>& info) {
-      return "Case" + std::to_string(info.index);
+    [](const testing::TestParamInfo<BadArgs>& param_info) {
+      return "Case" + std::to_string(param_info.index);
     });
 
 TEST(ModelDirsTest, FlagBeatsEnvBeatsDefaults) {

@@ -85,8 +85,8 @@ INSTANTIATE_TEST_SUITE_P(
                     BadArgs{{"--quick=1"}, "--quick takes no value"},
                     BadArgs{{"--bogus"}, "unknown option '--bogus'"},
                     BadArgs{{"stray"}, "unexpected argument 'stray'"}),
-    [](const testing::TestParamInfo<BadArgs>& info) {
-      return "Case" + std::to_string(info.index);
+    [](const testing::TestParamInfo<BadArgs>& param_info) {
+      return "Case" + std::to_string(param_info.index);
     });
 
 TEST(BenchOptionsTest, AtMostSixteenPairs) {

@@ -70,8 +70,8 @@ TEST_P(TornTailTest, CutAtEveryOffsetOfTheLastRecord) {
 }
 
 INSTANTIATE_TEST_SUITE_P(JournalOnlyAndAfterSnapshot, TornTailTest, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& info) {
-                           return info.param ? "AfterSnapshot" : "JournalOnly";
+                         [](const ::testing::TestParamInfo<bool>& param_info) {
+                           return param_info.param ? "AfterSnapshot" : "JournalOnly";
                          });
 
 }  // namespace

@@ -276,10 +276,10 @@ std::vector<BadValue> BadValues() {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariables, InvalidValueTest, ::testing::ValuesIn(BadValues()),
-                         [](const ::testing::TestParamInfo<BadValue>& info) {
-                           std::string name = info.param.name;
+                         [](const ::testing::TestParamInfo<BadValue>& param_info) {
+                           std::string name = param_info.param.name;
                            return name.substr(sizeof("IASHIM_") - 1) + "_" +
-                                  std::to_string(info.index);
+                                  std::to_string(param_info.index);
                          });
 
 TEST(ParseConfig, IntegerErrorSaysTheRangeAndTheDefaultUsed) {

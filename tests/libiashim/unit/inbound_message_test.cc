@@ -16,8 +16,8 @@ namespace w = iashim::wire;
 
 // FlatBuffers reads aligned words: keep the bytes in 8-byte-aligned storage.
 struct Aligned {
-  explicit Aligned(const uint8_t* data, size_t size) : words((size + 7) / 8), size(size) {
-    if (size > 0) std::memcpy(words.data(), data, size);
+  explicit Aligned(const uint8_t* bytes, size_t length) : words((length + 7) / 8), size(length) {
+    if (length > 0) std::memcpy(words.data(), bytes, length);
   }
   const uint8_t* data() const { return reinterpret_cast<const uint8_t*>(words.data()); }
   std::vector<uint64_t> words;
