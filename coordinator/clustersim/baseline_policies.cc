@@ -1,11 +1,12 @@
 #include "coordinator/clustersim/baseline_policies.h"
 
-#include <map>
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "coordinator/clustersim/text.h"
+#include "coordinator/policy/best_fit.h"
 
 namespace iashim::clustersim {
 
@@ -15,21 +16,17 @@ using policy::PlacementDecision;
 using policy::PlacementRequest;
 
 std::optional<std::vector<GpuId>> EmptyGpus(const ClusterState& state, int count) {
-  std::map<std::string, std::vector<GpuId>> empty_by_host;  // hosts in order
+  std::vector<const policy::GpuInfo*> empty;
   for (const policy::GpuInfo& g : state.cluster.gpus) {
-    auto& empty = empty_by_host[g.id.host];
-    if (state.JobsOn(g.id).empty()) empty.push_back(g.id);
+    if (state.JobsOn(g.id).empty()) empty.push_back(&g);
   }
-  const std::vector<GpuId>* best = nullptr;
-  for (auto& [host, empty] : empty_by_host) {
-    if (static_cast<int>(empty.size()) < count) continue;
-    if (best == nullptr || empty.size() < best->size()) best = &empty;
-  }
-  if (best == nullptr) return std::nullopt;
-  std::vector<GpuId> chosen = *best;
-  std::sort(chosen.begin(), chosen.end());
-  chosen.resize(count);
-  return chosen;
+  std::sort(empty.begin(), empty.end(),
+            [](const policy::GpuInfo* a, const policy::GpuInfo* b) { return a->id < b->id; });
+  const std::vector<const policy::GpuInfo*> chosen = policy::BestFitEmptyGpus(empty, count);
+  if (chosen.empty()) return std::nullopt;
+  std::vector<GpuId> ids;
+  for (const policy::GpuInfo* g : chosen) ids.push_back(g->id);
+  return ids;
 }
 
 bool MayJoin(const PlacementRequest& request, const ClusterState& state, const GpuId& gpu,

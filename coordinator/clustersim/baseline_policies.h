@@ -23,10 +23,10 @@
 
 namespace iashim::clustersim {
 
-// `count` empty GPUs of one node: the node with the fewest empty GPUs that
-// still has enough (keeps whole nodes free for gangs, like
-// InterferenceAwarePlacement), ties in host order; its lowest-indexed empty
-// GPUs. nullopt when no node has enough.
+// `count` empty GPUs of one node, chosen by policy::BestFitEmptyGpus, the
+// rule InterferenceAwarePlacement uses too: the node with the fewest empty
+// GPUs that still has enough (keeps whole nodes free for gangs), ties in host
+// order; its lowest-indexed empty GPUs. nullopt when no node has enough.
 std::optional<std::vector<policy::GpuId>> EmptyGpus(const policy::ClusterState& state, int count);
 
 // Whether a one-GPU `request` may join `gpu` now: exactly one job there, a
