@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The cluster-simulation report: a load sweep of iashim-clustersim over Gavel's
-# merged seed-0 traces (every policy at every load point), the Alibaba 2023
-# scale replay, and PNG plots.
+# merged seed-0 traces (every policy at every load point), the robustness
+# harness (every policy on variants of the traces), the Alibaba 2023 scale
+# replay, and PNG plots.
 #
 #   scripts/clustersim-report.sh [--build-dir DIR] [--out DIR] [--quick]
 #
@@ -9,8 +10,8 @@
 #                    binary is DIR/coordinator/clustersim/iashim-clustersim
 #   --out DIR        where the report goes (default: DIR of --build-dir plus
 #                    /clustersim-report, i.e. build/clustersim-report)
-#   --quick          a small sweep (3 traces, 2 load points, 1,000 Alibaba
-#                    pods), for CI
+#   --quick          a small sweep (3 traces, 2 load points, 2 variants at one,
+#                    1,000 Alibaba pods), for CI
 #
 # Writes to the out dir:
 #   sweep.csv               one row per load point and policy
@@ -19,6 +20,9 @@
 #   plot-data/              the plotted series, as gnuplot read them
 #   jct-cdf.png             JCT CDF per policy at the heaviest point (log x)
 #   jct-vs-load.png         mean JCT per policy against offered load
+#   robustness-N.jsonl      per policy, median and worst over 20 variants (variant
+#                           seed 2) at N GPUs, for N = 384 and 320
+#   robustness.png          JCT / oracle per policy, median and worst, per point
 #   alibaba-timed.json      the Alibaba replay at the trace's times
 #   alibaba-fill.json       the Alibaba replay filling the cluster (ATC'23 method)
 #
@@ -28,7 +32,7 @@
 # or a plot failed, 2 a bad argument.
 set -euo pipefail
 
-usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; }
 die_usage() {
   echo "clustersim-report.sh: $*" >&2
   echo "see: scripts/clustersim-report.sh --help" >&2
@@ -81,9 +85,13 @@ policies="exclusive,firstfit,iadeep,iashim,oracle"
 if [[ $quick -eq 1 ]]; then
   traces=("${traces[@]:0:3}")
   points=(256 48)        # light, heavy: 3 traces keep ~40-60 GPUs busy
+  robust_points=(48)
+  variants=2
   alibaba_args=(--max-pods 1000)
 else
   points=(1024 512 384 320 256)  # light to heavy: the 15 traces keep ~200 GPUs busy
+  robust_points=(384 320)
+  variants=20
   alibaba_args=()
 fi
 
@@ -127,6 +135,16 @@ demand=$(awk -F, -v g="$lightest" 'NR > 1 && $1 == g && $3 == "exclusive" { prin
 awk -F, -v OFS=, -v d="$demand" 'NR == 1 { print; next } { $2 = sprintf("%.3f", d / $1); print }' \
   "$out_dir/sweep.tmp" >"$out_dir/sweep.csv"
 rm -f "$out_dir/sweep.tmp"
+
+# --- Robustness: every policy on variants of the traces --------------------
+# Variant seed 2: variants the parameters were never looked at on
+# (coordinator/clustersim/README.md, "Robustness").
+for gpus in "${robust_points[@]}"; do
+  echo "clustersim-report: $variants variants at $gpus GPUs ..."
+  "$sim" --trace "${traces[@]}" --throughputs "$gavel/simulation_throughputs.json" \
+    --gpu-type v100 --gpus "$gpus" --variants "$variants" --variant-seed 2 --json \
+    >"$out_dir/robustness-$gpus.jsonl" || die "the robustness run at $gpus GPUs failed"
+done
 
 # --- The Alibaba scale replay ---------------------------------------------
 for mode in timed fill; do
@@ -183,6 +201,32 @@ set ylabel 'mean JCT (hours, log scale)'
 plot $load_plot
 EOF
 
+# Robustness plot: per policy, the median and worst JCT / oracle at each point.
+json_get() {  # json_get KEY < one JSON object per line: that field of each line
+  awk -v k="$1" '{ re = "\"" k "\":[^,}]*"; if (match($0, re)) { s = substr($0, RSTART, RLENGTH)
+                   sub(/^[^:]*:/, "", s); gsub(/"/, "", s); print s } }'
+}
+robust_plot=""
+col=0
+for gpus in "${robust_points[@]}"; do
+  f="$out_dir/robustness-$gpus.jsonl"
+  paste <(json_get policy <"$f") <(json_get jct_over_oracle_median <"$f") \
+        <(json_get jct_over_oracle_worst <"$f") >"$plot_data/robustness-$gpus.dat"
+  robust_plot+="${robust_plot:+, }'$plot_data/robustness-$gpus.dat' using (\$0+$col*0.3):2:2:3 with yerrorbars lw 2 pt 7 title 'median (bar to worst), $gpus GPUs'"
+  col=$((col + 1))
+done
+gnuplot <<EOF || die "gnuplot failed"
+set terminal pngcairo size 900,600 enhanced font 'Sans,11'
+set grid
+set output '$out_dir/robustness.png'
+set title "Mean JCT / oracle over $variants variants of the seed-0 traces (variant seed 2)"
+set ylabel 'mean JCT / oracle mean JCT'
+set xrange [-0.5:4.9]
+set xtics ("exclusive" 0, "firstfit" 1, "iadeep" 2, "iashim" 3, "oracle" 4)
+set key top right
+plot $robust_plot
+EOF
+
 # --- Summary --------------------------------------------------------------
 echo
 echo "Load sweep (mean / p99 JCT in hours; later = jobs finished later than under exclusive)"
@@ -191,6 +235,16 @@ awk -F, 'NR == 1 { next }
                       printf "  %-10s %10s %10s %6s %8s %6s\n", "policy", "mean_h", "p99_h", "util", "mean_sd", "later" }
     printf "  %-10s %10.2f %10.2f %6.2f %8.2f %6d\n", $3, $6 / 3600, $8 / 3600, $10, $11, $13 }' \
   "$out_dir/sweep.csv"
+echo
+for gpus in "${robust_points[@]}"; do
+  echo "Robustness at $gpus GPUs over $variants variants (JCT ratios: median / worst)"
+  f="$out_dir/robustness-$gpus.jsonl"
+  paste <(json_get policy <"$f") <(json_get jct_over_oracle_median <"$f") \
+        <(json_get jct_over_oracle_worst <"$f") <(json_get jct_over_exclusive_median <"$f") \
+        <(json_get jct_over_exclusive_worst <"$f") <(json_get beats_firstfit <"$f") \
+        <(json_get beats_iadeep <"$f") <(json_get worse_than_exclusive <"$f") |
+    awk '{ printf "  %-10s /oracle %6.3f / %6.3f   /exclusive %6.3f / %6.3f   beat firstfit %s, iadeep %s; worse than exclusive %s\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
+done
 echo
 echo "Alibaba 2023 replay (6,212 GPUs): per-decision latency and fragmentation"
 for mode in timed fill; do
@@ -208,4 +262,5 @@ echo
 echo "clustersim-report: sweep    $out_dir/sweep.csv"
 echo "clustersim-report: plots    $out_dir/jct-cdf.png"
 echo "clustersim-report:          $out_dir/jct-vs-load.png"
+echo "clustersim-report:          $out_dir/robustness.png"
 echo "clustersim-report: Alibaba  $out_dir/alibaba-timed.json $out_dir/alibaba-fill.json"

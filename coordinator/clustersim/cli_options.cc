@@ -74,6 +74,7 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
   CliOptions o;
   o.min_gain = kDefaultMinGain;
   o.uncertainty_weight = kDefaultUncertaintyWeight;
+  o.exploration = kDefaultExploration;
   std::set<std::string> seen;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string flag = args[i];
@@ -128,7 +129,10 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
                                                    "--out",
                                                    "--kfold",
                                                    "--min-gain",
-                                                   "--uncertainty-weight"};
+                                                   "--uncertainty-weight",
+                                                   "--exploration",
+                                                   "--variants",
+                                                   "--variant-seed"};
       if (kKnown.contains(flag)) return FlagError(flag, "needs a value");
       return absl::InvalidArgumentError(Cat("unknown flag ", flag, " (see --help)"));
     }
@@ -170,6 +174,19 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       absl::StatusOr<double> v = ParseDouble(flag, value);
       if (!v.ok()) return v.status();
       o.min_gain = *v;
+    } else if (flag == "--exploration") {
+      absl::StatusOr<double> v = ParseDouble(flag, value);
+      if (!v.ok()) return v.status();
+      if (*v < 0) return FlagError(flag, "must be >= 0 (standard errors of optimism)");
+      o.exploration = *v;
+    } else if (flag == "--variants") {
+      absl::StatusOr<int> v = ParseInt<int>(flag, value, 1, 1000);
+      if (!v.ok()) return v.status();
+      o.variants = *v;
+    } else if (flag == "--variant-seed") {
+      absl::StatusOr<uint64_t> v = ParseInt<uint64_t>(flag, value, 0, UINT64_MAX);
+      if (!v.ok()) return v.status();
+      o.variant_seed = *v;
     } else if (flag == "--uncertainty-weight") {
       absl::StatusOr<double> v = ParseDouble(flag, value);
       if (!v.ok()) return v.status();
@@ -185,8 +202,10 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
   if (o.gpu_type.empty()) return FlagError("--gpu-type", "required (e.g. v100)");
   if (seen.contains("--kfold")) {
     o.mode = CliOptions::Mode::kKfold;
-    for (const char* replay_only : {"--trace", "--gpus", "--gpus-per-node", "--arrival-scale",
-                                    "--policy", "--out", "--min-gain", "--uncertainty-weight"}) {
+    for (const char* replay_only :
+         {"--trace", "--gpus", "--gpus-per-node", "--arrival-scale", "--policy", "--out",
+          "--min-gain", "--uncertainty-weight", "--exploration", "--variants",
+          "--variant-seed"}) {
       if (seen.contains(replay_only)) return FlagError(replay_only, "does not apply to --kfold");
     }
     return o;
@@ -194,6 +213,17 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
   if (o.traces.empty()) return FlagError("--trace", "required (one or more Gavel trace files)");
   if (o.gpus == 0) return FlagError("--gpus", "required (the cluster's GPU count)");
   if (o.policies.empty()) o.policies.assign(std::begin(kPolicyNames), std::end(kPolicyNames));
+  if (o.variants > 0) {
+    // Every policy runs on every variant: the ratios need them all.
+    for (const char* single_run_only : {"--policy", "--out", "--seed"}) {
+      if (seen.contains(single_run_only)) {
+        return FlagError(single_run_only,
+                         "does not apply to --variants (each variant has its own seed)");
+      }
+    }
+  } else if (seen.contains("--variant-seed")) {
+    return FlagError("--variant-seed", "needs --variants N");
+  }
   return o;
 }
 
@@ -202,6 +232,8 @@ std::string Usage() {
       "usage: iashim-clustersim --trace FILE... --throughputs FILE --gpu-type TYPE --gpus N\n"
       "           [--gpus-per-node K] [--arrival-scale X] [--policy P,...] [--seed S]\n"
       "           [--out DIR] [--json] [--min-gain G] [--uncertainty-weight W]\n"
+      "           [--exploration Z]\n"
+      "           [--variants N [--variant-seed S]]\n"
       "       iashim-clustersim --kfold K --throughputs FILE --gpu-type TYPE [--seed S] [--json]\n"
       "       iashim-clustersim --alibaba-nodes F --alibaba-pods F ...   (Alibaba replay)\n"
       "\n"
@@ -219,6 +251,14 @@ std::string Usage() {
       "  --uncertainty-weight W  iashim/oracle: cost of predicted uncertainty (default ",
       kDefaultUncertaintyWeight,
       ")\n"
+      "  --exploration Z       iashim: admit a co-location when its gain plus Z standard\n"
+      "                        errors reaches min-gain (default ",
+      kDefaultExploration,
+      ")\n"
+      "  --variants N          replay N variants of the traces (VC subsets, job mix\n"
+      "                        resampled, arrivals jittered, learner seeds; see\n"
+      "                        README) and print each policy's median and worst case\n"
+      "  --variant-seed S      which N variants (default 1)\n"
       "  --kfold K             cross-validate the interference predictors over the\n"
       "                        measured one-GPU pairs of TYPE, K folds\n");
 }

@@ -31,6 +31,9 @@ struct CliOptions {
   std::string out_dir;
   double min_gain = 0;            // set to kDefaultMinGain unless given
   double uncertainty_weight = 0;  // set to kDefaultUncertaintyWeight unless given
+  double exploration = 0;         // set to kDefaultExploration unless given
+  int variants = 0;               // > 0: the robustness harness (robustness.h)
+  uint64_t variant_seed = 1;
 
   // K-fold cross-validation of the interference predictors.
   int kfold = 0;

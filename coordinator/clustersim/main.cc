@@ -16,6 +16,7 @@
 #include "coordinator/clustersim/measured_pairs.h"
 #include "coordinator/clustersim/replay.h"
 #include "coordinator/clustersim/report_writers.h"
+#include "coordinator/clustersim/robustness.h"
 #include "coordinator/policy/pair_cross_validation.h"
 #include "nlohmann/json.hpp"
 
@@ -57,19 +58,16 @@ int RunKfold(const CliOptions& options, const GavelThroughputs& truth) {
   std::cout << absl::StrFormat(
       "%d-fold cross-validation over %d measured one-GPU pairs of %s (%d predictions, seed %d)\n"
       "%-8s %8s %8s\n",
-      r.folds, r.pairs, options.gpu_type, r.predictions, options.seed, "predictor", "MAE",
-      "p90");
-  for (const auto& [name, score] : {std::pair{"model", r.model}, std::pair{"median", r.median},
-                                    std::pair{"table", r.table}}) {
+      r.folds, r.pairs, options.gpu_type, r.predictions, options.seed, "predictor", "MAE", "p90");
+  for (const auto& [name, score] :
+       {std::pair{"model", r.model}, std::pair{"median", r.median}, std::pair{"table", r.table}}) {
     std::cout << absl::StrFormat("%-9s %8.4f %8.4f\n", name, score.mean_abs_error,
                                  score.p90_abs_error);
   }
   return 0;
 }
 
-int RunReplay(const CliOptions& options, const GavelThroughputs& truth) {
-  absl::StatusOr<std::vector<TraceJob>> trace = ReadGavelTraces(options.traces);
-  if (!trace.ok()) return Fail(trace.status());
+ReplayOptions ReplayOptionsOf(const CliOptions& options) {
   ReplayOptions replay;
   replay.sim.gpus = options.gpus;
   replay.sim.gpus_per_node = options.gpus_per_node;
@@ -79,6 +77,31 @@ int RunReplay(const CliOptions& options, const GavelThroughputs& truth) {
   replay.policies = options.policies;
   replay.min_gain = options.min_gain;
   replay.uncertainty_weight = options.uncertainty_weight;
+  replay.exploration = options.exploration;
+  return replay;
+}
+
+// --variants: each trace file is one VC; every policy on every variant.
+int RunVariants(const CliOptions& options, const GavelThroughputs& truth) {
+  std::vector<std::vector<TraceJob>> vcs;
+  for (const std::string& path : options.traces) {
+    absl::StatusOr<std::vector<TraceJob>> vc = ReadGavelTraceFile(path);
+    if (!vc.ok()) return Fail(vc.status());
+    vcs.push_back(*std::move(vc));
+  }
+  absl::StatusOr<std::vector<VariantResult>> results =
+      ReplayVariants(vcs, truth, ReplayOptionsOf(options), options.variants, options.variant_seed);
+  if (!results.ok()) return Fail(results.status());
+  const std::vector<PolicyRobustness> rows = SummariseVariants(*results);
+  std::cout << (options.json ? RobustnessJsonLines(rows, options.gpus, options.variant_seed)
+                             : RobustnessTable(rows, options.gpus, options.variant_seed));
+  return 0;
+}
+
+int RunReplay(const CliOptions& options, const GavelThroughputs& truth) {
+  absl::StatusOr<std::vector<TraceJob>> trace = ReadGavelTraces(options.traces);
+  if (!trace.ok()) return Fail(trace.status());
+  const ReplayOptions replay = ReplayOptionsOf(options);
   const PreparedJobs prepared = PrepareJobs(*trace, truth, replay.sim, options.arrival_scale);
   absl::StatusOr<std::vector<PolicyRun>> runs = Replay(prepared, truth, replay);
   if (!runs.ok()) return Fail(runs.status());
@@ -105,6 +128,7 @@ int Main(int argc, char** argv) {
       ReadGavelThroughputsFile(options->throughputs, options->gpu_type);
   if (!truth.ok()) return Fail(truth.status());
   if (options->mode == CliOptions::Mode::kKfold) return RunKfold(*options, *truth);
+  if (options->variants > 0) return RunVariants(*options, *truth);
   return RunReplay(*options, *truth);
 }
 

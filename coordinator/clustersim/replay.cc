@@ -22,6 +22,7 @@ policy::InterferenceAwarePlacement::Options PlacementOptions(const ReplayOptions
   policy::InterferenceAwarePlacement::Options o;
   o.min_gain = options.min_gain;
   o.uncertainty_weight = options.uncertainty_weight;
+  o.exploration = options.exploration;
   o.max_jobs_per_gpu = 2;  // only pairs were measured
   return o;
 }

@@ -24,8 +24,9 @@ inline constexpr std::string_view kPolicyNames[] = {"exclusive", "firstfit", "ia
                                                     "oracle"};
 
 // iashim's InterferenceAwarePlacement settings (README.md says why these).
-inline constexpr double kDefaultMinGain = 0.3;
+inline constexpr double kDefaultMinGain = 0.0;
 inline constexpr double kDefaultUncertaintyWeight = 0.0;
+inline constexpr double kDefaultExploration = 1.0;
 
 struct ReplayOptions {
   SimConfig sim;
@@ -34,6 +35,7 @@ struct ReplayOptions {
   std::vector<std::string> policies;
   double min_gain = kDefaultMinGain;  // iashim and oracle
   double uncertainty_weight = kDefaultUncertaintyWeight;
+  double exploration = kDefaultExploration;  // iashim (the oracle's uncertainty is 0)
 };
 
 struct PreparedJobs {

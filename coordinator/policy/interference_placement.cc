@@ -616,7 +616,7 @@ PlacementDecision Admit(const PlacementRequest& r, const Scope& scope, const Sha
       "%.3f, uncertainty %.3f)",
       GpuNames(views, choice.gpus), JobNames(views, choice.gpus), score.gain, score.p_new,
       score.loss, score.uncertainty);
-  if (score.adjusted < options.min_gain) {
+  if (score.adjusted + options.exploration * score.uncertainty < options.min_gain) {
     return PlacementDecision::Queued(absl::StrFormat(
         "sharing would not pay: best candidate %s; min_gain %.3f", detail, options.min_gain));
   }

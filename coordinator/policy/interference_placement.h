@@ -24,10 +24,12 @@
 //     throughput scaled by it), and a GPU where that share would fall below
 //     min_share is not a candidate (with protect_by_throttling off: any GPU
 //     where a guaranteed job is predicted past its target unthrottled).
-//  3. The best candidate is taken if its gain is at least min_gain (sharing
-//     must beat leaving the job queued, counting uncertainty:
-//     gain - uncertainty_weight * uncertainty); otherwise the job is queued,
-//     with a reason naming the best candidate and its predicted harm.
+//  3. The best candidate (the highest adjusted gain, gain -
+//     uncertainty_weight * uncertainty) is taken if its adjusted gain plus
+//     exploration * uncertainty (optimism: an upper confidence bound) is at
+//     least min_gain (sharing must beat leaving the job queued); otherwise
+//     the job is queued, with a reason naming the best candidate and its
+//     predicted harm.
 // Ties break in GpuId order, so the daemon and the simulator decide alike.
 #ifndef IASHIM_POLICY_INTERFERENCE_PLACEMENT_H_
 #define IASHIM_POLICY_INTERFERENCE_PLACEMENT_H_
@@ -41,7 +43,14 @@ class InterferenceAwarePlacement : public PlacementPolicy {
  public:
   struct Options {
     double min_gain = 0.05;           // solo-GPU equivalents sharing must add
-    double uncertainty_weight = 0.0;  // how much predicted uncertainty costs
+    double uncertainty_weight = 0.0;  // how much predicted uncertainty costs in the choice
+    // Optimism in admission, in standard errors (an upper confidence bound):
+    // the best candidate is admitted when its adjusted gain + exploration *
+    // uncertainty reaches min_gain. A pair the model knows little of is tried; as its
+    // evidence grows its uncertainty shrinks and the bonus with it, so a
+    // harmful pair is tried a few times, not forever, and a few bad pairs
+    // cannot stop every later co-location (and so all learning).
+    double exploration = 0.0;
     int max_jobs_per_gpu = 2;         // 0 = no limit beyond memory
     // Guaranteed jobs are defended by throttling their opportunistic
     // co-runners (the share controller), and scored that way; false: a GPU

@@ -60,6 +60,24 @@ void ExpectError(std::vector<std::string> args, const std::string& fragment) {
       << o.status().message() << " should mention " << fragment;
 }
 
+TEST(ParseCliOptions, Variants) {
+  std::vector<std::string> args = Base();
+  for (const char* a : {"--variants", "20", "--variant-seed=3"}) args.push_back(a);
+  absl::StatusOr<CliOptions> o = ParseCliOptions(args);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->variants, 20);
+  EXPECT_EQ(o->variant_seed, 3u);
+  ExpectError({"--variants", "0", "--trace", "a", "--throughputs", "t", "--gpu-type", "v100",
+               "--gpus", "8"},
+              "--variants");
+  args = Base();
+  for (const char* a : {"--variants", "2", "--seed", "4"}) args.push_back(a);
+  ExpectError(args, "--seed: does not apply to --variants");
+  args = Base();
+  args.push_back("--variant-seed=2");
+  ExpectError(args, "--variant-seed: needs --variants N");
+}
+
 std::vector<std::string> With(std::vector<std::string> extra) {
   std::vector<std::string> args = Base();
   args.insert(args.end(), extra.begin(), extra.end());

@@ -237,6 +237,22 @@ TEST_F(InterferencePlacementTest, UncertaintyCountsAgainstSharing) {
   EXPECT_EQ(Place(Request("n", "N"), s).outcome, Outcome::kQueued);
 }
 
+TEST_F(InterferencePlacementTest, ExplorationTriesAnUncertainPairButNotAKnownBadOne) {
+  ClusterState s = Nodes({"a"}, 1);
+  s.jobs[{"a", 0}] = {Job("x", "X")};
+  options_.min_gain = 0;
+  // Predicted gain 0.45 + 0.45 - 1 = -0.1: not worth it on the mean...
+  predictor_.Set("N", "X", 0.45, 0.2);
+  predictor_.Set("X", "N", 0.45, 0.2);  // ...but uncertain: 0.4 summed
+  EXPECT_EQ(Place(Request("n", "N"), s).outcome, Outcome::kQueued);
+  options_.exploration = 1;  // -0.1 + 0.4 >= 0: tried
+  EXPECT_EQ(Place(Request("n", "N"), s).outcome, Outcome::kPlaced);
+  // Once observed often its uncertainty is small: no longer tried.
+  predictor_.Set("N", "X", 0.45, 0.02);
+  predictor_.Set("X", "N", 0.45, 0.02);  // -0.1 + 0.04 < 0
+  EXPECT_EQ(Place(Request("n", "N"), s).outcome, Outcome::kQueued);
+}
+
 TEST_F(InterferencePlacementTest, RespectsTheShareRule) {
   ClusterState s = Nodes({"a"}, 2);
   s.jobs[{"a", 0}] = {Job("x", "X")};
