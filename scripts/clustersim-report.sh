@@ -113,7 +113,7 @@ done
 
 # sweep.csv: each point's summary.csv rows, columns picked by header name (the
 # policy is the only text field, so plain comma splitting is safe there).
-fields="policy,jobs,skipped,mean_jct_s,p50_jct_s,p99_jct_s,makespan_s,gpu_util,mean_slowdown,p99_slowdown,later_than_exclusive"
+fields="policy,jobs,skipped,mean_jct_s,p50_jct_s,p99_jct_s,makespan_s,gpu_util,mean_slowdown,p99_slowdown,later_than_exclusive,gpu_hours,energy_per_job_kwh"
 {
   echo "gpus,load,$fields"
   for gpus in "${points[@]}"; do
@@ -232,8 +232,8 @@ echo
 echo "Load sweep (mean / p99 JCT in hours; later = jobs finished later than under exclusive)"
 awk -F, 'NR == 1 { next }
   { if ($1 != last) { printf "\n%5s GPUs, load %s\n", $1, $2; last = $1
-                      printf "  %-10s %10s %10s %6s %8s %6s\n", "policy", "mean_h", "p99_h", "util", "mean_sd", "later" }
-    printf "  %-10s %10.2f %10.2f %6.2f %8.2f %6d\n", $3, $6 / 3600, $8 / 3600, $10, $11, $13 }' \
+                      printf "  %-10s %10s %10s %6s %8s %6s %8s\n", "policy", "mean_h", "p99_h", "util", "mean_sd", "later", "kWh/job" }
+    printf "  %-10s %10.2f %10.2f %6.2f %8.2f %6d %8.1f\n", $3, $6 / 3600, $8 / 3600, $10, $11, $13, $15 }' \
   "$out_dir/sweep.csv"
 echo
 for gpus in "${robust_points[@]}"; do

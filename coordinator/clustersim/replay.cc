@@ -10,6 +10,7 @@
 #include "coordinator/clustersim/learners.h"
 #include "coordinator/clustersim/measured_pair_rule.h"
 #include "coordinator/clustersim/oracle_predictor.h"
+#include "coordinator/clustersim/power_model.h"
 #include "coordinator/clustersim/text.h"
 #include "coordinator/policy/interference_model.h"
 #include "coordinator/policy/interference_placement.h"
@@ -72,6 +73,9 @@ absl::StatusOr<PolicyRun> RunPolicy(std::string_view name, const PreparedJobs& p
   }
   // later_than_exclusive is counted by Replay, against the exclusive run.
   Summarise(run.jobs, *result, options.sim.gpus, run.jobs, &run.summary);
+  if (const std::optional<GpuPower> power = PowerOf(options.sim.gpu_type)) {
+    SummariseEnergy(*result, options.sim.gpus, *power, &run.summary);
+  }
   return run;
 }
 

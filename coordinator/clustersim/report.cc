@@ -66,6 +66,16 @@ void Summarise(std::span<const JobRecord> records, const SimResult& result, int 
                                        [](const JobOutcome& o) { return o.shared; });
   summary->pair_starts = result.pair_starts;
   summary->place_calls = result.place_calls;
+  summary->gpu_hours = result.busy_gpu_seconds / 3600;
+}
+
+void SummariseEnergy(const SimResult& result, int gpus, const GpuPower& power,
+                     PolicySummary* summary) {
+  const double joules = power.idle_w * gpus * result.makespan_s +
+                        (power.busy_w - power.idle_w) * result.occupied_gpu_seconds;
+  summary->energy_kwh = joules / 3.6e6;
+  summary->energy_per_job_kwh =
+      summary->jobs > 0 ? summary->energy_kwh / static_cast<double>(summary->jobs) : std::nan("");
 }
 
 }  // namespace iashim::clustersim

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "coordinator/clustersim/power_model.h"
 #include "coordinator/clustersim/simulator.h"
 
 namespace iashim::clustersim {
@@ -53,6 +54,12 @@ struct PolicySummary {
   int64_t shared_jobs = 0;  // jobs that ran next to another for some time
   int64_t pair_starts = 0;
   int64_t place_calls = 0;  // times the policy was asked (cost, for profiling)
+  // GPU-hours held by jobs, and energy (power_model.h; NaN for a GPU type
+  // without figures): every GPU's idle power over the makespan plus the
+  // busy power above idle in proportion to occupancy.
+  double gpu_hours = 0;
+  double energy_kwh = std::nan("");
+  double energy_per_job_kwh = std::nan("");
   // Learning policies only (NaN / 0 otherwise): prequential MAE of the
   // normalised throughput of co-locations the policy made.
   double predictor_mae = std::nan("");
@@ -72,6 +79,10 @@ int64_t CountLaterThan(std::span<const JobRecord> records, std::span<const JobRe
 // policy, counts of skipped jobs, config and predictor fields).
 void Summarise(std::span<const JobRecord> records, const SimResult& result, int gpus,
                std::span<const JobRecord> exclusive, PolicySummary* summary);
+
+// Fills gpu_hours, energy_kwh and energy_per_job_kwh (after Summarise).
+void SummariseEnergy(const SimResult& result, int gpus, const GpuPower& power,
+                     PolicySummary* summary);
 
 }  // namespace iashim::clustersim
 

@@ -19,6 +19,7 @@ const char* const kSummaryFields[] = {
     "arrival_scale",  "seed",          "mean_jct_s",   "p50_jct_s",            "p99_jct_s",
     "makespan_s",     "gpu_util",      "mean_slowdown", "p99_slowdown",        "later_than_exclusive",
     "shared_jobs",    "pair_starts",   "place_calls",   "predictor_mae", "predictor_predictions",
+    "gpu_hours",      "energy_kwh",    "energy_per_job_kwh",
 };
 
 nlohmann::json Number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
@@ -76,6 +77,9 @@ nlohmann::json SummaryJson(const PolicySummary& s) {
   j["place_calls"] = s.place_calls;
   j["predictor_mae"] = Number(s.predictor_mae);
   j["predictor_predictions"] = s.predictor_predictions;
+  j["gpu_hours"] = Number(s.gpu_hours);
+  j["energy_kwh"] = Number(s.energy_kwh);
+  j["energy_per_job_kwh"] = Number(s.energy_per_job_kwh);
   return j;
 }
 
@@ -86,18 +90,19 @@ std::string SummaryJsonLines(std::span<const PolicyRun> runs) {
 }
 
 std::string SummaryTable(std::span<const PolicyRun> runs) {
-  std::string out = absl::StrFormat("%-10s %6s %9s %9s %10s %9s %5s %8s %8s %6s %7s %6s\n",
+  std::string out = absl::StrFormat("%-10s %6s %9s %9s %10s %9s %5s %8s %8s %6s %7s %6s %9s\n",
                                     "policy", "jobs", "meanJCT_h", "p50JCT_h", "p99JCT_h",
                                     "makespan_d", "util", "mean_sd", "p99_sd", "later", "shared",
-                                    "mae");
+                                    "mae", "kWh/job");
   for (const PolicyRun& run : runs) {
     const PolicySummary& s = run.summary;
-    absl::StrAppendFormat(&out, "%-10s %6d %9s %9s %10s %9.2f %5.2f %8.2f %8.2f %6d %7d %6s\n",
+    absl::StrAppendFormat(&out, "%-10s %6d %9s %9s %10s %9.2f %5.2f %8.2f %8.2f %6d %7d %6s %9.1f\n",
                           s.policy, s.jobs, Hours(s.mean_jct_s), Hours(s.p50_jct_s),
                           Hours(s.p99_jct_s), s.makespan_s / 86400, s.gpu_util, s.mean_slowdown,
                           s.p99_slowdown, s.later_than_exclusive, s.shared_jobs,
                           std::isfinite(s.predictor_mae) ? absl::StrFormat("%.3f", s.predictor_mae)
-                                                         : std::string("-"));
+                                                         : std::string("-"),
+                          s.energy_per_job_kwh);
   }
   if (!runs.empty()) {
     const PolicySummary& s = runs.front().summary;

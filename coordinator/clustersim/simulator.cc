@@ -58,6 +58,9 @@ class Simulation {
 
   absl::Status Init();
   void AdvanceTo(double t);
+  // Brings GPU `gpu`'s occupancy (SimResult::occupied_gpu_seconds) up to date
+  // after its set of jobs changed.
+  void UpdateOccupancy(int gpu);
   void Finish(int job);
   absl::Status SchedulePass();
   absl::Status Start(int job, const PlacementDecision& decision, const ClusterState& seen);
@@ -100,6 +103,8 @@ class Simulation {
   std::vector<int> node_of_;
   std::vector<std::vector<int>> node_gpus_;
   std::vector<std::vector<int>> on_gpu_;  // jobs on each GPU (0 to 2)
+  std::vector<double> occupancy_;         // each GPU's, see UpdateOccupancy
+  double total_occupancy_ = 0;
 
   ClusterState full_;  // what the oldest job (holding a reservation) sees
   ClusterState view_;  // everything but the reserved node: what the rest see
@@ -129,6 +134,7 @@ absl::Status Simulation::Init() {
   }
   view_ = full_;
   on_gpu_.assign(config_.gpus, {});
+  occupancy_.assign(config_.gpus, 0);
 
   absl::flat_hash_map<std::string, int> kind_index;
   const size_t n = jobs_.size();
@@ -180,7 +186,16 @@ absl::Status Simulation::Init() {
 
 void Simulation::AdvanceTo(double t) {
   result_.busy_gpu_seconds += busy_gpus_ * (t - now_);
+  result_.occupied_gpu_seconds += total_occupancy_ * (t - now_);
   now_ = t;
+}
+
+void Simulation::UpdateOccupancy(int gpu) {
+  double occupancy = 0;
+  for (int job : on_gpu_[gpu]) occupancy += RateOf(job) / solo_rate_[job];
+  occupancy = std::min(1.0, occupancy);
+  total_occupancy_ += occupancy - occupancy_[gpu];
+  occupancy_[gpu] = occupancy;
 }
 
 double Simulation::RateOf(int job) const {
@@ -230,6 +245,7 @@ void Simulation::Finish(int job) {
     }
   }
   for (int other : neighbours) Retime(other);
+  for (int g : r.gpus) UpdateOccupancy(g);
   StateChanged();
 }
 
@@ -341,6 +357,7 @@ absl::Status Simulation::Start(int job, const PlacementDecision& decision,
     AddToStates(g, placed);
   }
   Retime(job);
+  for (int g : gpus) UpdateOccupancy(g);
   if (neighbour >= 0) {
     Retime(neighbour);
     out_[job].shared = out_[neighbour].shared = true;

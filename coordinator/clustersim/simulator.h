@@ -74,6 +74,9 @@ struct JobOutcome {
 struct SimResult {
   std::vector<JobOutcome> jobs;  // in the order of the input jobs
   double busy_gpu_seconds = 0;   // GPU-seconds with at least one job
+  // GPU-seconds weighted by occupancy (power_model.h): 1 per GPU with one
+  // job or a gang's share, a pair's summed normalised throughputs (at most 1).
+  double occupied_gpu_seconds = 0;
   double makespan_s = 0;         // last finish - first arrival
   int64_t pair_starts = 0;       // co-locations the policy made
   int64_t place_calls = 0;       // policy consultations (for profiling)

@@ -52,5 +52,19 @@ TEST(Summarise, ComputesJctSlowdownAndUtilisation) {
             "job,type,scale,arrival_s,start_s,finish_s,jct_s,solo_s,slowdown");
 }
 
+TEST(SummariseEnergy, IdlePowerOverTheMakespanPlusBusyPowerByOccupancy) {
+  SimResult result;
+  result.makespan_s = 3600;
+  result.occupied_gpu_seconds = 1800;  // one of two GPUs, half the time
+  PolicySummary s;
+  s.jobs = 4;
+  SummariseEnergy(result, 2, GpuPower{40, 300}, &s);
+  // 40 W x 2 GPUs x 1 h + 260 W x 0.5 h = 80 + 130 Wh.
+  EXPECT_DOUBLE_EQ(s.energy_kwh, 0.21);
+  EXPECT_DOUBLE_EQ(s.energy_per_job_kwh, 0.0525);
+  EXPECT_TRUE(PowerOf("v100").has_value());
+  EXPECT_FALSE(PowerOf("tpu").has_value());
+}
+
 }  // namespace
 }  // namespace iashim::clustersim

@@ -55,6 +55,7 @@ TEST(Simulate, JobAloneTakesStepsOverSoloThroughput) {
   EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 13);
   EXPECT_DOUBLE_EQ(r->jobs[0].solo_s, 10);
   EXPECT_DOUBLE_EQ(r->busy_gpu_seconds, 10);
+  EXPECT_DOUBLE_EQ(r->occupied_gpu_seconds, 10);  // alone: full occupancy
   EXPECT_DOUBLE_EQ(r->makespan_s, 10);
 }
 
@@ -73,6 +74,8 @@ TEST(Simulate, PairRunsAtMeasuredPairThroughputs) {
   EXPECT_TRUE(r->jobs[0].shared);
   EXPECT_EQ(r->pair_starts, 1);
   EXPECT_DOUBLE_EQ(r->busy_gpu_seconds, 15);
+  // Paired for 10 s at 0.5 + 0.8, capped at 1; then A alone for 5 s.
+  EXPECT_DOUBLE_EQ(r->occupied_gpu_seconds, 15);
   // The learner hears of the pair it made, normalised: new job first.
   ASSERT_EQ(recorder.seen.size(), 1u);
   EXPECT_EQ(recorder.seen[0].a, "B");
