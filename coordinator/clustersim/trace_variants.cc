@@ -5,18 +5,13 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "coordinator/policy/hash.h"
 
 namespace iashim::clustersim {
 
 uint64_t VariantSeed(uint64_t seed, int index) {
-  // splitmix64 of the pair: neighbouring seeds and indexes give unrelated streams.
-  uint64_t x = seed * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(index) + 1;
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
+  // Mixed, so neighbouring seeds and indexes give unrelated streams.
+  return policy::Mix64(seed * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(index) + 1);
 }
 
 std::vector<TraceJob> MakeVariant(std::span<const std::vector<TraceJob>> vcs, uint64_t seed,

@@ -13,11 +13,10 @@
 #include "coordinator/clustersim/report.h"
 #include "coordinator/policy/interference_placement.h"
 #include "gtest/gtest.h"
+#include "tests/coordinator/clustersim/seed0_data.h"
 
 namespace iashim::clustersim {
 namespace {
-
-const std::string kData = std::string(IASHIM_SOURCE_DIR) + "/bench/data/gavel/";
 
 // Shares like InterferenceAwarePlacement with the oracle until it has made
 // `max_shared` co-locations, then places like exclusive: a replay in which
@@ -66,16 +65,12 @@ std::vector<double> OneGpuJcts(const std::vector<JobRecord>& jobs) {
 class NeverWorseThanExclusiveTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<GavelThroughputs> t =
-        ReadGavelThroughputsFile(kData + "simulation_throughputs.json", "v100");
+    absl::StatusOr<GavelThroughputs> t = testing::V100Throughputs();
     ASSERT_TRUE(t.ok()) << t.status();
     truth_ = *std::move(t);
     // Three of the seed-0 traces, loaded enough (arrivals x20 on 16 GPUs)
     // that jobs queue and gangs reserve nodes.
-    const std::vector<std::string> paths = {kData + "msr-seed0/23dbec.trace",
-                                            kData + "msr-seed0/51b7ef.trace",
-                                            kData + "msr-seed0/2869ce.trace"};
-    absl::StatusOr<std::vector<TraceJob>> trace = ReadGavelTraces(paths);
+    absl::StatusOr<std::vector<TraceJob>> trace = ReadGavelTraces(testing::ThreeTracePaths());
     ASSERT_TRUE(trace.ok()) << trace.status();
     options_.sim.gpus = 16;
     options_.arrival_scale = 20;
@@ -128,14 +123,12 @@ TEST_F(NeverWorseThanExclusiveTest, AFewEarlySharedJobsDoNotCascadeIntoTheQueue)
   ASSERT_EQ(few.shared(), 3);
   EXPECT_EQ(shared->pair_starts, 3);
 
-  const double exclusive_median =
-      Median(OneGpuJcts(MakeJobRecords(prepared_.jobs, *exclusive)));
+  const double exclusive_median = Median(OneGpuJcts(MakeJobRecords(prepared_.jobs, *exclusive)));
   const double shared_median = Median(OneGpuJcts(MakeJobRecords(prepared_.jobs, *shared)));
   // Three pairs among hundreds of jobs: the one-GPU jobs' median JCT may
   // move by chance, but only by a few percent.
   EXPECT_LE(shared_median, exclusive_median * 1.05)
-      << "one-GPU median JCT " << shared_median << " s vs exclusive " << exclusive_median
-      << " s";
+      << "one-GPU median JCT " << shared_median << " s vs exclusive " << exclusive_median << " s";
 }
 
 }  // namespace

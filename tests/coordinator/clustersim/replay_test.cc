@@ -6,23 +6,18 @@
 #include "coordinator/clustersim/measured_pairs.h"
 #include "coordinator/clustersim/oracle_predictor.h"
 #include "gtest/gtest.h"
+#include "tests/coordinator/clustersim/seed0_data.h"
 
 namespace iashim::clustersim {
 namespace {
 
-const std::string kData = std::string(IASHIM_SOURCE_DIR) + "/bench/data/gavel/";
-
 class ReplayTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<GavelThroughputs> t =
-        ReadGavelThroughputsFile(kData + "simulation_throughputs.json", "v100");
+    absl::StatusOr<GavelThroughputs> t = testing::V100Throughputs();
     ASSERT_TRUE(t.ok()) << t.status();
     truth_ = *std::move(t);
-    const std::vector<std::string> paths = {kData + "msr-seed0/23dbec.trace",
-                                            kData + "msr-seed0/51b7ef.trace",
-                                            kData + "msr-seed0/2869ce.trace"};
-    absl::StatusOr<std::vector<TraceJob>> trace = ReadGavelTraces(paths);
+    absl::StatusOr<std::vector<TraceJob>> trace = ReadGavelTraces(testing::ThreeTracePaths());
     ASSERT_TRUE(trace.ok()) << trace.status();
     trace_ = *std::move(trace);
     options_.sim.gpus = 16;
@@ -65,7 +60,7 @@ TEST_F(ReplayTest, EveryPolicyRunsAndExclusiveIsNeverLaterThanItself) {
   EXPECT_EQ((*runs)[0].summary.policy, "exclusive");
   EXPECT_EQ((*runs)[0].summary.later_than_exclusive, 0);
   EXPECT_EQ((*runs)[0].summary.shared_jobs, 0);
-  EXPECT_GT((*runs)[1].summary.shared_jobs, 0);  // firstfit packs
+  EXPECT_GT((*runs)[1].summary.shared_jobs, 0);                  // firstfit packs
   EXPECT_TRUE(std::isfinite((*runs)[3].summary.predictor_mae));  // iashim learns
   EXPECT_TRUE(std::isnan((*runs)[4].summary.predictor_mae));     // the oracle does not
 }
@@ -109,8 +104,7 @@ TEST_F(ReplayTest, OracleReadsTheMeasuredPairs) {
   a.kind = "ResNet-18 (batch size 16)";
   policy::JobTraits b;
   b.kind = "ResNet-18 (batch size 64)";
-  const double expected =
-      truth_.Pair({a.kind, 1}, {b.kind, 1})->a / *truth_.Solo({a.kind, 1});
+  const double expected = truth_.Pair({a.kind, 1}, {b.kind, 1})->a / *truth_.Solo({a.kind, 1});
   EXPECT_DOUBLE_EQ(oracle.Predict(a, b).throughput, expected);
   EXPECT_EQ(oracle.Predict(a, b).uncertainty, 0);
 }

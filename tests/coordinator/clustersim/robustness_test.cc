@@ -7,17 +7,15 @@
 
 #include "coordinator/clustersim/trace_variants.h"
 #include "gtest/gtest.h"
+#include "tests/coordinator/clustersim/seed0_data.h"
 
 namespace iashim::clustersim {
 namespace {
 
-const std::string kData = std::string(IASHIM_SOURCE_DIR) + "/bench/data/gavel/";
-
 std::vector<std::vector<TraceJob>> ThreeVcs() {
   std::vector<std::vector<TraceJob>> vcs;
-  for (const char* stem : {"23dbec", "51b7ef", "2869ce"}) {
-    absl::StatusOr<std::vector<TraceJob>> vc =
-        ReadGavelTraceFile(kData + "msr-seed0/" + stem + ".trace");
+  for (const std::string& path : testing::ThreeTracePaths()) {
+    absl::StatusOr<std::vector<TraceJob>> vc = ReadGavelTraceFile(path);
     EXPECT_TRUE(vc.ok()) << vc.status();
     vcs.push_back(vc.ok() ? *std::move(vc) : std::vector<TraceJob>{});
   }
@@ -50,7 +48,7 @@ TEST(TraceVariants, JobsComeFromKeptVcsWithTheirGpuCountsAndArriveInOrder) {
   const std::vector<std::vector<TraceJob>> vcs = ThreeVcs();
   std::map<std::string, size_t> vc_size;  // VC of each original id
   std::map<std::string, int> scale_of;
-  std::set<std::string> original_jobs;    // (type, steps) of every input job
+  std::set<std::string> original_jobs;  // (type, steps) of every input job
   for (const std::vector<TraceJob>& vc : vcs) {
     for (const TraceJob& j : vc) {
       vc_size[j.id] = vc.size();
@@ -123,14 +121,12 @@ TEST(SummariseVariants, MediansWorstCasesAndCounts) {
 
 TEST(ReplayVariants, EveryPolicyRunsOnEveryVariant) {
   const std::vector<std::vector<TraceJob>> vcs = ThreeVcs();
-  absl::StatusOr<GavelThroughputs> truth =
-      ReadGavelThroughputsFile(kData + "simulation_throughputs.json", "v100");
+  absl::StatusOr<GavelThroughputs> truth = testing::V100Throughputs();
   ASSERT_TRUE(truth.ok()) << truth.status();
   ReplayOptions options;
   options.sim.gpus = 16;
   options.arrival_scale = 20;
-  absl::StatusOr<std::vector<VariantResult>> results =
-      ReplayVariants(vcs, *truth, options, 2, 5);
+  absl::StatusOr<std::vector<VariantResult>> results = ReplayVariants(vcs, *truth, options, 2, 5);
   ASSERT_TRUE(results.ok()) << results.status();
   ASSERT_EQ(results->size(), 2u);
   for (const VariantResult& r : *results) {
