@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "coordinator/clustersim/alibaba_baselines.h"
 #include "coordinator/clustersim/alibaba_trace.h"
 #include "coordinator/clustersim/flag_error.h"
 #include "coordinator/clustersim/text.h"
@@ -34,13 +35,15 @@ std::string AlibabaCliUsage() {
          "                         times; fill: they arrive in trace order and never\n"
          "                         leave, filling the cluster (the ATC'23 method)\n"
          "  --alibaba-min-gain X   the policy's min_gain (default 0.05): the predicted\n"
-         "                         progress sharing a GPU must add\n";
+         "                         progress sharing a GPU must add\n"
+         "  --alibaba-policy P     iashim (default), or a packing baseline on the GPU\n"
+         "                         dimension: bestfit (the tightest GPU) or firstfit\n";
 }
 
 absl::StatusOr<AlibabaCliOptions> ParseAlibabaCliArgs(std::span<const std::string_view> args) {
   AlibabaCliOptions o;
   bool seen_nodes = false, seen_pods = false, seen_max = false, seen_gain = false,
-       seen_mode = false;
+       seen_mode = false, seen_policy = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string_view arg = args[i];
     std::string_view value;
@@ -94,6 +97,13 @@ absl::StatusOr<AlibabaCliOptions> ParseAlibabaCliArgs(std::span<const std::strin
       } else {
         return FlagError(arg, absl::StrCat("'", Av(*v), "' is not timed or fill"));
       }
+    } else if (arg == "--alibaba-policy") {
+      absl::StatusOr<std::string_view> v = take(&seen_policy);
+      if (!v.ok()) return v.status();
+      if (*v != "iashim" && *v != "bestfit" && *v != "firstfit") {
+        return FlagError(arg, absl::StrCat("'", Av(*v), "' is not iashim, bestfit or firstfit"));
+      }
+      o.policy = std::string(*v);
     } else if (arg == "--alibaba-min-gain") {
       absl::StatusOr<std::string_view> v = take(&seen_gain);
       if (!v.ok()) return v.status();
@@ -110,11 +120,14 @@ absl::StatusOr<AlibabaCliOptions> ParseAlibabaCliArgs(std::span<const std::strin
   if (o.help) return o;
   if (!seen_nodes) return FlagError("--alibaba-nodes", "is required");
   if (!seen_pods) return FlagError("--alibaba-pods", "is required");
+  if (seen_gain && o.policy != "iashim") {
+    return FlagError("--alibaba-min-gain", "applies to --alibaba-policy iashim only");
+  }
   return o;
 }
 
 std::string AlibabaResultJson(const AlibabaReplayResult& r, const AlibabaReplayOptions& options,
-                              double load_s) {
+                              std::string_view policy, double load_s) {
   std::string j = "{";
   const auto field = [&j](std::string_view name, const auto& value) {
     if (j.size() > 1) j += ",";
@@ -130,7 +143,7 @@ std::string AlibabaResultJson(const AlibabaReplayResult& r, const AlibabaReplayO
   };
   field("trace", std::string_view("alibaba-v2023"));
   field("mode", std::string_view(options.mode == AlibabaReplayMode::kFill ? "fill" : "timed"));
-  field("policy", std::string_view("iashim"));
+  field("policy", policy);
   field("min_gain", options.placement.min_gain);
   field("max_jobs_per_gpu", options.placement.max_jobs_per_gpu);
   field("nodes", r.nodes);
@@ -179,16 +192,20 @@ std::string AlibabaResultJson(const AlibabaReplayResult& r, const AlibabaReplayO
 }
 
 std::string AlibabaResultTable(const AlibabaReplayResult& r, const AlibabaReplayOptions& options,
-                               double load_s) {
+                               std::string_view policy, double load_s) {
   std::string t;
   const auto row = [&t](std::string_view name, std::string_view value) {
     absl::StrAppendFormat(&t, "  %-34s %s\n", Av(name), Av(value));
   };
   const auto pct = [](double x) { return absl::StrFormat("%.1f%%", 100 * x); };
-  absl::StrAppend(
-      &t, "Alibaba 2023 replay (", options.mode == AlibabaReplayMode::kFill ? "fill" : "timed",
-      ") through iashim placement (min_gain ", absl::StrFormat("%g", options.placement.min_gain),
-      ", max_jobs_per_gpu ", options.placement.max_jobs_per_gpu, ")\n");
+  absl::StrAppend(&t, "Alibaba 2023 replay (",
+                  options.mode == AlibabaReplayMode::kFill ? "fill" : "timed", ") through ",
+                  policy == "iashim"
+                      ? absl::StrCat("iashim placement (min_gain ",
+                                     absl::StrFormat("%g", options.placement.min_gain),
+                                     ", max_jobs_per_gpu ", options.placement.max_jobs_per_gpu, ")")
+                      : absl::StrCat(Av(policy), " (GPU dimension only)"),
+                  "\n");
   row("cluster", absl::StrFormat("%d nodes, %d GPUs", r.nodes, r.gpus));
   row("pods", absl::StrFormat("%d read, %d skipped (num_gpu 0), %d replayed", r.pods, r.skipped,
                               r.gpu_pods));
@@ -248,15 +265,22 @@ int RunAlibabaCli(std::span<const std::string_view> args, std::ostream& out, std
   options.max_pods = o->max_pods;
   options.mode = o->mode;
   if (o->min_gain.has_value()) options.placement.min_gain = *o->min_gain;
-  absl::StatusOr<AlibabaReplayResult> result = ReplayAlibaba(*nodes, *pods, options);
+  absl::StatusOr<AlibabaReplayResult> result = absl::InternalError("no policy");
+  if (o->policy == "bestfit") {
+    result = ReplayAlibabaWith(AlibabaBestFit(), *nodes, *pods, options);
+  } else if (o->policy == "firstfit") {
+    result = ReplayAlibabaWith(AlibabaFirstFit(), *nodes, *pods, options);
+  } else {
+    result = ReplayAlibaba(*nodes, *pods, options);
+  }
   if (!result.ok()) {
     err << "iashim-clustersim: Alibaba replay: " << result.status().message() << "\n";
     return 1;
   }
   if (o->json) {
-    out << AlibabaResultJson(*result, options, load_s) << "\n";
+    out << AlibabaResultJson(*result, options, o->policy, load_s) << "\n";
   } else {
-    out << AlibabaResultTable(*result, options, load_s);
+    out << AlibabaResultTable(*result, options, o->policy, load_s);
   }
   return out.good() ? 0 : 1;
 }

@@ -1,5 +1,6 @@
 // `iashim-clustersim --alibaba-nodes FILE --alibaba-pods FILE [--json]
-// [--max-pods N] [--alibaba-mode timed|fill] [--alibaba-min-gain X]`: the Alibaba 2023 scale replay
+// [--max-pods N] [--alibaba-mode timed|fill] [--alibaba-min-gain X]
+// [--alibaba-policy iashim|bestfit|firstfit]`: the Alibaba 2023 scale replay
 // (alibaba_replay.h). main() hands the command line here when an argument
 // starts with --alibaba.
 //
@@ -28,6 +29,7 @@ struct AlibabaCliOptions {
   int64_t max_pods = -1;           // all
   AlibabaReplayMode mode = AlibabaReplayMode::kTimed;
   std::optional<double> min_gain;  // the policy's default when absent
+  std::string policy = "iashim";   // or a packing baseline (alibaba_baselines.h)
 };
 
 // The arguments after the program's name. Errors name the argument.
@@ -35,11 +37,12 @@ absl::StatusOr<AlibabaCliOptions> ParseAlibabaCliArgs(std::span<const std::strin
 
 std::string AlibabaCliUsage();
 
-// One JSON object, no newline. `load_s`: time spent reading the files.
+// One JSON object, no newline. `policy`: the --alibaba-policy that ran;
+// `load_s`: time spent reading the files.
 std::string AlibabaResultJson(const AlibabaReplayResult& r, const AlibabaReplayOptions& options,
-                              double load_s);
+                              std::string_view policy, double load_s);
 std::string AlibabaResultTable(const AlibabaReplayResult& r, const AlibabaReplayOptions& options,
-                               double load_s);
+                               std::string_view policy, double load_s);
 
 // The whole command; argv[0] is the program's name.
 int RunAlibabaCli(int argc, char** argv);

@@ -49,6 +49,11 @@ TEST(AlibabaCliTest, ErrorsNameTheArgument) {
               HasSubstr("--alibaba-mode: 'fast' is not timed or fill"));
   EXPECT_THAT(ParseError({"--alibaba-min-gain", "nan"}),
               HasSubstr("--alibaba-min-gain: 'nan' is not a finite number"));
+  EXPECT_THAT(ParseError({"--alibaba-policy", "fgd"}),
+              HasSubstr("--alibaba-policy: 'fgd' is not iashim, bestfit or firstfit"));
+  EXPECT_THAT(ParseError({"--alibaba-nodes", "n", "--alibaba-pods", "p", "--alibaba-policy",
+                          "bestfit", "--alibaba-min-gain", "0.1"}),
+              HasSubstr("--alibaba-min-gain: applies to --alibaba-policy iashim only"));
   EXPECT_THAT(ParseError({"--json=1"}), HasSubstr("--json: takes no value"));
   EXPECT_THAT(ParseError({"--trace", "x"}), HasSubstr("--trace: unknown argument"));
 }
@@ -88,7 +93,14 @@ TEST(AlibabaCliTest, RunsATinyTraceToJson) {
   EXPECT_THAT(json, HasSubstr("\"gpus\":2,"));
   EXPECT_THAT(json, HasSubstr("\"latency_p99_us\":"));
   EXPECT_THAT(json, HasSubstr("\"peak_alloc_rate\":0.25,"));
+  EXPECT_THAT(json, HasSubstr("\"policy\":\"iashim\""));
   EXPECT_EQ(std::count(json.begin(), json.end(), '\n'), 1);
+  std::vector<std::string_view> bestfit = args;
+  bestfit.insert(bestfit.end(), {"--alibaba-policy", "bestfit"});
+  std::ostringstream bestfit_out;
+  ASSERT_EQ(RunAlibabaCli(bestfit, bestfit_out, err), 0) << err.str();
+  EXPECT_THAT(bestfit_out.str(), HasSubstr("\"policy\":\"bestfit\""));
+  EXPECT_THAT(bestfit_out.str(), HasSubstr("\"placed\":1,"));
 }
 
 }  // namespace
