@@ -23,10 +23,10 @@ namespace iashim::clustersim {
 std::string AlibabaCliUsage() {
   return "usage: iashim-clustersim --alibaba-nodes FILE --alibaba-pods FILE [--json]\n"
          "                         [--max-pods N] [--alibaba-mode timed|fill]\n"
-         "                         [--alibaba-min-gain X]\n"
+         "                         [--alibaba-min-gain X] [--alibaba-policy P]\n"
          "  Replays Alibaba's 2023 GPU-sharing trace (bench/data/alibaba-v2023/) through\n"
-         "  iashim's interference-aware placement and reports decision latency, queueing,\n"
-         "  packing and fragmentation.\n"
+         "  iashim's interference-aware placement (or a packing baseline) and reports\n"
+         "  decision latency, queueing, packing and fragmentation.\n"
          "  --alibaba-nodes FILE   the node list (openb_node_list_gpu_node.csv)\n"
          "  --alibaba-pods FILE    the pod list (openb_pod_list_default.csv)\n"
          "  --json                 one JSON object instead of a table\n"
