@@ -487,6 +487,15 @@ absl::StatusOr<AlibabaReplayResult> ReplayAlibabaWith(const policy::PlacementPol
   if (options.max_pods >= 0 && static_cast<size_t>(options.max_pods) < pods.size()) {
     pods = pods.first(static_cast<size_t>(options.max_pods));
   }
+  if (options.mode == AlibabaReplayMode::kTimed) {
+    for (const AlibabaPod& p : pods) {
+      if (!p.has_times) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "pod ", p.name, " has no creation or deletion time (a list of requests only); "
+            "replay it with --alibaba-mode fill"));
+      }
+    }
+  }
   Replay replay(policy, *cluster, pods, options);
   return replay.Run(final_state);
 }

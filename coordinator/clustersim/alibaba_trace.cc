@@ -18,12 +18,11 @@
 namespace iashim::clustersim {
 namespace {
 
-
-
 constexpr std::string_view kNodesHeader = "sn,cpu_milli,memory_mib,gpu,model";
 constexpr std::string_view kPodsHeader =
     "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
     "deletion_time,scheduled_time";
+constexpr std::string_view kShortPodsHeader = "name,cpu_milli,memory_mib,num_gpu,gpu_milli";
 
 // One line's location, for errors.
 struct Where {
@@ -88,7 +87,8 @@ absl::Status ForEachRow(std::string_view text, std::string_view source, std::str
     const Where at{source, static_cast<int>(i + 1)};
     if (i == 0) {
       if (line != header) {
-        return at.LineError(absl::StrCat("header is '", Av(line), "'; expected '", Av(header), "'"));
+        return at.LineError(
+            absl::StrCat("header is '", Av(line), "'; expected '", Av(header), "'"));
       }
       continue;
     }
@@ -151,44 +151,70 @@ absl::StatusOr<std::vector<AlibabaNode>> ParseAlibabaNodes(std::string_view text
   return nodes;
 }
 
+namespace {
+
+// The five fields every pod list has: name, cpu_milli, memory_mib, num_gpu,
+// gpu_milli (`seen`: the names so far, which must not repeat).
+absl::Status ParsePodRequest(const Where& at, const std::vector<std::string_view>& f,
+                             absl::flat_hash_set<std::string>* seen, AlibabaPod* out) {
+  AlibabaPod& p = *out;
+  if (absl::Status s = CheckName(at, "name", f[0]); !s.ok()) return s;
+  p.name = std::string(f[0]);
+  if (!seen->insert(p.name).second) {
+    return at.Error("name", absl::StrCat("'", p.name, "' repeats"));
+  }
+  if (absl::Status s = ParseInt(at, "cpu_milli", f[1], 0, kMaxAmount, &p.cpu_milli); !s.ok())
+    return s;
+  if (absl::Status s = ParseInt(at, "memory_mib", f[2], 0, kMaxAmount, &p.memory_mib); !s.ok())
+    return s;
+  int64_t num_gpu = 0;
+  int64_t gpu_milli = 0;
+  if (absl::Status s = ParseInt(at, "num_gpu", f[3], 0, kMaxGpusPerNode, &num_gpu); !s.ok())
+    return s;
+  if (absl::Status s = ParseInt(at, "gpu_milli", f[4], 0, 1000, &gpu_milli); !s.ok()) return s;
+  // The replay maps these onto placement requests; a combination it
+  // could only guess at is an error, not a silent guess.
+  if (num_gpu == 0 && gpu_milli != 0) {
+    return at.Error("gpu_milli", absl::StrCat("is ", gpu_milli, " but num_gpu is 0"));
+  }
+  if (num_gpu == 1 && gpu_milli == 0) {
+    return at.Error("gpu_milli", "is 0 but num_gpu is 1");
+  }
+  if (num_gpu > 1 && gpu_milli != 1000) {
+    return at.Error("gpu_milli", absl::StrCat("is ", gpu_milli, " with num_gpu ", num_gpu,
+                                              "; a multi-GPU pod must ask whole GPUs (1000)"));
+  }
+  p.num_gpu = static_cast<int>(num_gpu);
+  p.gpu_milli = static_cast<int>(gpu_milli);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<AlibabaPod>> ParseAlibabaPods(std::string_view text,
                                                          std::string_view source) {
   std::vector<AlibabaPod> pods;
   absl::flat_hash_set<std::string> seen;
+  // A list of requests only (the ATC'23 repository's other pod lists): fill
+  // mode needs no times, specs or classes.
+  if (text.substr(0, text.find_first_of("\r\n")) == kShortPodsHeader) {
+    const absl::Status status =
+        ForEachRow(text, source, kShortPodsHeader, 5,
+                   [&](const Where& at, const std::vector<std::string_view>& f) -> absl::Status {
+                     AlibabaPod p;
+                     if (absl::Status s = ParsePodRequest(at, f, &seen, &p); !s.ok()) return s;
+                     p.has_times = false;
+                     pods.push_back(std::move(p));
+                     return absl::OkStatus();
+                   });
+    if (!status.ok()) return status;
+    return pods;
+  }
   const absl::Status status = ForEachRow(
       text, source, kPodsHeader, 11,
       [&](const Where& at, const std::vector<std::string_view>& f) -> absl::Status {
         AlibabaPod p;
-        if (absl::Status s = CheckName(at, "name", f[0]); !s.ok()) return s;
-        p.name = std::string(f[0]);
-        if (!seen.insert(p.name).second) {
-          return at.Error("name", absl::StrCat("'", p.name, "' repeats"));
-        }
-        if (absl::Status s = ParseInt(at, "cpu_milli", f[1], 0, kMaxAmount, &p.cpu_milli); !s.ok())
-          return s;
-        if (absl::Status s = ParseInt(at, "memory_mib", f[2], 0, kMaxAmount, &p.memory_mib);
-            !s.ok())
-          return s;
-        int64_t num_gpu = 0;
-        int64_t gpu_milli = 0;
-        if (absl::Status s = ParseInt(at, "num_gpu", f[3], 0, kMaxGpusPerNode, &num_gpu); !s.ok())
-          return s;
-        if (absl::Status s = ParseInt(at, "gpu_milli", f[4], 0, 1000, &gpu_milli); !s.ok())
-          return s;
-        // The replay maps these onto placement requests; a combination it
-        // could only guess at is an error, not a silent guess.
-        if (num_gpu == 0 && gpu_milli != 0) {
-          return at.Error("gpu_milli", absl::StrCat("is ", gpu_milli, " but num_gpu is 0"));
-        }
-        if (num_gpu == 1 && gpu_milli == 0) {
-          return at.Error("gpu_milli", "is 0 but num_gpu is 1");
-        }
-        if (num_gpu > 1 && gpu_milli != 1000) {
-          return at.Error("gpu_milli", absl::StrCat("is ", gpu_milli, " with num_gpu ", num_gpu,
-                                                    "; a multi-GPU pod must ask whole GPUs (1000)"));
-        }
-        p.num_gpu = static_cast<int>(num_gpu);
-        p.gpu_milli = static_cast<int>(gpu_milli);
+        if (absl::Status s = ParsePodRequest(at, f, &seen, &p); !s.ok()) return s;
         if (!f[5].empty()) {
           for (std::string_view model : Split(f[5], '|')) {
             if (absl::Status s = CheckName(at, "gpu_spec", model); !s.ok()) return s;

@@ -49,6 +49,10 @@ struct AlibabaPod {
   int64_t creation_s = 0;
   int64_t deletion_s = 0;                 // >= creation_s
   std::optional<int64_t> scheduled_s;     // absent for pods never scheduled
+  // False for a pod from a list of requests only (header
+  // name,cpu_milli,memory_mib,num_gpu,gpu_milli): no times, no gpu_spec, no
+  // qos or phase. Such pods can be replayed in fill mode only.
+  bool has_times = true;
 };
 
 inline constexpr int kMaxGpusPerNode = 64;

@@ -138,6 +138,21 @@ TEST(AlibabaReplayTest, GangTakesWholeGpusOfOneNode) {
   EXPECT_EQ(state.JobsOn({"b", 0})[0].gpu_count, 4);
 }
 
+TEST(AlibabaReplayTest, PodsWithoutTimesReplayInFillModeOnly) {
+  const std::vector<AlibabaNode> nodes = {Node("a", 1, "T4")};
+  std::vector<AlibabaPod> pods = {Pod("p1", 1, 300, 0, 0), Pod("p2", 1, 800, 0, 0)};
+  for (AlibabaPod& p : pods) p.has_times = false;
+  AlibabaReplayOptions options;
+  absl::StatusOr<AlibabaReplayResult> timed = ReplayAlibaba(nodes, pods, options);
+  ASSERT_FALSE(timed.ok());
+  EXPECT_THAT(std::string(timed.status().message()), HasSubstr("--alibaba-mode fill"));
+  options.mode = AlibabaReplayMode::kFill;
+  absl::StatusOr<AlibabaReplayResult> fill = ReplayAlibaba(nodes, pods, options);
+  ASSERT_TRUE(fill.ok()) << fill.status();
+  EXPECT_EQ(fill->placed, 1);  // in file order: p1 takes 300, p2 (800) no longer fits
+  EXPECT_EQ(fill->never_placed, 1);
+}
+
 TEST(AlibabaReplayTest, FillModeNeverFreesCapacity) {
   const std::vector<AlibabaNode> nodes = {Node("a", 1, "T4")};
   const std::vector<AlibabaPod> pods = {Pod("p1", 1, 600, 0, 1), Pod("p2", 1, 600, 5, 6),

@@ -102,6 +102,29 @@ TEST(AlibabaTraceTest, ParsesPods) {
   EXPECT_FALSE(p2.scheduled_s.has_value());
 }
 
+TEST(AlibabaTraceTest, ParsesAListOfRequestsOnly) {
+  absl::StatusOr<std::vector<AlibabaPod>> pods = ParseAlibabaPods(
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli\r\n"
+      "a,8000,1024,1,250\n"
+      "b,0,0,2,1000\n",
+      "short.csv");
+  ASSERT_TRUE(pods.ok()) << pods.status();
+  ASSERT_EQ(pods->size(), 2u);
+  EXPECT_EQ((*pods)[0].name, "a");
+  EXPECT_EQ((*pods)[0].gpu_milli, 250);
+  EXPECT_EQ((*pods)[1].num_gpu, 2);
+  EXPECT_FALSE((*pods)[0].has_times);
+  EXPECT_TRUE((*pods)[0].gpu_spec.empty());
+  // The same checks as the full list's.
+  absl::StatusOr<std::vector<AlibabaPod>> bad = ParseAlibabaPods(
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli\na,1,1,2,500\n", "short.csv");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("short.csv:2: field gpu_milli"), std::string::npos)
+      << bad.status().message();
+  bad = ParseAlibabaPods("name,cpu_milli,memory_mib,num_gpu,gpu_milli\na,1,1,1,500,x\n", "s");
+  EXPECT_FALSE(bad.ok());
+}
+
 TEST(AlibabaTraceTest, PodErrorsNameFileLineAndField) {
   EXPECT_THAT(PodError("p0,1,1,1,1200,,LS,Running,0,1,\n"),
               HasSubstr("pods.csv:2: field gpu_milli: '1200' is not an integer in 0..1000"));
