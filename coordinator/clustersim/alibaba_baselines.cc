@@ -1,11 +1,11 @@
 #include "coordinator/clustersim/alibaba_baselines.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "coordinator/clustersim/baseline_policies.h"
 #include "coordinator/policy/best_fit.h"
 #include "coordinator/policy/cluster_state.h"
 
@@ -18,31 +18,13 @@ using policy::GpuInfo;
 using policy::PlacementDecision;
 using policy::PlacementRequest;
 
-// The offered GPUs in GpuId order (each node's GPUs adjacent).
-std::vector<const GpuInfo*> GpusInOrder(const ClusterState& state) {
-  std::vector<const GpuInfo*> gpus;
-  for (const GpuInfo& g : state.cluster.gpus) gpus.push_back(&g);
-  std::sort(gpus.begin(), gpus.end(),
-            [](const GpuInfo* a, const GpuInfo* b) { return a->id < b->id; });
-  return gpus;
-}
-
-PlacementDecision WholeGpus(std::vector<const GpuInfo*> chosen, int k) {
+PlacementDecision WholeGpus(const std::vector<const GpuInfo*>& chosen, int k) {
   if (chosen.empty()) {
     return PlacementDecision::Queued(absl::StrCat("no node has ", k, " empty GPU(s) now"));
   }
-  if (k == 1) return PlacementDecision::Placed(chosen.front()->id, "an empty GPU");
   std::vector<GpuId> ids;
   for (const GpuInfo* g : chosen) ids.push_back(g->id);
-  return PlacementDecision::PlacedGang(std::move(ids), absl::StrCat(k, " empty GPUs of one node"));
-}
-
-std::vector<const GpuInfo*> EmptyGpusInOrder(const ClusterState& state) {
-  std::vector<const GpuInfo*> empty;
-  for (const GpuInfo* g : GpusInOrder(state)) {
-    if (state.JobsOn(g->id).empty()) empty.push_back(g);
-  }
-  return empty;
+  return PlacedOnEmpty(std::move(ids));
 }
 
 // The first node, in host order, with k empty GPUs: its first k.

@@ -15,14 +15,33 @@ using policy::GpuId;
 using policy::PlacementDecision;
 using policy::PlacementRequest;
 
+std::vector<const policy::GpuInfo*> GpusInOrder(const ClusterState& state) {
+  std::vector<const policy::GpuInfo*> gpus;
+  gpus.reserve(state.cluster.gpus.size());
+  for (const policy::GpuInfo& g : state.cluster.gpus) gpus.push_back(&g);
+  const auto by_id = [](const policy::GpuInfo* a, const policy::GpuInfo* b) {
+    return a->id < b->id;
+  };
+  // The simulators list their clusters in GpuId order already: check, not sort.
+  if (!std::is_sorted(gpus.begin(), gpus.end(), by_id)) std::sort(gpus.begin(), gpus.end(), by_id);
+  return gpus;
+}
+
+std::vector<const policy::GpuInfo*> EmptyGpusInOrder(const ClusterState& state) {
+  std::vector<const policy::GpuInfo*> empty = GpusInOrder(state);
+  std::erase_if(empty, [&](const policy::GpuInfo* g) { return !state.JobsOn(g->id).empty(); });
+  return empty;
+}
+
+PlacementDecision PlacedOnEmpty(std::vector<GpuId> gpus) {
+  if (gpus.size() == 1) return PlacementDecision::Placed(gpus.front(), "an empty GPU");
+  const size_t k = gpus.size();
+  return PlacementDecision::PlacedGang(std::move(gpus), Cat(k, " empty GPUs of one node"));
+}
+
 std::optional<std::vector<GpuId>> EmptyGpus(const ClusterState& state, int count) {
-  std::vector<const policy::GpuInfo*> empty;
-  for (const policy::GpuInfo& g : state.cluster.gpus) {
-    if (state.JobsOn(g.id).empty()) empty.push_back(&g);
-  }
-  std::sort(empty.begin(), empty.end(),
-            [](const policy::GpuInfo* a, const policy::GpuInfo* b) { return a->id < b->id; });
-  const std::vector<const policy::GpuInfo*> chosen = policy::BestFitEmptyGpus(empty, count);
+  const std::vector<const policy::GpuInfo*> chosen =
+      policy::BestFitEmptyGpus(EmptyGpusInOrder(state), count);
   if (chosen.empty()) return std::nullopt;
   std::vector<GpuId> ids;
   for (const policy::GpuInfo* g : chosen) ids.push_back(g->id);
@@ -33,7 +52,8 @@ bool MayJoin(const PlacementRequest& request, const ClusterState& state, const G
              const policy::ShareRule& rule) {
   if (request.gpu_count != 1) return false;
   const std::span<const policy::PlacedJob> here = state.JobsOn(gpu);
-  return here.size() == 1 && here[0].gpu_count == 1 && rule.MayShare(request.traits, here[0].traits);
+  return here.size() == 1 && here[0].gpu_count == 1 &&
+         rule.MayShare(request.traits, here[0].traits);
 }
 
 namespace {
@@ -43,14 +63,12 @@ std::optional<PlacementDecision> PlaceOnEmpty(const PlacementRequest& request,
                                               const ClusterState& state) {
   std::optional<std::vector<GpuId>> gpus = EmptyGpus(state, request.gpu_count);
   if (!gpus.has_value()) return std::nullopt;
-  if (gpus->size() == 1) return PlacementDecision::Placed(gpus->front(), "an empty GPU");
-  return PlacementDecision::PlacedGang(std::move(*gpus),
-                                       Cat(request.gpu_count, " empty GPUs of one node"));
+  return PlacedOnEmpty(*std::move(gpus));
 }
 
 PlacementDecision NoRoom(const PlacementRequest& request) {
-  return PlacementDecision::Queued(Cat("no node has ", request.gpu_count,
-                                                " empty GPU(s) and no GPU can share"));
+  return PlacementDecision::Queued(
+      Cat("no node has ", request.gpu_count, " empty GPU(s) and no GPU can share"));
 }
 
 }  // namespace

@@ -23,6 +23,14 @@
 
 namespace iashim::clustersim {
 
+// Every GPU of `state`, in GpuId order (each node's GPUs adjacent).
+std::vector<const policy::GpuInfo*> GpusInOrder(const policy::ClusterState& state);
+// Those without jobs, in the same order: what policy::BestFitEmptyGpus takes.
+std::vector<const policy::GpuInfo*> EmptyGpusInOrder(const policy::ClusterState& state);
+
+// Places a job alone on `gpus`: one empty GPU, or a gang's of one node.
+policy::PlacementDecision PlacedOnEmpty(std::vector<policy::GpuId> gpus);
+
 // `count` empty GPUs of one node, chosen by policy::BestFitEmptyGpus, the
 // rule InterferenceAwarePlacement uses too: the node with the fewest empty
 // GPUs that still has enough (keeps whole nodes free for gangs), ties in host

@@ -47,12 +47,6 @@ class SharesOnlyAFew : public policy::PlacementPolicy {
   mutable int shared_ = 0;
 };
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // The JCTs of the one-GPU jobs.
 std::vector<double> OneGpuJcts(const std::vector<JobRecord>& jobs) {
   std::vector<double> out;
@@ -123,8 +117,9 @@ TEST_F(NeverWorseThanExclusiveTest, AFewEarlySharedJobsDoNotCascadeIntoTheQueue)
   ASSERT_EQ(few.shared(), 3);
   EXPECT_EQ(shared->pair_starts, 3);
 
-  const double exclusive_median = Median(OneGpuJcts(MakeJobRecords(prepared_.jobs, *exclusive)));
-  const double shared_median = Median(OneGpuJcts(MakeJobRecords(prepared_.jobs, *shared)));
+  const double exclusive_median =
+      Percentile(OneGpuJcts(MakeJobRecords(prepared_.jobs, *exclusive)), 0.5);
+  const double shared_median = Percentile(OneGpuJcts(MakeJobRecords(prepared_.jobs, *shared)), 0.5);
   // Three pairs among hundreds of jobs: the one-GPU jobs' median JCT may
   // move by chance, but only by a few percent.
   EXPECT_LE(shared_median, exclusive_median * 1.05)
