@@ -29,9 +29,13 @@ std::vector<const GpuInfo*> BestFitEmptyGpus(std::span<const GpuInfo* const> emp
     size_t end = begin + 1;
     while (end < empty.size() && empty[end]->id.host == empty[begin]->id.host) ++end;
     if (end - begin >= want) {
-      node.assign(empty.begin() + begin, empty.begin() + end);
-      std::partial_sort(node.begin(), node.begin() + want, node.end(), SmallerGpu);
-      node.resize(want);
+      if (want == 1) {  // the common case, without copying the node's GPUs
+        node.assign(1, *std::min_element(empty.begin() + begin, empty.begin() + end, SmallerGpu));
+      } else {
+        node.assign(empty.begin() + begin, empty.begin() + end);
+        std::partial_sort(node.begin(), node.begin() + want, node.end(), SmallerGpu);
+        node.resize(want);
+      }
       size_t unknown = 0;
       uint64_t total = 0;
       for (const GpuInfo* g : node) {

@@ -31,6 +31,9 @@ struct ClusterState {
   // that every policy walks GPUs in the same order and decides the same way
   // in the daemon and in iashim-clustersim.
   std::map<GpuId, std::vector<PlacedJob>> jobs;
+  // GPUs' worth of capacity asked by requests waiting in the queue (not the
+  // one being placed): how scarce capacity is beyond what `jobs` shows.
+  double queued_gpus = 0;
 
   // nullptr when the cluster has no such GPU.
   const GpuInfo* FindGpu(const GpuId& id) const;

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "coordinator/policy/best_fit.h"
+#include "coordinator/policy/fragmentation.h"
 
 namespace iashim::policy {
 namespace {
@@ -116,6 +117,7 @@ struct SetScore {
   double p_new = 1;
   double loss = 0;
   double adjusted = 0;  // gain - uncertainty_weight * uncertainty: what admission compares
+  double packed = 0;    // adjusted - pressure * fragmentation added: what the choice compares
 };
 
 // Scores GPUs for one request. Lives for one Place() call.
@@ -447,8 +449,10 @@ void CollectScope(const PlacementRequest& r, const ClusterState& state, Scope* s
   for (const auto& [id, jobs] : state.jobs) {
     if (!r.job.empty()) {
       for (const PlacedJob& j : jobs) {
-        // Ids differ mostly at the end: a cheap test before the full compare.
-        if (j.job.size() == r.job.size() && j.job.back() == r.job.back() && j.job == r.job) {
+        // Ids differ mostly at the end ("pod-0123"): compared from there,
+        // most mismatches cost a character or two and no call.
+        if (j.job.size() == r.job.size() &&
+            std::equal(j.job.rbegin(), j.job.rend(), r.job.rbegin())) {
           scope->placed_at.push_back(id);
           break;
         }
@@ -538,16 +542,46 @@ std::optional<PlacementDecision> PlaceExclusive(std::span<const GpuInfo* const> 
       std::move(gpus), absl::StrCat(k, " empty GPUs on node ", alone.front()->id.host));
 }
 
+// The fragmentation term (a mix was given and the request is a share of one
+// GPU): each candidate's adjusted gain less pressure * the fragmentation it
+// adds (fragmentation.h), in the same unit, GPUs' worth of progress.
+struct Packing {
+  std::vector<GpuRoom> rooms;  // parallel to Scope::views
+  FragmentationMeter meter;
+  double pressure = 0;
+
+  // The fragmentation placing `mem_bytes` on views[i] adds to its node.
+  double Added(const Scope& scope, size_t i, uint64_t mem_bytes, int max_jobs_per_gpu) {
+    const auto node_end = std::upper_bound(scope.nodes.begin(), scope.nodes.end(), i);
+    const size_t begin = *(node_end - 1);
+    const std::span<const GpuRoom> node(rooms.data() + begin, *node_end - begin);
+    const GpuRoom after =
+        RoomAfter(rooms[i], mem_bytes, scope.views[i].jobs.size(), max_jobs_per_gpu);
+    return meter.Delta(node, i - begin, after);
+  }
+};
+
+// Whether a shared candidate passes admission (step 3).
+bool Admissible(const SetScore& score, const InterferenceAwarePlacement::Options& options) {
+  return score.adjusted + options.exploration * score.uncertainty >= options.min_gain;
+}
+
 // The best GPU set sharing could use, and why others could not be used.
 struct SharedChoice {
   std::vector<size_t> gpus;  // into Scope::views; empty: none can take the job now
   SetScore score;
   Blocker blocker;
+  // With packing: the best GPU by adjusted gain, admissible or not, so that
+  // a job nothing admits is queued naming it, without a second pass.
+  std::optional<size_t> best_any;
+  SetScore best_any_score;
 };
 
 // Step 2, shared: scores every node's best k GPUs by the predicted gain.
+// With `packing` (k is 1 then), only admissible GPUs compete, by packed score.
 SharedChoice ChooseShared(const Scope& scope, Scorer& scorer,
-                          const InterferenceAwarePlacement::Options& options, int k) {
+                          const InterferenceAwarePlacement::Options& options, int k,
+                          const PlacementRequest& r, Packing* packing) {
   const std::vector<GpuView>& views = scope.views;
   const std::vector<size_t>& nodes = scope.nodes;
   struct Ranked {
@@ -565,10 +599,23 @@ SharedChoice ChooseShared(const Scope& scope, Scorer& scorer,
     node.clear();
     for (size_t i = nodes[n]; i < nodes[n + 1]; ++i) {
       if (!views[i].fits_ever) continue;
+      // Packing weighs empty GPUs as one candidate: best fit's (Place).
+      if (packing != nullptr && views[i].jobs.empty()) continue;
       GpuScore s;
       if (!scorer.Score(views[i], &s, &best.blocker)) continue;
       const double unc = kd * s.unc_new + s.unc_loss;
-      node.push_back({i, s, kd * s.p_new - s.loss - options.uncertainty_weight * unc});
+      double rank = kd * s.p_new - s.loss - options.uncertainty_weight * unc;
+      if (packing != nullptr) {
+        const SetScore alone = scorer.ScoreSet(views, std::span<const size_t>(&i, 1),
+                                               std::span<const GpuScore>(&s, 1));
+        if (!best.best_any.has_value() || alone.adjusted > best.best_any_score.adjusted) {
+          best.best_any = i;
+          best.best_any_score = alone;
+        }
+        if (!Admissible(alone, options)) continue;
+        rank -= packing->pressure * packing->Added(scope, i, r.mem_bytes, options.max_jobs_per_gpu);
+      }
+      node.push_back({i, s, rank});
     }
     if (node.size() < want) continue;
     // Greedy: the k GPUs best on their own (ties in GpuId order), then the
@@ -585,8 +632,9 @@ SharedChoice ChooseShared(const Scope& scope, Scorer& scorer,
       chosen.push_back(node[c].index);
       chosen_scores.push_back(node[c].score);
     }
-    const SetScore set = scorer.ScoreSet(views, chosen, chosen_scores);
-    if (best.gpus.empty() || set.adjusted > best.score.adjusted) {
+    SetScore set = scorer.ScoreSet(views, chosen, chosen_scores);
+    set.packed = packing != nullptr ? node.front().rank : set.adjusted;
+    if (best.gpus.empty() || set.packed > best.score.packed) {
       best.gpus.assign(chosen.begin(), chosen.end());
       best.score = set;
     }
@@ -616,7 +664,7 @@ PlacementDecision Admit(const PlacementRequest& r, const Scope& scope, const Sha
       "%.3f, uncertainty %.3f)",
       GpuNames(views, choice.gpus), JobNames(views, choice.gpus), score.gain, score.p_new,
       score.loss, score.uncertainty);
-  if (score.adjusted + options.exploration * score.uncertainty < options.min_gain) {
+  if (!Admissible(score, options)) {
     return PlacementDecision::Queued(absl::StrFormat(
         "sharing would not pay: best candidate %s; min_gain %.3f", detail, options.min_gain));
   }
@@ -627,11 +675,42 @@ PlacementDecision Admit(const PlacementRequest& r, const Scope& scope, const Sha
   return PlacementDecision::PlacedGang(std::move(gpus), "shared " + detail);
 }
 
+// The scope's rooms, and how scarce capacity is: pressure = (capacity
+// allocated + asked by the queue + asked by this request) / capacity, at most 1.
+// A GPU of capacity left unusable costs a GPU's worth of progress when
+// demand would have filled it, nothing when capacity is plentiful; pressure
+// is the chance it binds, so the queue makes the policy pack harder.
+Packing StartPacking(const PlacementRequest& r, const ClusterState& state, const Scope& scope,
+                     const RequestMix& mix, int max_jobs_per_gpu) {
+  Packing packing{.rooms = {}, .meter = FragmentationMeter(mix.Classes()), .pressure = 0};
+  packing.rooms.reserve(scope.views.size());
+  double capacity = 0, allocated = 0;
+  uint64_t largest = 0;
+  for (const GpuView& v : scope.views) {
+    packing.rooms.push_back(RoomOf(*v.gpu, v.jobs, max_jobs_per_gpu));
+    if (!v.fits_ever) continue;
+    const GpuRoom& room = packing.rooms.back();
+    capacity += 1;
+    allocated += room.full ? 1.0
+                 : room.memory_bytes == 0
+                     ? (room.empty ? 0.0 : 1.0)
+                     : 1.0 - static_cast<double>(std::min(room.free_bytes, room.memory_bytes)) /
+                                 static_cast<double>(room.memory_bytes);
+    largest = std::max(largest, v.gpu->memory_bytes);
+  }
+  const double asked =
+      largest == 0 ? 1.0 : std::min(1.0, static_cast<double>(r.mem_bytes) / static_cast<double>(largest));
+  const double queued = std::isfinite(state.queued_gpus) ? std::max(0.0, state.queued_gpus) : 0.0;
+  if (capacity > 0) packing.pressure = std::min(1.0, (allocated + queued + asked) / capacity);
+  return packing;
+}
+
 }  // namespace
 
 InterferenceAwarePlacement::InterferenceAwarePlacement(const InterferencePredictor* predictor,
-                                                       const ShareRule* rule, Options options)
-    : predictor_(predictor), rule_(rule), options_(options) {}
+                                                       const ShareRule* rule, Options options,
+                                                       const RequestMix* mix)
+    : predictor_(predictor), rule_(rule), options_(options), mix_(mix) {}
 
 PlacementDecision InterferenceAwarePlacement::Place(const PlacementRequest& r,
                                                     const ClusterState& state) const {
@@ -646,12 +725,37 @@ PlacementDecision InterferenceAwarePlacement::Place(const PlacementRequest& r,
   const std::string where = ScopeName(r);
   std::vector<const GpuInfo*> empty;
   if (auto rejected = RejectImpossible(r, scope, where, &empty)) return *std::move(rejected);
-  if (auto alone = PlaceExclusive(empty, k)) return *std::move(alone);
+  const bool pack = mix_ != nullptr && !mix_->Classes().empty() && k == 1 && r.mem_bytes > 0 &&
+                    predictor_ != nullptr;
+  if (!pack) {
+    if (auto alone = PlaceExclusive(empty, k)) return *std::move(alone);
+  }
   if (predictor_ == nullptr) {
     return PlacementDecision::Queued("no empty GPU, and no interference predictor to share one");
   }
   Scorer scorer(r, *predictor_, rule_, options_);
-  return Admit(r, scope, ChooseShared(scope, scorer, options_, k), where, options_);
+  if (pack) {
+    Packing packing = StartPacking(r, state, scope, *mix_, options_.max_jobs_per_gpu);
+    SharedChoice packed = ChooseShared(scope, scorer, options_, k, r, &packing);
+    const std::vector<const GpuInfo*> alone = BestFitEmptyGpus(empty, 1);
+    if (!alone.empty()) {
+      const auto it = std::find_if(scope.views.begin(), scope.views.end(),
+                                   [&](const GpuView& v) { return v.gpu == alone.front(); });
+      const size_t i = static_cast<size_t>(it - scope.views.begin());
+      // Alone, the job keeps all of its speed (gain 1) and harms no one.
+      const double alone_packed =
+          1.0 - packing.pressure * packing.Added(scope, i, r.mem_bytes, options_.max_jobs_per_gpu);
+      if (packed.gpus.empty() || packed.score.packed <= alone_packed) {
+        return PlacementDecision::Placed(alone.front()->id, "an empty GPU");
+      }
+    } else if (packed.gpus.empty() && packed.best_any.has_value()) {
+      // Nothing admissible: queued, naming the best candidate and its gain.
+      packed.gpus = {*packed.best_any};
+      packed.score = packed.best_any_score;
+    }
+    return Admit(r, scope, packed, where, options_);
+  }
+  return Admit(r, scope, ChooseShared(scope, scorer, options_, k, r, nullptr), where, options_);
 }
 
 }  // namespace iashim::policy

@@ -30,12 +30,25 @@
 //     least min_gain (sharing must beat leaving the job queued); otherwise
 //     the job is queued, with a reason naming the best candidate and its
 //     predicted harm.
+// Packing (a RequestMix given, and the request a share of one GPU: memory
+// asked, one GPU): an empty GPU no longer wins outright. Each candidate,
+// the best-fit empty GPU of step 1 (gain 1) and every admissible shared GPU,
+// is scored by its adjusted gain less pressure * the fragmentation it adds
+// (fragmentation.h: the capacity, in GPUs, that the requests seen so far
+// could no longer use), and the best is taken. Pressure is the share of the
+// capacity allocated or asked (queue included: ClusterState::queued_gpus),
+// at most 1: fragmented capacity costs a GPU's worth of progress only when
+// demand would fill it, so the policy packs harder as the queue grows.
+// Where sharing costs little (or nothing, under compute quotas), the
+// candidates' gains tie and the fragmentation decides; where it costs much,
+// the gain does. Whole GPUs and gangs keep step 1's best fit by node.
 // Ties break in GpuId order, so the daemon and the simulator decide alike.
 #ifndef IASHIM_POLICY_INTERFERENCE_PLACEMENT_H_
 #define IASHIM_POLICY_INTERFERENCE_PLACEMENT_H_
 
 #include "coordinator/policy/interference_model.h"
 #include "coordinator/policy/placement.h"
+#include "coordinator/policy/request_mix.h"
 
 namespace iashim::policy {
 
@@ -62,8 +75,10 @@ class InterferenceAwarePlacement : public PlacementPolicy {
 
   // `predictor` and `rule` (nullable: any pair may share) must outlive the
   // policy; the predictor may learn between calls (the daemon feeds it).
+  // `mix` (nullable) turns the fragmentation term on (see the header
+  // comment); the caller records every arriving request in it.
   InterferenceAwarePlacement(const InterferencePredictor* predictor, const ShareRule* rule,
-                             Options options);
+                             Options options, const RequestMix* mix = nullptr);
 
   PlacementDecision Place(const PlacementRequest& request,
                           const ClusterState& state) const override;
@@ -72,6 +87,7 @@ class InterferenceAwarePlacement : public PlacementPolicy {
   const InterferencePredictor* predictor_;
   const ShareRule* rule_;
   Options options_;
+  const RequestMix* mix_;
 };
 
 }  // namespace iashim::policy

@@ -558,5 +558,72 @@ TEST_F(InterferencePlacementTest, AGuaranteedNewcomerThrottlesTheResident) {
   EXPECT_EQ(d.outcome, Outcome::kQueued);
 }
 
+// Packing: a mix of whole-GPU requests arrives, so a share placed on an
+// empty GPU would cost a whole GPU; sharing costs 10% each.
+struct PackingCase {
+  ClusterState state = Nodes({"a"}, 9);
+  TablePredictor predictor;
+  RequestMix mix;
+
+  PackingCase() {
+    state.cluster.gpus.push_back(Gpu("b", 0));
+    state.jobs[{"b", 0}].push_back(Job("resident", "x", kO, 8 * kGiB));
+    predictor.fallback = 0.9;
+    mix.Observe(1, 0);
+  }
+};
+
+TEST(InterferenceAwarePlacementPacking, AnEmptyGpuWinsWhileCapacityIsPlentiful) {
+  PackingCase c;
+  const InterferenceAwarePlacement policy(&c.predictor, nullptr, {}, &c.mix);
+  // Pressure (8 GiB held + 4 asked of 10 GPUs) is low: sharing's 0.2 loss
+  // of progress outweighs the fragmentation it saves.
+  const PlacementDecision d = policy.Place(Request("new", "x"), c.state);
+  ASSERT_EQ(d.outcome, Outcome::kPlaced);
+  EXPECT_EQ(d.gpu.host, "a");
+}
+
+TEST(InterferenceAwarePlacementPacking, PacksHarderAsTheQueueGrows) {
+  PackingCase c;
+  const InterferenceAwarePlacement policy(&c.predictor, nullptr, {}, &c.mix);
+  c.state.queued_gpus = 6;  // the queue asks most of the free capacity
+  const PlacementDecision d = policy.Place(Request("new", "x"), c.state);
+  ASSERT_EQ(d.outcome, Outcome::kPlaced);
+  EXPECT_EQ(d.gpu, (GpuId{"b", 0})) << d.reason;
+  // Without a mix there is no fragmentation term: exclusive first, always.
+  const InterferenceAwarePlacement plain(&c.predictor, nullptr, {});
+  EXPECT_EQ(plain.Place(Request("new", "x"), c.state).gpu.host, "a");
+}
+
+TEST(InterferenceAwarePlacementPacking, WhereSharingCostsNothingFragmentationDecides) {
+  PackingCase c;
+  c.predictor.fallback = 1.0;  // e.g. compute quotas: each runs at its share
+  c.state.cluster.gpus.push_back(Gpu("c", 0));
+  c.state.jobs[{"c", 0}].push_back(Job("small", "x", kO, 2 * kGiB));
+  c.mix.Observe(1, 6 * kGiB);  // shares of 6 GiB arrive too
+  const InterferenceAwarePlacement policy(&c.predictor, nullptr, {}, &c.mix);
+  // b0 has 8 GiB free, c0 14: 4 GiB on b0 leaves 4 (too little for a 6),
+  // on c0 it leaves 10 (room for a 6): c0 adds less fragmentation.
+  const PlacementDecision d = policy.Place(Request("new", "x"), c.state);
+  ASSERT_EQ(d.outcome, Outcome::kPlaced);
+  EXPECT_EQ(d.gpu, (GpuId{"c", 0})) << d.reason;
+}
+
+TEST(InterferenceAwarePlacementPacking, SharingMustStillPayAndWholeGpusStillGoAlone) {
+  PackingCase c;
+  c.predictor.fallback = 0.3;  // sharing would lose progress outright
+  c.state.queued_gpus = 100;
+  const InterferenceAwarePlacement policy(&c.predictor, nullptr, {}, &c.mix);
+  EXPECT_EQ(policy.Place(Request("new", "x"), c.state).gpu.host, "a");
+  // A whole GPU or a gang never shares, packing or not.
+  EXPECT_EQ(policy.Place(Request("whole", "x", kO, 0), c.state).gpu.host, "a");
+  // No empty GPU and no admissible share: queued, naming the best candidate.
+  ClusterState full = c.state;
+  for (int i = 0; i < 9; ++i) full.jobs[{"a", i}].push_back(Job("r" + std::to_string(i), "x"));
+  const PlacementDecision d = policy.Place(Request("new", "x"), full);
+  EXPECT_EQ(d.outcome, Outcome::kQueued);
+  EXPECT_NE(d.reason.find("sharing would not pay"), std::string::npos) << d.reason;
+}
+
 }  // namespace
 }  // namespace iashim::policy
