@@ -8,6 +8,7 @@
 #include "coordinator/clustersim/baseline_policies.h"
 #include "coordinator/policy/best_fit.h"
 #include "coordinator/policy/cluster_state.h"
+#include "coordinator/policy/fragmentation.h"
 
 namespace iashim::clustersim {
 namespace {
@@ -52,7 +53,79 @@ PlacementDecision NoGpuWithRoom(const PlacementRequest& r) {
   return PlacementDecision::Queued(absl::StrCat("no GPU has ", r.mem_bytes, " free now"));
 }
 
+// The cluster's GPUs in GpuId order with their rooms, and where each node's
+// run of them starts (plus the end).
+struct Rooms {
+  std::vector<const GpuInfo*> gpus;
+  std::vector<policy::GpuRoom> rooms;
+  std::vector<size_t> jobs;  // per GPU
+  std::vector<size_t> nodes;
+
+  explicit Rooms(const ClusterState& state) : gpus(GpusInOrder(state)) {
+    for (size_t i = 0; i < gpus.size(); ++i) {
+      const std::span<const policy::PlacedJob> on = state.JobsOn(gpus[i]->id);
+      rooms.push_back(policy::RoomOf(*gpus[i], on, /*max_jobs_per_gpu=*/0));
+      jobs.push_back(on.size());
+      if (i == 0 || gpus[i]->id.host != gpus[i - 1]->id.host) nodes.push_back(i);
+    }
+    nodes.push_back(gpus.size());
+  }
+
+  std::span<const policy::GpuRoom> Node(size_t n) const {
+    return {rooms.data() + nodes[n], nodes[n + 1] - nodes[n]};
+  }
+};
+
 }  // namespace
+
+PlacementDecision AlibabaFgd::Place(const PlacementRequest& r, const ClusterState& state) const {
+  const Rooms all(state);
+  policy::FragmentationMeter meter(mix_->Classes());
+  const bool share = r.mem_bytes > 0 && r.gpu_count == 1;
+  std::vector<size_t> best;
+  double best_delta = 0;
+  std::vector<size_t> chosen;
+  std::vector<policy::GpuRoom> after;
+  for (size_t n = 0; n + 1 < all.nodes.size(); ++n) {
+    const std::span<const policy::GpuRoom> node = all.Node(n);
+    if (share) {
+      for (size_t i = 0; i < node.size(); ++i) {
+        const size_t g = all.nodes[n] + i;
+        if (!policy::FitsNow(*all.gpus[g], state.JobsOn(all.gpus[g]->id), r.mem_bytes)) continue;
+        const double delta = meter.Delta(
+            node, i, policy::RoomAfter(node[i], r.mem_bytes, all.jobs[g], /*max_jobs_per_gpu=*/0));
+        if (best.empty() || delta < best_delta) {
+          best = {g};
+          best_delta = delta;
+        }
+      }
+      continue;
+    }
+    chosen.clear();
+    after.clear();
+    for (size_t i = 0; i < node.size() && chosen.size() < static_cast<size_t>(r.gpu_count); ++i) {
+      if (!node[i].empty) continue;
+      chosen.push_back(i);
+      after.push_back(policy::RoomAfter(node[i], 0, 0, /*max_jobs_per_gpu=*/0));
+    }
+    if (chosen.size() < static_cast<size_t>(r.gpu_count)) continue;
+    const double delta = chosen.size() == 1 ? meter.Delta(node, chosen[0], after[0])
+                                            : meter.DeltaSet(node, chosen, after);
+    if (best.empty() || delta < best_delta) {
+      best.clear();
+      for (size_t i : chosen) best.push_back(all.nodes[n] + i);
+      best_delta = delta;
+    }
+  }
+  if (best.empty()) {
+    if (share) return NoGpuWithRoom(r);
+    return WholeGpus({}, r.gpu_count);
+  }
+  if (share) return PlacementDecision::Placed(all.gpus[best[0]]->id, "the least fragmentation");
+  std::vector<GpuId> ids;
+  for (size_t g : best) ids.push_back(all.gpus[g]->id);
+  return PlacedOnEmpty(std::move(ids));
+}
 
 PlacementDecision AlibabaBestFit::Place(const PlacementRequest& r,
                                         const ClusterState& state) const {

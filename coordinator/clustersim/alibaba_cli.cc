@@ -24,6 +24,8 @@ std::string AlibabaCliUsage() {
   return "usage: iashim-clustersim --alibaba-nodes FILE --alibaba-pods FILE [--json]\n"
          "                         [--max-pods N] [--alibaba-mode timed|fill]\n"
          "                         [--alibaba-min-gain X] [--alibaba-policy P]\n"
+         "                         [--alibaba-interference quota|prior]\n"
+         "                         [--alibaba-packing on|off]\n"
          "  Replays Alibaba's 2023 GPU-sharing trace (bench/data/alibaba-v2023/) through\n"
          "  iashim's interference-aware placement (or a packing baseline) and reports\n"
          "  decision latency, queueing, packing and fragmentation.\n"
@@ -37,13 +39,18 @@ std::string AlibabaCliUsage() {
          "  --alibaba-min-gain X   the policy's min_gain (default 0.05): the predicted\n"
          "                         progress sharing a GPU must add\n"
          "  --alibaba-policy P     iashim (default), or a packing baseline on the GPU\n"
-         "                         dimension: bestfit (the tightest GPU) or firstfit\n";
+         "                         dimension: bestfit (the tightest GPU), firstfit, or\n"
+         "                         fgd (the least fragmentation, ATC'23)\n"
+         "  --alibaba-interference I  what iashim predicts of pods sharing a GPU: quota\n"
+         "                         (default; each runs at its gpu_milli quota) or prior\n"
+         "                         (the interference model's prior, 0.68 of solo each)\n"
+         "  --alibaba-packing on|off  iashim's fragmentation term (default on)\n";
 }
 
 absl::StatusOr<AlibabaCliOptions> ParseAlibabaCliArgs(std::span<const std::string_view> args) {
   AlibabaCliOptions o;
   bool seen_nodes = false, seen_pods = false, seen_max = false, seen_gain = false,
-       seen_mode = false, seen_policy = false;
+       seen_mode = false, seen_policy = false, seen_interference = false, seen_packing = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string_view arg = args[i];
     std::string_view value;
@@ -100,10 +107,28 @@ absl::StatusOr<AlibabaCliOptions> ParseAlibabaCliArgs(std::span<const std::strin
     } else if (arg == "--alibaba-policy") {
       absl::StatusOr<std::string_view> v = take(&seen_policy);
       if (!v.ok()) return v.status();
-      if (*v != "iashim" && *v != "bestfit" && *v != "firstfit") {
-        return FlagError(arg, absl::StrCat("'", Av(*v), "' is not iashim, bestfit or firstfit"));
+      if (*v != "iashim" && *v != "bestfit" && *v != "firstfit" && *v != "fgd") {
+        return FlagError(arg,
+                         absl::StrCat("'", Av(*v), "' is not iashim, bestfit, firstfit or fgd"));
       }
       o.policy = std::string(*v);
+    } else if (arg == "--alibaba-interference") {
+      absl::StatusOr<std::string_view> v = take(&seen_interference);
+      if (!v.ok()) return v.status();
+      if (*v == "quota") {
+        o.interference = AlibabaReplayOptions::Interference::kQuota;
+      } else if (*v == "prior") {
+        o.interference = AlibabaReplayOptions::Interference::kPrior;
+      } else {
+        return FlagError(arg, absl::StrCat("'", Av(*v), "' is not quota or prior"));
+      }
+    } else if (arg == "--alibaba-packing") {
+      absl::StatusOr<std::string_view> v = take(&seen_packing);
+      if (!v.ok()) return v.status();
+      if (*v != "on" && *v != "off") {
+        return FlagError(arg, absl::StrCat("'", Av(*v), "' is not on or off"));
+      }
+      o.packing = *v == "on";
     } else if (arg == "--alibaba-min-gain") {
       absl::StatusOr<std::string_view> v = take(&seen_gain);
       if (!v.ok()) return v.status();
@@ -120,8 +145,12 @@ absl::StatusOr<AlibabaCliOptions> ParseAlibabaCliArgs(std::span<const std::strin
   if (o.help) return o;
   if (!seen_nodes) return FlagError("--alibaba-nodes", "is required");
   if (!seen_pods) return FlagError("--alibaba-pods", "is required");
-  if (seen_gain && o.policy != "iashim") {
-    return FlagError("--alibaba-min-gain", "applies to --alibaba-policy iashim only");
+  if (o.policy != "iashim") {
+    for (const auto& [seen, flag] : {std::pair{seen_gain, "--alibaba-min-gain"},
+                                     std::pair{seen_interference, "--alibaba-interference"},
+                                     std::pair{seen_packing, "--alibaba-packing"}}) {
+      if (seen) return FlagError(flag, "applies to --alibaba-policy iashim only");
+    }
   }
   return o;
 }
@@ -144,7 +173,14 @@ std::string AlibabaResultJson(const AlibabaReplayResult& r, const AlibabaReplayO
   field("trace", std::string_view("alibaba-v2023"));
   field("mode", std::string_view(options.mode == AlibabaReplayMode::kFill ? "fill" : "timed"));
   field("policy", policy);
-  field("min_gain", options.placement.min_gain);
+  if (policy == "iashim") {  // the baselines have no such settings
+    field("min_gain", options.placement.min_gain);
+    field("interference", std::string_view(
+                              options.interference == AlibabaReplayOptions::Interference::kQuota
+                                  ? "quota"
+                                  : "prior"));
+    field("packing", std::string_view(options.packing ? "on" : "off"));
+  }
   field("max_jobs_per_gpu", options.placement.max_jobs_per_gpu);
   field("nodes", r.nodes);
   field("gpus", r.gpus);
@@ -203,7 +239,13 @@ std::string AlibabaResultTable(const AlibabaReplayResult& r, const AlibabaReplay
                   policy == "iashim"
                       ? absl::StrCat("iashim placement (min_gain ",
                                      absl::StrFormat("%g", options.placement.min_gain),
-                                     ", max_jobs_per_gpu ", options.placement.max_jobs_per_gpu, ")")
+                                     ", max_jobs_per_gpu ", options.placement.max_jobs_per_gpu,
+                                     ", interference ",
+                                     options.interference ==
+                                             AlibabaReplayOptions::Interference::kQuota
+                                         ? "quota"
+                                         : "prior",
+                                     ", packing ", options.packing ? "on" : "off", ")")
                       : absl::StrCat(Av(policy), " (GPU dimension only)"),
                   "\n");
   row("cluster", absl::StrFormat("%d nodes, %d GPUs", r.nodes, r.gpus));
@@ -265,11 +307,16 @@ int RunAlibabaCli(std::span<const std::string_view> args, std::ostream& out, std
   options.max_pods = o->max_pods;
   options.mode = o->mode;
   if (o->min_gain.has_value()) options.placement.min_gain = *o->min_gain;
+  options.interference = o->interference;
+  options.packing = o->packing;
   absl::StatusOr<AlibabaReplayResult> result = absl::InternalError("no policy");
   if (o->policy == "bestfit") {
     result = ReplayAlibabaWith(AlibabaBestFit(), *nodes, *pods, options);
   } else if (o->policy == "firstfit") {
     result = ReplayAlibabaWith(AlibabaFirstFit(), *nodes, *pods, options);
+  } else if (o->policy == "fgd") {
+    policy::RequestMix mix;
+    result = ReplayAlibabaWith(AlibabaFgd(&mix), *nodes, *pods, options, nullptr, &mix);
   } else {
     result = ReplayAlibaba(*nodes, *pods, options);
   }

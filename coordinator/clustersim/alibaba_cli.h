@@ -30,6 +30,8 @@ struct AlibabaCliOptions {
   AlibabaReplayMode mode = AlibabaReplayMode::kTimed;
   std::optional<double> min_gain;  // the policy's default when absent
   std::string policy = "iashim";   // or a packing baseline (alibaba_baselines.h)
+  AlibabaReplayOptions::Interference interference = AlibabaReplayOptions::Interference::kQuota;
+  bool packing = true;             // iashim's fragmentation term
 };
 
 // The arguments after the program's name. Errors name the argument.

@@ -29,6 +29,16 @@ using Clock = std::chrono::steady_clock;
 // data on them, so only the prior can apply.
 constexpr const char* kPodKind = "alibaba-pod";
 
+// AlibabaReplayOptions::Interference::kQuota: a pod runs at its quota
+// whatever shares its GPU.
+class QuotaPredictor : public policy::InterferencePredictor {
+ public:
+  policy::InterferencePrediction Predict(const policy::JobTraits&,
+                                         const policy::JobTraits&) const override {
+    return {.throughput = 1.0, .uncertainty = 0.0, .evidence = 0};
+  }
+};
+
 // Sorted and without repeats, so "A|B" and "B|A" share a view.
 std::vector<std::string> NormalSpec(const std::vector<std::string>& spec) {
   std::vector<std::string> s = spec;
@@ -61,9 +71,13 @@ double Mean(const std::vector<double>& v) {
 class Replay {
  public:
   Replay(const policy::PlacementPolicy& policy, const policy::Cluster& cluster,
-         std::span<const AlibabaPod> pods,
-         const AlibabaReplayOptions& options)
-      : policy_(policy), options_(options), tracker_(cluster), workload_(AlibabaWorkload(pods)) {
+         std::span<const AlibabaPod> pods, const AlibabaReplayOptions& options,
+         policy::RequestMix* mix)
+      : policy_(policy),
+        options_(options),
+        mix_(mix),
+        tracker_(cluster),
+        workload_(AlibabaWorkload(pods)) {
     // GPUs, their nodes and models. The cluster is in GpuId order, so a
     // node's GPUs are one run starting at index 0.
     absl::flat_hash_map<std::string, int> model_index;
@@ -209,9 +223,12 @@ class Replay {
   // Asks the policy; on kPlaced, checks the answer and starts the pod.
   absl::StatusOr<policy::PlacementDecision::Outcome> Ask(int r) {
     PodRun& run = runs_[r];
+    policy::ClusterState& state = views_[run.view].state;
+    // The queue without this pod, when it is in it.
+    state.queued_gpus = queued_gpus_ - (run.waited ? Demand(run) : 0.0);
     const double cpu0 = ThreadCpuUs();
     const Clock::time_point t0 = Clock::now();
-    policy::PlacementDecision d = policy_.Place(run.request, views_[run.view].state);
+    policy::PlacementDecision d = policy_.Place(run.request, state);
     const Clock::time_point t1 = Clock::now();
     cpu_us_.push_back(ThreadCpuUs() - cpu0);
     latencies_us_.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
@@ -291,8 +308,14 @@ class Replay {
     --running_;
   }
 
+  // GPUs' worth of capacity a pod asks.
+  static double Demand(const PodRun& run) {
+    return static_cast<double>(run.milli) / kGpuMilli * static_cast<double>(run.request.gpu_count);
+  }
+
   absl::Status Arrive(int r) {
     PodRun& run = runs_[r];
+    if (mix_ != nullptr) mix_->Observe(run.request.gpu_count, run.request.mem_bytes);
     // A pod of the same request is waiting: it was refused and capacity has
     // only shrunk since, so this one would be refused too; it queues behind.
     if (waiting_by_shape_[run.shape] > 0) {
@@ -318,6 +341,7 @@ class Replay {
     runs_[r].waited = true;
     ++result_.waited;
     ++waiting_by_shape_[runs_[r].shape];
+    queued_gpus_ += Demand(runs_[r]);
     queue_.push_back(r);
     result_.max_queue = std::max(result_.max_queue, static_cast<int64_t>(queue_.size()));
   }
@@ -340,6 +364,7 @@ class Replay {
       switch (*outcome) {
         case policy::PlacementDecision::Outcome::kPlaced:
           --waiting_by_shape_[shape];
+          queued_gpus_ -= Demand(runs_[r]);
           break;
         case policy::PlacementDecision::Outcome::kQueued:
           refused_in_pass_[shape] = pass_;
@@ -347,6 +372,7 @@ class Replay {
           break;
         case policy::PlacementDecision::Outcome::kRejected:
           --waiting_by_shape_[shape];
+          queued_gpus_ -= Demand(runs_[r]);
           ++result_.rejected;
           break;
       }
@@ -398,6 +424,7 @@ class Replay {
 
   const policy::PlacementPolicy& policy_;
   const AlibabaReplayOptions& options_;
+  policy::RequestMix* mix_;
   FragmentationTracker tracker_;
   std::vector<WorkloadClass> workload_;
 
@@ -422,6 +449,7 @@ class Replay {
       departures_;
   int64_t now_ = 0;
   int64_t running_ = 0;
+  double queued_gpus_ = 0;  // Demand() summed over queue_
 
   std::vector<double> latencies_us_;
   std::vector<double> cpu_us_;
@@ -481,7 +509,8 @@ absl::StatusOr<AlibabaReplayResult> ReplayAlibabaWith(const policy::PlacementPol
                                                       std::span<const AlibabaNode> nodes,
                                                       std::span<const AlibabaPod> pods,
                                                       const AlibabaReplayOptions& options,
-                                                      policy::ClusterState* final_state) {
+                                                      policy::ClusterState* final_state,
+                                                      policy::RequestMix* mix) {
   absl::StatusOr<policy::Cluster> cluster = AlibabaCluster(nodes);
   if (!cluster.ok()) return cluster.status();
   if (options.max_pods >= 0 && static_cast<size_t>(options.max_pods) < pods.size()) {
@@ -496,7 +525,7 @@ absl::StatusOr<AlibabaReplayResult> ReplayAlibabaWith(const policy::PlacementPol
       }
     }
   }
-  Replay replay(policy, *cluster, pods, options);
+  Replay replay(policy, *cluster, pods, options, mix);
   return replay.Run(final_state);
 }
 
@@ -504,9 +533,17 @@ absl::StatusOr<AlibabaReplayResult> ReplayAlibaba(std::span<const AlibabaNode> n
                                                   std::span<const AlibabaPod> pods,
                                                   const AlibabaReplayOptions& options,
                                                   policy::ClusterState* final_state) {
+  const QuotaPredictor quota;
   const policy::InterferenceModel model;
-  const policy::InterferenceAwarePlacement placement(&model, /*rule=*/nullptr, options.placement);
-  return ReplayAlibabaWith(placement, nodes, pods, options, final_state);
+  const policy::InterferencePredictor* predictor =
+      options.interference == AlibabaReplayOptions::Interference::kQuota
+          ? static_cast<const policy::InterferencePredictor*>(&quota)
+          : &model;
+  policy::RequestMix mix;
+  const policy::InterferenceAwarePlacement placement(predictor, /*rule=*/nullptr,
+                                                     options.placement,
+                                                     options.packing ? &mix : nullptr);
+  return ReplayAlibabaWith(placement, nodes, pods, options, final_state, &mix);
 }
 
 }  // namespace iashim::clustersim

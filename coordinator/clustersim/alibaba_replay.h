@@ -16,6 +16,9 @@
 // accepted models. One view per distinct spec is built once and kept up to
 // date with every placement and deletion, so asking costs nothing extra.
 //
+// The queue's demand (GPUs' worth: milli / 1000 times GPUs, summed over the
+// waiting pods) is the state's queued_gpus when the policy is asked.
+//
 // Time: pods arrive at creation_time and keep their trace duration
 // (deletion_time - creation_time) from when they start. A pod the policy
 // queues waits in a FIFO queue; after the deletions of each instant the queue
@@ -42,6 +45,7 @@
 #include "coordinator/policy/cluster_state.h"
 #include "coordinator/policy/interference_placement.h"
 #include "coordinator/policy/placement.h"
+#include "coordinator/policy/request_mix.h"
 
 namespace iashim::clustersim {
 
@@ -62,6 +66,18 @@ struct AlibabaReplayOptions {
   int64_t stop_after_arrivals = -1;
   // For the default policy: memory (milli) is the only per-GPU limit.
   policy::InterferenceAwarePlacement::Options placement{.max_jobs_per_gpu = 0};
+  // What iashim's policy predicts of two pods on one GPU:
+  //  kQuota: each runs at its quota (throughput 1, certain): the trace's
+  //    gpu_milli is a compute and memory quota the sharing layer enforces,
+  //    so a pod's progress does not depend on its co-runners.
+  //  kPrior: an InterferenceModel with no observations (its prior, 0.68 of
+  //    solo speed each): what iashim assumes of unmeasured jobs sharing by
+  //    time slices without quotas.
+  enum class Interference { kQuota, kPrior };
+  Interference interference = Interference::kQuota;
+  // iashim's fragmentation term (interference_placement.h), over the mix of
+  // the pods that arrived so far.
+  bool packing = true;
 };
 
 struct AlibabaReplayResult {
@@ -116,23 +132,25 @@ absl::StatusOr<policy::Cluster> AlibabaCluster(std::span<const AlibabaNode> node
 // weighted by how many GPU pods ask each.
 std::vector<WorkloadClass> AlibabaWorkload(std::span<const AlibabaPod> pods);
 
-// Replays with iashim's InterferenceAwarePlacement over an InterferenceModel
-// that has seen nothing (the trace has no interference data, so the prior
-// applies everywhere) and options.placement.
+// Replays with iashim's InterferenceAwarePlacement with options.placement,
+// options.interference and options.packing.
 absl::StatusOr<AlibabaReplayResult> ReplayAlibaba(std::span<const AlibabaNode> nodes,
                                                   std::span<const AlibabaPod> pods,
                                                   const AlibabaReplayOptions& options,
                                                   policy::ClusterState* final_state = nullptr);
 
-// The same with any policy (tests). `final_state`, when given, receives the
-// state over every GPU when the replay stops. An error when the policy
-// answers something impossible (a GPU not offered, one that is full, the
-// wrong number of GPUs): the replay does not paper over a policy bug.
+// The same with any policy. `final_state`, when given, receives the state
+// over every GPU when the replay stops. `mix`, when given, records every
+// arriving pod's request before the policy is asked (a policy that packs by
+// the mix reads it). An error when the policy answers something impossible
+// (a GPU not offered, one that is full, the wrong number of GPUs): the
+// replay does not paper over a policy bug.
 absl::StatusOr<AlibabaReplayResult> ReplayAlibabaWith(const policy::PlacementPolicy& policy,
                                                       std::span<const AlibabaNode> nodes,
                                                       std::span<const AlibabaPod> pods,
                                                       const AlibabaReplayOptions& options,
-                                                      policy::ClusterState* final_state = nullptr);
+                                                      policy::ClusterState* final_state = nullptr,
+                                                      policy::RequestMix* mix = nullptr);
 
 }  // namespace iashim::clustersim
 

@@ -78,5 +78,41 @@ TEST(AlibabaFirstFit, TheFirstGpuWithRoom) {
   EXPECT_EQ(firstfit.Place(Ask(300), s).outcome, Outcome::kQueued);
 }
 
+TEST(AlibabaFgd, LeavesFreeCapacityInTheShapesThatArrive) {
+  policy::ClusterState s = TwoNodes();
+  Put(&s, {"a", 0}, "x", 500);  // 500 left
+  Put(&s, {"a", 1}, "x2", 1000);
+  Put(&s, {"b", 0}, "y", 700);  // 300 left
+  Put(&s, {"b", 1}, "y2", 1000);
+  policy::RequestMix mix;
+  mix.Observe(1, 250);
+  const AlibabaFgd fgd(&mix);
+  // Best fit takes b0 (50 left, which no 250 can use); FGD takes a0: the 250
+  // left there still fits the next one.
+  EXPECT_EQ(AlibabaBestFit().Place(Ask(250), s).gpu, (GpuId{"b", 0}));
+  EXPECT_EQ(fgd.Place(Ask(250), s).gpu, (GpuId{"a", 0}));
+  // A 300 fits b0 exactly: nothing left to fragment.
+  EXPECT_EQ(fgd.Place(Ask(300), s).gpu, (GpuId{"b", 0}));
+}
+
+TEST(AlibabaFgd, WholeGpusGoWhereTheyBreakNoGang) {
+  policy::ClusterState s = TwoNodes();
+  Put(&s, {"a", 0}, "x", 300);
+  policy::RequestMix mix;
+  mix.Observe(2, 0);  // gangs of two arrive
+  mix.Observe(1, 0);
+  const AlibabaFgd fgd(&mix);
+  // Node b can still take a gang; a cannot, so a's empty GPU is the one to use.
+  EXPECT_EQ(fgd.Place(Ask(0), s).gpu, (GpuId{"a", 1}));
+  const policy::PlacementDecision gang = fgd.Place(Ask(0, 2), s);
+  ASSERT_EQ(gang.outcome, Outcome::kPlaced);
+  EXPECT_EQ(gang.gpus, (std::vector<GpuId>{{"b", 0}, {"b", 1}}));
+  Put(&s, {"b", 0}, "y", 100);
+  EXPECT_EQ(fgd.Place(Ask(0, 2), s).outcome, Outcome::kQueued);
+  Put(&s, {"a", 1}, "z", 950);
+  Put(&s, {"b", 1}, "w", 950);
+  EXPECT_EQ(fgd.Place(Ask(950), s).outcome, Outcome::kQueued);
+}
+
 }  // namespace
 }  // namespace iashim::clustersim

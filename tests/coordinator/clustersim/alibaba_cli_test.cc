@@ -49,8 +49,15 @@ TEST(AlibabaCliTest, ErrorsNameTheArgument) {
               HasSubstr("--alibaba-mode: 'fast' is not timed or fill"));
   EXPECT_THAT(ParseError({"--alibaba-min-gain", "nan"}),
               HasSubstr("--alibaba-min-gain: 'nan' is not a finite number"));
-  EXPECT_THAT(ParseError({"--alibaba-policy", "fgd"}),
-              HasSubstr("--alibaba-policy: 'fgd' is not iashim, bestfit or firstfit"));
+  EXPECT_THAT(ParseError({"--alibaba-policy", "drf"}),
+              HasSubstr("--alibaba-policy: 'drf' is not iashim, bestfit, firstfit or fgd"));
+  EXPECT_THAT(ParseError({"--alibaba-interference", "none"}),
+              HasSubstr("--alibaba-interference: 'none' is not quota or prior"));
+  EXPECT_THAT(ParseError({"--alibaba-packing", "yes"}),
+              HasSubstr("--alibaba-packing: 'yes' is not on or off"));
+  EXPECT_THAT(ParseError({"--alibaba-nodes", "n", "--alibaba-pods", "p", "--alibaba-policy",
+                          "fgd", "--alibaba-packing", "off"}),
+              HasSubstr("--alibaba-packing: applies to --alibaba-policy iashim only"));
   EXPECT_THAT(ParseError({"--alibaba-nodes", "n", "--alibaba-pods", "p", "--alibaba-policy",
                           "bestfit", "--alibaba-min-gain", "0.1"}),
               HasSubstr("--alibaba-min-gain: applies to --alibaba-policy iashim only"));
