@@ -23,8 +23,10 @@
 #   robustness-N.jsonl      per policy, median and worst over 20 variants (variant
 #                           seed 2) at N GPUs, for N = 384 and 320
 #   robustness.png          JCT / oracle per policy, median and worst, per point
-#   alibaba-timed.json      the Alibaba replay at the trace's times
-#   alibaba-fill.json       the Alibaba replay filling the cluster (ATC'23 method)
+#   alibaba-timed.json      the Alibaba replay at the trace's times (iashim)
+#   alibaba-fill-P.json     the Alibaba replay filling the cluster (ATC'23 method),
+#                           for P = iashim, bestfit, firstfit, fgd and iashim-prior
+#                           (iashim assuming its interference prior, not quotas)
 #
 # Offered load at a point = the GPUs the workload keeps busy when nothing
 # queues (exclusive's gpu_util x GPUs at the lightest point) / the point's GPUs.
@@ -32,7 +34,7 @@
 # or a plot failed, 2 a bad argument.
 set -euo pipefail
 
-usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; }
 die_usage() {
   echo "clustersim-report.sh: $*" >&2
   echo "see: scripts/clustersim-report.sh --help" >&2
@@ -147,12 +149,18 @@ for gpus in "${robust_points[@]}"; do
 done
 
 # --- The Alibaba scale replay ---------------------------------------------
-for mode in timed fill; do
-  echo "clustersim-report: Alibaba 2023 replay ($mode) ..."
+alibaba_runs=(timed:iashim fill:iashim fill:bestfit fill:firstfit fill:fgd fill:iashim-prior)
+for run in "${alibaba_runs[@]}"; do
+  mode="${run%%:*}" policy="${run#*:}"
+  name="alibaba-$mode-$policy"
+  [[ "$mode" == timed ]] && name="alibaba-timed"
+  echo "clustersim-report: Alibaba 2023 replay ($mode, $policy) ..."
+  policy_args=(--alibaba-policy "$policy")
+  [[ "$policy" == iashim-prior ]] && policy_args=(--alibaba-policy iashim --alibaba-interference prior)
   "$sim" --alibaba-nodes "$alibaba/openb_node_list_gpu_node.csv" \
     --alibaba-pods "$alibaba/openb_pod_list_default.csv" --alibaba-mode "$mode" --json \
-    ${alibaba_args[@]+"${alibaba_args[@]}"} >"$out_dir/alibaba-$mode.json" ||
-    die "the Alibaba replay ($mode) failed"
+    "${policy_args[@]}" ${alibaba_args[@]+"${alibaba_args[@]}"} >"$out_dir/$name.json" ||
+    die "the Alibaba replay ($mode, $policy) failed"
 done
 
 # --- Plots ----------------------------------------------------------------
@@ -247,20 +255,23 @@ for gpus in "${robust_points[@]}"; do
 done
 echo
 echo "Alibaba 2023 replay (6,212 GPUs): per-decision latency and fragmentation"
-for mode in timed fill; do
-  awk -v mode="$mode" '
+for run in "${alibaba_runs[@]}"; do
+  mode="${run%%:*}" policy="${run#*:}"
+  name="alibaba-$mode-$policy"
+  [[ "$mode" == timed ]] && name="alibaba-timed"
+  awk -v mode="$mode $policy" '
     function get(k,   re, s) { re = "\"" k "\":[^,}]*"; if (!match($0, re)) return "?";
                                s = substr($0, RSTART, RLENGTH); sub(/^[^:]*:/, "", s); return s }
-    { printf "  %-6s decisions %s, latency p50 %s us, p99 %s us, max %s us; wall %s s; placed %s, waited %s, never placed %s\n",
+    { printf "  %-18s decisions %s, latency p50 %s us, p99 %s us, max %s us; wall %s s; placed %s, waited %s, never placed %s\n",
              mode, get("decisions"), get("latency_p50_us"), get("latency_p99_us"), get("latency_max_us"),
              get("wall_s"), get("placed"), get("waited"), get("never_placed")
-      printf "         peak alloc %s, free on partial GPUs %s (mean %s), unusable by workload %s (mean %s)\n",
+      printf "  %-18s peak alloc %s, free on partial GPUs %s (mean %s), unusable by workload %s (mean %s)\n", "",
              get("peak_alloc_rate"), get("peak_frag_partial"), get("frag_partial_mean"),
-             get("peak_frag_workload"), get("frag_workload_mean") }' "$out_dir/alibaba-$mode.json"
+             get("peak_frag_workload"), get("frag_workload_mean") }' "$out_dir/$name.json"
 done
 echo
 echo "clustersim-report: sweep    $out_dir/sweep.csv"
 echo "clustersim-report: plots    $out_dir/jct-cdf.png"
 echo "clustersim-report:          $out_dir/jct-vs-load.png"
 echo "clustersim-report:          $out_dir/robustness.png"
-echo "clustersim-report: Alibaba  $out_dir/alibaba-timed.json $out_dir/alibaba-fill.json"
+echo "clustersim-report: Alibaba  $out_dir/alibaba-timed.json $out_dir/alibaba-fill-*.json"
