@@ -6,10 +6,15 @@
 // so every GPU holds pods and every request goes through the scoring path.
 // "Empty" is the same cluster with nothing placed (the exclusive path).
 //
-//   BM_Place/<state>/<request>
+//   BM_Place/<state>/<request>/<packing>
 //     state:   0 empty, 1 peak
 //     request: 0 a 460-milli share of one GPU (the commonest fractional ask),
 //              1 a whole GPU, 2 a gang of 8 whole GPUs
+//     packing: 0 the interference prior, no fragmentation term (the empty
+//              cluster's share then takes the exclusive path); 1 what the
+//              replay runs by default: quotas, and the fragmentation term
+//              over the mix of all the trace's GPU pods (every non-empty GPU
+//              scored)
 //
 // The trace is read from $IASHIM_ALIBABA_DIR, else from the source tree.
 #include <benchmark/benchmark.h>
@@ -31,6 +36,7 @@ struct States {
   policy::ClusterState empty;
   policy::ClusterState peak;
   AlibabaReplayResult fill;
+  policy::RequestMix mix;
 };
 
 const States& Load() {
@@ -60,6 +66,9 @@ const States& Load() {
       std::exit(1);
     }
     s->fill = *fill;
+    for (const AlibabaPod& p : *pods) {
+      if (p.num_gpu > 0) s->mix.Observe(p.num_gpu, p.num_gpu > 1 || p.gpu_milli >= 1000 ? 0 : p.gpu_milli);
+    }
     s->empty.cluster = *std::move(cluster);
     return s;
   }();
@@ -90,9 +99,13 @@ void BM_Place(benchmark::State& bench) {
   const States& s = Load();
   const policy::ClusterState& state = bench.range(0) == 0 ? s.empty : s.peak;
   const policy::PlacementRequest request = Request(static_cast<int>(bench.range(1)));
+  const bool packing = bench.range(2) == 1;
   const policy::InterferenceModel model;
-  const policy::InterferenceAwarePlacement placement(&model, nullptr,
-                                                     AlibabaReplayOptions().placement);
+  const AlibabaQuotaPredictor quota;
+  const policy::InterferencePredictor* predictor =
+      packing ? static_cast<const policy::InterferencePredictor*>(&quota) : &model;
+  const policy::InterferenceAwarePlacement placement(
+      predictor, nullptr, AlibabaReplayOptions().placement, packing ? &s.mix : nullptr);
   int placed = 0;
   for (auto _ : bench) {
     policy::PlacementDecision d = placement.Place(request, state);
@@ -107,8 +120,8 @@ void BM_Place(benchmark::State& bench) {
                              : 0;
 }
 BENCHMARK(BM_Place)
-    ->ArgNames({"state", "request"})
-    ->ArgsProduct({{0, 1}, {0, 1, 2}})
+    ->ArgNames({"state", "request", "packing"})
+    ->ArgsProduct({{0, 1}, {0, 1, 2}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

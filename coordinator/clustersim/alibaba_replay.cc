@@ -29,16 +29,6 @@ using Clock = std::chrono::steady_clock;
 // data on them, so only the prior can apply.
 constexpr const char* kPodKind = "alibaba-pod";
 
-// AlibabaReplayOptions::Interference::kQuota: a pod runs at its quota
-// whatever shares its GPU.
-class QuotaPredictor : public policy::InterferencePredictor {
- public:
-  policy::InterferencePrediction Predict(const policy::JobTraits&,
-                                         const policy::JobTraits&) const override {
-    return {.throughput = 1.0, .uncertainty = 0.0, .evidence = 0};
-  }
-};
-
 // Sorted and without repeats, so "A|B" and "B|A" share a view.
 std::vector<std::string> NormalSpec(const std::vector<std::string>& spec) {
   std::vector<std::string> s = spec;
@@ -533,7 +523,7 @@ absl::StatusOr<AlibabaReplayResult> ReplayAlibaba(std::span<const AlibabaNode> n
                                                   std::span<const AlibabaPod> pods,
                                                   const AlibabaReplayOptions& options,
                                                   policy::ClusterState* final_state) {
-  const QuotaPredictor quota;
+  const AlibabaQuotaPredictor quota;
   const policy::InterferenceModel model;
   const policy::InterferencePredictor* predictor =
       options.interference == AlibabaReplayOptions::Interference::kQuota

@@ -125,6 +125,16 @@ struct AlibabaReplayResult {
   double end_time_s = 0;          // trace time of the last event handled
 };
 
+// AlibabaReplayOptions::Interference::kQuota: a pod runs at its quota
+// whatever shares its GPU.
+class AlibabaQuotaPredictor : public policy::InterferencePredictor {
+ public:
+  policy::InterferencePrediction Predict(const policy::JobTraits&,
+                                         const policy::JobTraits&) const override {
+    return {.throughput = 1.0, .uncertainty = 0.0, .evidence = 0};
+  }
+};
+
 // The cluster of `nodes` as described above; an error if a sn repeats.
 absl::StatusOr<policy::Cluster> AlibabaCluster(std::span<const AlibabaNode> nodes);
 
