@@ -94,7 +94,8 @@ int RunVariants(const CliOptions& options, const GavelThroughputs& truth) {
   if (!results.ok()) return Fail(results.status());
   const std::vector<PolicyRobustness> rows = SummariseVariants(*results);
   std::cout << (options.json ? RobustnessJsonLines(rows, options.gpus, options.variant_seed)
-                             : RobustnessTable(rows, options.gpus, options.variant_seed));
+                             : RobustnessTable(rows, options.gpus, options.variant_seed) + "\n" +
+                                   VariantsTable(*results));
   return 0;
 }
 

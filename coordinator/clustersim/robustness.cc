@@ -88,6 +88,26 @@ std::vector<PolicyRobustness> SummariseVariants(std::span<const VariantResult> r
   return rows;
 }
 
+std::string VariantsTable(std::span<const VariantResult> results) {
+  std::string out = "per variant: mean JCT (h) per policy";
+  if (results.empty()) return out + ": none\n";
+  out += "\n variant         seed   jobs";
+  for (const PolicySummary& p : results.front().policies) absl::StrAppendFormat(&out, " %9s", p.policy);
+  out += "  iashim/oracle  pairs iashim/oracle  iashim MAE\n";
+  for (const VariantResult& v : results) {
+    absl::StrAppendFormat(&out, " %7d %12d %6d", v.index, v.seed, v.jobs);
+    for (const PolicySummary& p : v.policies) absl::StrAppendFormat(&out, " %9.1f", p.mean_jct_s / 3600);
+    const PolicySummary* iashim = Find(v, "iashim");
+    const PolicySummary* oracle = Find(v, "oracle");
+    if (iashim != nullptr && oracle != nullptr && oracle->mean_jct_s > 0) {
+      absl::StrAppendFormat(&out, "  %13.3f  %6d / %-6d  %10.3f", iashim->mean_jct_s / oracle->mean_jct_s,
+                            iashim->pair_starts, oracle->pair_starts, iashim->predictor_mae);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 std::string RobustnessTable(std::span<const PolicyRobustness> rows, int gpus, uint64_t seed) {
   std::string out = absl::StrFormat(
       "robustness: %d variants at %d GPUs (variant seed %d); mean JCT ratios, median and worst\n"

@@ -54,6 +54,11 @@ struct PolicyRobustness {
 
 std::vector<PolicyRobustness> SummariseVariants(std::span<const VariantResult> results);
 
+// One row per variant: each policy's mean JCT (hours), iashim's JCT /
+// oracle's, its pair starts and the oracle's, and its learner's error, so
+// the variants where iashim does worst can be named and looked into.
+std::string VariantsTable(std::span<const VariantResult> results);
+
 // A table for people; one JSON object per policy per line for tools.
 std::string RobustnessTable(std::span<const PolicyRobustness> rows, int gpus, uint64_t seed);
 std::string RobustnessJsonLines(std::span<const PolicyRobustness> rows, int gpus, uint64_t seed);

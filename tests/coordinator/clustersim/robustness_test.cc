@@ -117,6 +117,12 @@ TEST(SummariseVariants, MediansWorstCasesAndCounts) {
   EXPECT_NE(table.find("iashim"), std::string::npos);
   EXPECT_NE(RobustnessJsonLines(rows, 16, 1).find("\"jct_over_oracle_worst\":1.5"),
             std::string::npos);
+  // Per variant: each policy's mean JCT in hours and iashim / oracle, so the
+  // worst variant can be named.
+  const std::string variants = VariantsTable(results);
+  EXPECT_NE(variants.find("iashim/oracle"), std::string::npos) << variants;
+  EXPECT_NE(variants.find("1.500"), std::string::npos) << variants;  // variant 2
+  EXPECT_NE(VariantsTable({}).find("none"), std::string::npos);
 }
 
 TEST(ReplayVariants, EveryPolicyRunsOnEveryVariant) {
