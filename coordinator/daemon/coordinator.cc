@@ -44,6 +44,18 @@ policy::JobProfileOptions ProfileOptions() {
   return o;
 }
 
+// GPUs' worth of capacity a request asks: its GPUs, each whole or the share
+// of the cluster's largest GPU its memory is.
+double Demand(const policy::PlacementRequest& p, const policy::Cluster& cluster) {
+  uint64_t largest = 0;
+  for (const policy::GpuInfo& g : cluster.gpus) largest = std::max(largest, g.memory_bytes);
+  const double share =
+      p.mem_bytes == 0 || largest == 0
+          ? 1.0
+          : std::min(1.0, static_cast<double>(p.mem_bytes) / static_cast<double>(largest));
+  return std::max(1, p.gpu_count) * share;
+}
+
 }  // namespace
 
 Coordinator::Coordinator(DaemonOptions options, policy::Cluster cluster, state::StateStore* store,
@@ -57,7 +69,8 @@ Coordinator::Coordinator(DaemonOptions options, policy::Cluster cluster, state::
     policy::InterferenceAwarePlacement::Options o;
     o.min_gain = options_.min_gain;
     o.max_jobs_per_gpu = 0;  // memory decides; measured pairs are not the daemon's limit
-    placement_ = std::make_unique<policy::InterferenceAwarePlacement>(&interference_, nullptr, o);
+    placement_ = std::make_unique<policy::InterferenceAwarePlacement>(
+        &interference_, nullptr, o, options_.packing ? &request_mix_ : nullptr);
   }
   Restore(now_ns);
 }
@@ -457,9 +470,24 @@ absl::StatusOr<policy::PlacementRequest> Coordinator::ResolvePlacement(const Pla
   return p;
 }
 
+double Coordinator::NoteRequest(const policy::PlacementRequest& p, bool dry_run, int64_t now_ns) {
+  const int64_t forget_ns = static_cast<int64_t>(options_.forget_after_s * 1e9);
+  std::erase_if(waiting_, [&](const auto& w) { return now_ns - w.second.asked_ns > forget_ns; });
+  if (!dry_run && !jobs_.contains(p.job) && !waiting_.contains(p.job)) {
+    request_mix_.Observe(p.gpu_count, p.mem_bytes);
+  }
+  double queued = 0;
+  for (const auto& [job, w] : waiting_) {
+    if (job != p.job) queued += w.gpus;
+  }
+  return queued;
+}
+
 policy::PlacementDecision Coordinator::DecidePlacement(const policy::PlacementRequest& p,
-                                                       const std::set<int>& allowed_gpus) {
+                                                       const std::set<int>& allowed_gpus,
+                                                       double queued_gpus) {
   policy::ClusterState view = PlacementView();
+  view.queued_gpus = queued_gpus;
   std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) { return drained_.contains(g.id); });
   // Only the allowed GPUs of host, the way drained GPUs are left out.
   if (!allowed_gpus.empty()) {
@@ -500,10 +528,18 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
     return send();
   }
   // Decide.
-  const policy::PlacementDecision d = DecidePlacement(*p, ask->allowed_gpus);
+  const double queued_gpus = NoteRequest(*p, ask->dry_run, now_ns);
+  const policy::PlacementDecision d = DecidePlacement(*p, ask->allowed_gpus, queued_gpus);
   if (ask->dry_run) ++counters_.dry_runs;
   r.error = d.reason;
   r.queued = d.outcome == policy::PlacementDecision::Outcome::kQueued;
+  if (!ask->dry_run) {
+    if (r.queued) {
+      waiting_[p->job] = {.gpus = Demand(*p, cluster_), .asked_ns = now_ns};
+    } else {
+      waiting_.erase(p->job);
+    }
+  }
   if (d.outcome != policy::PlacementDecision::Outcome::kPlaced) return send();
   // Apply. The token is minted only for a job that is placed: a queued
   // `iashim run` asks again and again. A dry run gets none, and registers nothing.

@@ -48,6 +48,7 @@
 #include "coordinator/policy/cluster.h"
 #include "coordinator/policy/interference_model.h"
 #include "coordinator/policy/placement.h"
+#include "coordinator/policy/request_mix.h"
 #include "coordinator/policy/share_controller.h"
 #include "coordinator/state/state_store.h"
 
@@ -152,8 +153,12 @@ class Coordinator {
   void OnPlace(std::string_view identity, const wire::PlaceRequest& request, int64_t now_ns,
                int64_t unix_ns, std::vector<Outgoing>* out);
   absl::StatusOr<policy::PlacementRequest> ResolvePlacement(const PlaceAsk& ask, int64_t unix_ns);
+  // Counts a job's first request in the mix and returns the queue's demand
+  // without it (ClusterState::queued_gpus); a dry run only reads.
+  double NoteRequest(const policy::PlacementRequest& p, bool dry_run, int64_t now_ns);
   policy::PlacementDecision DecidePlacement(const policy::PlacementRequest& p,
-                                            const std::set<int>& allowed_gpus);
+                                            const std::set<int>& allowed_gpus,
+                                            double queued_gpus);
   struct PlaceReplyFields {
     bool ok = false;
     bool queued = false;
@@ -213,6 +218,15 @@ class Coordinator {
   policy::Cluster cluster_;
   state::StateStore* store_;
   policy::InterferenceModel interference_;  // before placement_, which may point at it
+  policy::RequestMix request_mix_;          // likewise: every job's first request
+  // Jobs queued and still asking (a queued `iashim run` asks again): their
+  // GPUs' worth of capacity and when they last asked; one silent for
+  // forget_after_s is dropped.
+  struct Waiting {
+    double gpus = 0;
+    int64_t asked_ns = 0;
+  };
+  std::map<std::string, Waiting> waiting_;
   std::unique_ptr<policy::PlacementPolicy> placement_;
   std::map<std::string, Job> jobs_;
   std::map<std::string, std::string> identity_to_job_;

@@ -90,6 +90,9 @@ shares so guaranteed jobs stay within their slowdown target.
   --placement P            interference: predict what sharing costs from a learned
                            interference model and queue a job when it would cost more than
                            it gains; simple: least busy GPU, no prediction [interference]
+  --no-packing             interference placement: always give a memory share an empty GPU
+                           when one exists (default: weigh the fragmentation that would
+                           leave for the requests seen so far, more as the queue grows)
   --min-gain G             interference placement: GPU-equivalents of progress sharing must
                            add, in [-1, 1] [0.05]
   --slowdown-target F      default allowed slowdown of guaranteed jobs, in (0, 10] [0.10]
@@ -178,6 +181,8 @@ absl::StatusOr<DaemonOptions> ParseDaemonOptions(const std::vector<std::string>&
         s = absl::InvalidArgumentError(absl::StrCat("--placement must be 'interference' or 'simple' (got '",
                                                     o.placement, "')"));
       }
+    } else if (name == "--no-packing") {
+      o.packing = false;
     } else if (name == "--min-gain") {
       s = number(-1, 1, &o.min_gain);
     } else if (name == "--slowdown-target") {

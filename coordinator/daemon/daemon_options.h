@@ -29,6 +29,9 @@ struct DaemonOptions {
   // when sharing would cost more than it gains) or "simple" (least busy GPU).
   std::string placement = "interference";
   double min_gain = 0.05;           // interference placement: progress sharing must add
+  // Interference placement packs a share of one GPU by its fragmentation
+  // term (policy/interference_placement.h) over the requests seen so far.
+  bool packing = true;
   double slowdown_target = 0.10;    // default for guaranteed jobs
   double heartbeat_timeout_s = 3;   // silent this long: disconnected
   double forget_after_s = 60;       // disconnected (or placed, never seen) this long: removed

@@ -148,6 +148,49 @@ TEST_F(CoordinatorInterferenceTest, QueuesAJobPredictedToCostMoreThanItGains) {
   EXPECT_TRUE(r.ok) << r.error;
 }
 
+// Packing: a pair known to share almost for free (0.98 of solo speed each),
+// and whole-GPU jobs among the requests seen. A memory share then goes next
+// to its compatible partner rather than onto the last empty GPU, which the
+// next whole-GPU job will want; with --no-packing it takes the empty GPU.
+TEST_F(CoordinatorInterferenceTest, PacksAShareWhereSharingIsNearlyFree) {
+  for (const bool packing : {true, false}) {
+    SCOPED_TRACE(packing ? "packing" : "no packing");
+    std::filesystem::remove_all(dir_);
+    {
+      auto store = OpenStore();
+      for (int i = 0; i < 40; ++i) {
+        state::ObservationRecord o;
+        o.gpu_type = "v100";
+        o.kind_a = "vgg16";
+        o.kind_b = "lstm";
+        o.slowdown_a = o.slowdown_b = 0.02;
+        o.share_a = o.share_b = 1.0;
+        o.unix_ns = kUnix + i;
+        ASSERT_TRUE(store->AddObservation(o).ok());
+      }
+    }
+    auto store = OpenStore();
+    DaemonOptions options;
+    options.packing = packing;
+    Coordinator c(options, Gpus(3), store.get(), nullptr, 0);
+    c.OnMessage("cli", Bytes(Place({.job = "w", .priority = w::Priority::Opportunistic,
+                                    .mem_bytes = 0, .slowdown_target = 0, .kind = "bert"})),
+                0, kUnix, &out_);
+    ASSERT_TRUE(LastPlaceReply(out_).ok);
+    c.OnMessage("cli", Bytes(PlaceKind("v", "vgg16")), 0, kUnix, &out_);
+    ASSERT_TRUE(LastPlaceReply(out_).ok);
+    const policy::GpuId v_gpu = *c.jobs().at("v").gpu;
+    c.OnMessage("cli", Bytes(PlaceKind("l", "lstm")), 0, kUnix, &out_);
+    const PlaceResult r = LastPlaceReply(out_);
+    ASSERT_TRUE(r.ok) << r.error;
+    if (packing) {
+      EXPECT_EQ(*c.jobs().at("l").gpu, v_gpu) << r.error;
+    } else {
+      EXPECT_NE(*c.jobs().at("l").gpu, v_gpu) << r.error;
+    }
+  }
+}
+
 TEST_F(CoordinatorInterferenceTest, AKindThatIsNotPrintableIsRefused) {
   auto c = Make(nullptr);
   c->OnMessage("cli", Bytes(PlaceKind("x", std::string("bad\x01kind"))), 0, kUnix, &out_);

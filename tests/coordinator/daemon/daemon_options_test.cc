@@ -13,13 +13,14 @@ TEST(DaemonOptionsTest, Defaults) {
   EXPECT_TRUE(o->probe);
   EXPECT_FALSE(o->state_dir.empty());
   EXPECT_EQ(o->placement, "interference");
+  EXPECT_TRUE(o->packing);
 }
 
 TEST(DaemonOptionsTest, Values) {
   absl::StatusOr<DaemonOptions> o =
       ParseDaemonOptions({"--listen", "ipc:///tmp/x", "--pub=tcp://127.0.0.2:7000", "--no-control",
                           "--no-probe", "--slowdown-target", "0.2", "--state-dir", "/tmp/s", "--placement",
-                          "simple", "--min-gain=0.2"});
+                          "simple", "--min-gain=0.2", "--no-packing"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->listen, "ipc:///tmp/x");
   EXPECT_EQ(o->pub, "tcp://127.0.0.2:7000");
@@ -29,6 +30,7 @@ TEST(DaemonOptionsTest, Values) {
   EXPECT_EQ(o->state_dir, "/tmp/s");
   EXPECT_EQ(o->placement, "simple");
   EXPECT_DOUBLE_EQ(o->min_gain, 0.2);
+  EXPECT_FALSE(o->packing);
 }
 
 TEST(DaemonOptionsTest, BadInputIsNamed) {
