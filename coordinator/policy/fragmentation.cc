@@ -12,9 +12,12 @@ double FreeShare(const GpuRoom& g) {
          static_cast<double>(g.memory_bytes);
 }
 
+// What whole-GPU classes can use.
+bool EmptyAndFree(const GpuRoom& g) { return g.empty && !g.full; }
+
 bool Usable(const RequestClass& c, const GpuRoom& g) {
   if (g.full) return false;
-  if (c.mem_bytes == 0) return g.empty;
+  if (c.mem_bytes == 0) return EmptyAndFree(g);
   return g.memory_bytes == 0 || g.free_bytes >= c.mem_bytes;
 }
 
@@ -64,12 +67,11 @@ FragmentationMeter::FragmentationMeter(std::span<const RequestClass> classes) {
     }
   }
   std::sort(shares.begin(), shares.end());
+  for (const auto& [mem, weight] : shares) share_mem_.push_back(mem);
   share_weight_above_.assign(shares.size() + 1, 0.0);
   for (size_t j = shares.size(); j-- > 0;) {
-    share_mem_.push_back(0);
     share_weight_above_[j] = share_weight_above_[j + 1] + shares[j].second;
   }
-  for (size_t j = 0; j < shares.size(); ++j) share_mem_[j] = shares[j].first;
 }
 
 double FragmentationMeter::ShareTerm(const GpuRoom& g) const {
@@ -98,7 +100,7 @@ double FragmentationMeter::Unusable(std::span<const GpuRoom> node) const {
   double free = 0, shares = 0;
   for (const GpuRoom& g : node) {
     free += FreeShare(g);
-    if (Usable(RequestClass{.gpus = 1, .mem_bytes = 0}, g)) ++empty;
+    if (EmptyAndFree(g)) ++empty;
     shares += ShareTerm(g);
   }
   return shares + NodeTerm(empty, free, node);
@@ -106,7 +108,6 @@ double FragmentationMeter::Unusable(std::span<const GpuRoom> node) const {
 
 double FragmentationMeter::Delta(std::span<const GpuRoom> node, size_t i, const GpuRoom& after) {
   const GpuRoom& before = node[i];
-  const RequestClass whole{.gpus = 1, .mem_bytes = 0};
   if (counted_ != node.data() || counted_size_ != node.size()) {
     counted_ = node.data();
     counted_size_ = node.size();
@@ -114,13 +115,13 @@ double FragmentationMeter::Delta(std::span<const GpuRoom> node, size_t i, const 
     counted_free_ = 0;
     for (const GpuRoom& g : node) {
       counted_free_ += FreeShare(g);
-      if (Usable(whole, g)) ++counted_empty_;
+      if (EmptyAndFree(g)) ++counted_empty_;
     }
   }
   double delta = ShareTerm(after) - ShareTerm(before);
   if (whole_.empty() && gangs_.empty()) return delta;
-  const int empty_after = counted_empty_ - static_cast<int>(Usable(whole, before)) +
-                          static_cast<int>(Usable(whole, after));
+  const int empty_after = counted_empty_ - static_cast<int>(EmptyAndFree(before)) +
+                          static_cast<int>(EmptyAndFree(after));
   const double free_after = counted_free_ - FreeShare(before) + FreeShare(after);
   if (gangs_.empty()) {
     return delta + NodeTerm(empty_after, free_after, {}) -

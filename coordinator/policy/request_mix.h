@@ -2,7 +2,8 @@
 // themselves: how often each shape (GPUs per job, memory per GPU) arrives.
 // Placement uses it to foresee which free capacity the next requests can use
 // (fragmentation.h); it knows nothing of the future, only of the requests
-// seen so far, each counted once when it first arrives.
+// seen so far, each counted once when it first arrives. Like the
+// interference model, it is fed and read by one thread (Classes() caches).
 #ifndef IASHIM_POLICY_REQUEST_MIX_H_
 #define IASHIM_POLICY_REQUEST_MIX_H_
 
