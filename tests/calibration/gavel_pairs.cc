@@ -1,0 +1,80 @@
+#include "tests/calibration/gavel_pairs.h"
+
+#include <cmath>
+#include <fstream>
+#include <string_view>
+
+#include "absl/strings/str_cat.h"
+#include "coordinator/clustersim/gavel_throughputs.h"
+#include "tests/bench/fakejob/profile_virtual_job.h"
+
+namespace iashim_test {
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> GavelMappedProfiles(
+    const std::string& source_dir) {
+  const std::string path = source_dir + "/bench/data/models/gavel_map.txt";
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::vector<std::pair<std::string, std::string>> mapped;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t space = line.find(' ');
+    if (space == std::string::npos) continue;
+    const std::string key = line.substr(space + 1);
+    if (key.rfind("estimate", 0) == 0) continue;  // no Gavel job type
+    mapped.emplace_back(line.substr(0, space), key);
+  }
+  return mapped;
+}
+
+absl::StatusOr<std::vector<DirectedPair>> CompareWithGavel(const std::string& source_dir,
+                                                           const simgpu::InterferenceParams& params,
+                                                           double seconds, double warmup_s) {
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> mapped =
+      GavelMappedProfiles(source_dir);
+  if (!mapped.ok()) return mapped.status();
+  absl::StatusOr<iashim::clustersim::GavelThroughputs> gavel =
+      iashim::clustersim::ReadGavelThroughputsFile(
+          source_dir + "/bench/data/gavel/simulation_throughputs.json", "v100");
+  if (!gavel.ok()) return gavel.status();
+  const simgpu::DeviceSpec spec = DefaultV100();
+  std::vector<iashim::clustersim::JobType> types;
+  std::vector<simgpu::VirtualJob> jobs;
+  std::vector<double> solo;
+  for (const auto& [model, key] : *mapped) {
+    absl::StatusOr<iashim::clustersim::JobType> type = iashim::clustersim::ParseJobTypeKey(key);
+    if (!type.ok()) return type.status();
+    absl::StatusOr<iashim::fakejob::ModelProfile> profile = iashim::fakejob::LoadModelProfile(
+        source_dir + "/bench/data/models/" + model + ".model");
+    if (!profile.ok()) return profile.status();
+    types.push_back(*type);
+    jobs.push_back(ToVirtualJob(*profile, spec.sm_count));
+    solo.push_back(simgpu::CoSimulate({jobs.back()}, spec, seconds, warmup_s, params)[0]);
+  }
+  std::vector<DirectedPair> pairs;
+  for (size_t a = 0; a < jobs.size(); ++a) {
+    for (size_t b = a + 1; b < jobs.size(); ++b) {
+      const std::optional<double> solo_a = gavel->Solo(types[a]);
+      const std::optional<double> solo_b = gavel->Solo(types[b]);
+      const std::optional<iashim::clustersim::PairThroughput> measured =
+          gavel->Pair(types[a], types[b]);
+      if (!solo_a || !solo_b || !measured) continue;
+      const std::vector<double> sim =
+          simgpu::CoSimulate({jobs[a], jobs[b]}, spec, seconds, warmup_s, params);
+      const std::string& name_a = (*mapped)[a].first;
+      const std::string& name_b = (*mapped)[b].first;
+      pairs.push_back({name_a, name_b, measured->a / *solo_a, sim[0] / solo[a]});
+      pairs.push_back({name_b, name_a, measured->b / *solo_b, sim[1] / solo[b]});
+    }
+  }
+  return pairs;
+}
+
+double MeanAbsError(std::span<const DirectedPair> pairs) {
+  double sum = 0;
+  for (const DirectedPair& p : pairs) sum += std::abs(p.simgpu - p.gavel);
+  return pairs.empty() ? 0 : sum / static_cast<double>(pairs.size());
+}
+
+}  // namespace iashim_test
