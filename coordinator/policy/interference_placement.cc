@@ -743,11 +743,21 @@ PlacementDecision InterferenceAwarePlacement::Place(const PlacementRequest& r,
                                    [&](const GpuView& v) { return v.gpu == alone.front(); });
       const size_t i = static_cast<size_t>(it - scope.views.begin());
       // Alone, the job keeps all of its speed (gain 1) and harms no one.
-      const double alone_packed =
-          1.0 - packing.pressure * packing.Added(scope, i, r.mem_bytes, options_.max_jobs_per_gpu);
+      const double alone_added = packing.Added(scope, i, r.mem_bytes, options_.max_jobs_per_gpu);
+      const double alone_packed = 1.0 - packing.pressure * alone_added;
       if (packed.gpus.empty() || packed.score.packed <= alone_packed) {
         return PlacementDecision::Placed(alone.front()->id, "an empty GPU");
       }
+      // Say why the empty GPU was passed over.
+      PlacementDecision d = Admit(r, scope, packed, where, options_);
+      absl::StrAppendFormat(
+          &d.reason,
+          "; packed rather than alone on %s: fragmentation %+.3f GPUs there, %+.3f here, at "
+          "pressure %.2f",
+          GpuName(alone.front()->id), alone_added,
+          packing.Added(scope, packed.gpus.front(), r.mem_bytes, options_.max_jobs_per_gpu),
+          packing.pressure);
+      return d;
     } else if (packed.gpus.empty() && packed.best_any.has_value()) {
       // Nothing admissible: queued, naming the best candidate and its gain.
       packed.gpus = {*packed.best_any};

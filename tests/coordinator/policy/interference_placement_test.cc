@@ -590,6 +590,7 @@ TEST(InterferenceAwarePlacementPacking, PacksHarderAsTheQueueGrows) {
   const PlacementDecision d = policy.Place(Request("new", "x"), c.state);
   ASSERT_EQ(d.outcome, Outcome::kPlaced);
   EXPECT_EQ(d.gpu, (GpuId{"b", 0})) << d.reason;
+  EXPECT_NE(d.reason.find("packed rather than alone on a:"), std::string::npos) << d.reason;
   // Without a mix there is no fragmentation term: exclusive first, always.
   const InterferenceAwarePlacement plain(&c.predictor, nullptr, {});
   EXPECT_EQ(plain.Place(Request("new", "x"), c.state).gpu.host, "a");
