@@ -49,6 +49,7 @@ constexpr OptionSpec kOptions[] = {
     {"--admin-key", OptionKind::kValue, true, true, true, "FILE"},
     {"--simgpu", OptionKind::kFlag, true, false, false, ""},
     {"--json", OptionKind::kFlag, false, false, true, ""},
+    {"--pairs", OptionKind::kFlag, false, false, true, ""},
     {"--dry-run", OptionKind::kFlag, false, true, false, ""},
 };
 
@@ -60,7 +61,8 @@ const OptionSpec* FindOption(std::string_view name, CommandKind kind) {
     const bool taken = (kind == CommandKind::kRun && spec.run) ||
                        (kind == CommandKind::kPlace && spec.place) ||
                        (kind == CommandKind::kStatus && spec.status) ||
-                       (IsAdminCommand(kind) && spec.status && spec.name != "--json");
+                       (IsAdminCommand(kind) && spec.status && spec.name != "--json" &&
+                        spec.name != "--pairs");
     return taken ? &spec : nullptr;
   }
   return nullptr;
@@ -340,6 +342,7 @@ absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string>& args
       if (equals != std::string::npos) return Invalid(name + " takes no value");
       if (name == "--simgpu") options.simgpu = true;
       if (name == "--json") options.json = true;
+      if (name == "--pairs") options.pairs = true;
       if (name == "--dry-run") options.placement.dry_run = true;
       continue;
     }
@@ -466,12 +469,16 @@ std::string Usage(std::string_view topic) {
            "line, 4 no coordinator answered.\n";
   }
   if (topic == "status") {
-    return "Usage: iashim status [--json] [options]\n"
+    return "Usage: iashim status [--json] [--pairs] [options]\n"
            "\n"
            "Prints the coordinator's GPUs and the jobs on each.\n"
            "\n"
            "  --json                  JSON instead of a table; a failure is also JSON on\n"
-           "                          stdout: {\"error\": \"...\", \"hints\": [...]}\n" +
+           "                          stdout: {\"error\": \"...\", \"hints\": [...]}\n"
+           "  --pairs                 also what the interference model has learned: each\n"
+           "                          pair of job kinds observed sharing a GPU, how often,\n"
+           "                          the throughput measured, what placement is told, the\n"
+           "                          factor model's own estimate, and the uncertainty\n" +
            common +
            "\n"
            "Exit status: 0 shown, 1 the coordinator could not answer, 2 bad command line,\n"
@@ -484,7 +491,7 @@ std::string Usage(std::string_view topic) {
          "Commands:\n"
          "  run [options] -- CMD [ARGS...]  place the job, then run CMD under the shim\n"
          "  place [options]                 ask where a job would be placed; run nothing\n"
-         "  status [--json]                 the coordinator's GPUs and jobs\n"
+         "  status [--json] [--pairs]       the coordinator's GPUs and jobs (and learned pairs)\n"
          "  drain HOST[:GPU]                place no new job there (admin key)\n"
          "  undrain HOST[:GPU]              place jobs there again (admin key)\n"
          "  priority JOB guaranteed|opportunistic\n"

@@ -18,7 +18,7 @@ namespace iashim::cli {
 
 int StatusCommand(const CliOptions& options) {
   flatbuffers::FlatBufferBuilder fbb(64);
-  const auto status_request = wire::CreateStatusRequest(fbb);
+  const auto status_request = wire::CreateStatusRequest(fbb, options.pairs);
   wire::FinishEnvelope(fbb, wire::Payload::StatusRequest, status_request.Union(), getpid());
   CatchInterrupt();
   const client::RequestResult result = AskCoordinator(
@@ -31,8 +31,9 @@ int StatusCommand(const CliOptions& options) {
                  DescribeErrorReply(error->text() != nullptr ? error->text()->str() : ""));
     return kExitRefused;
   }
-  const std::string text = options.json ? FormatStatusJson(*envelope.payload_as_StateSnapshot())
-                                        : FormatStatusTable(*envelope.payload_as_StateSnapshot());
+  const wire::StateSnapshot& snapshot = *envelope.payload_as_StateSnapshot();
+  std::string text = options.json ? FormatStatusJson(snapshot) : FormatStatusTable(snapshot);
+  if (options.pairs && !options.json) text += FormatLearnedPairs(snapshot);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }

@@ -310,6 +310,24 @@ std::string FormatStatusTable(const wire::StateSnapshot& snapshot) {
   return out;
 }
 
+std::string FormatLearnedPairs(const wire::StateSnapshot& snapshot) {
+  const auto* pairs = snapshot.pairs();
+  if (pairs == nullptr || pairs->size() == 0) {
+    return "\nlearned pairs: none yet (no two jobs of known kinds have shared a GPU unthrottled)\n";
+  }
+  std::string out = absl::StrFormat(
+      "\nlearned pairs (victim's throughput next to the aggressor, of its solo speed)\n"
+      "%-20s %-20s %6s %9s %10s %8s %12s\n",
+      "victim", "aggressor", "obs", "measured", "predicted", "factors", "uncertainty");
+  for (const wire::LearnedPair* p : *pairs) {
+    if (p == nullptr) continue;
+    out += absl::StrFormat("%-20s %-20s %6d %9.3f %10.3f %8.3f %12.3f\n", Printable(p->victim()),
+                           Printable(p->aggressor()), p->observations(), p->measured(),
+                           p->predicted(), p->model_only(), p->uncertainty());
+  }
+  return out;
+}
+
 std::string FormatStatusJson(const wire::StateSnapshot& snapshot) {
   JsonWriter w(2);
   w.BeginObject();
@@ -326,6 +344,22 @@ std::string FormatStatusJson(const wire::StateSnapshot& snapshot) {
     }
   }
   w.EndArray();
+  if (snapshot.pairs() != nullptr) {
+    w.Key("pairs").BeginArray();
+    for (const wire::LearnedPair* p : *snapshot.pairs()) {
+      if (p == nullptr) continue;
+      w.BeginObject();
+      w.Key("victim").String(wire::StringOf(p->victim()));
+      w.Key("aggressor").String(wire::StringOf(p->aggressor()));
+      w.Key("observations").Uint(p->observations());
+      w.Key("measured").Double(p->measured());
+      w.Key("predicted").Double(p->predicted());
+      w.Key("model_only").Double(p->model_only());
+      w.Key("uncertainty").Double(p->uncertainty());
+      w.EndObject();
+    }
+    w.EndArray();
+  }
   w.EndObject();
   return w.str() + "\n";
 }

@@ -20,6 +20,11 @@ std::string FormatStatusTable(const wire::StateSnapshot& snapshot);
 // A slowdown the coordinator does not know (< 0) is null.
 std::string FormatStatusJson(const wire::StateSnapshot& snapshot);
 
+// The interference model's learned pairs (`iashim status --pairs`), a table
+// after the GPUs'; says so when there are none. The JSON form is FormatStatusJson's
+// "pairs" array, present when the snapshot carries them.
+std::string FormatLearnedPairs(const wire::StateSnapshot& snapshot);
+
 // Cell formats, exposed for tests.
 std::string FormatUptime(double seconds);        // "45s", "3m05s", "1h02m", "2d03h"
 std::string FormatCompactBytes(uint64_t bytes);  // "512B", "8.0G", "16G"

@@ -162,7 +162,7 @@ void Coordinator::OnMessage(const Sender& from, std::span<const uint8_t> bytes, 
       OnPlace(identity, *e->payload_as_PlaceRequest(), now_ns, unix_ns, out);
       break;
     case wire::Payload::StatusRequest:
-      reply(EncodeSnapshot(now_ns, unix_ns));
+      reply(EncodeSnapshot(now_ns, unix_ns, e->payload_as_StatusRequest()->pairs()));
       break;
     case wire::Payload::AdminRequest:
       OnAdmin(from, *e->payload_as_AdminRequest(), out);

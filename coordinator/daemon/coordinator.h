@@ -129,7 +129,8 @@ class Coordinator {
   void OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out);
 
   // A StateSnapshot Envelope (the PUB stream and StatusRequest replies).
-  std::string EncodeSnapshot(int64_t now_ns, int64_t unix_ns);
+  // `pairs`: with what the interference model has learned (iashim status --pairs).
+  std::string EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pairs = false);
   // The Prometheus exposition of the same state and the counters.
   std::string MetricsText(int64_t now_ns) const;
 

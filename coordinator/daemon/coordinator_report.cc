@@ -22,7 +22,7 @@ double SlowdownOrUnknown(const Job& job) {
 
 }  // namespace
 
-std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns) {
+std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pairs) {
   flatbuffers::FlatBufferBuilder fbb(4096);
   // Each cluster GPU in order, then one pseudo-GPU (id -1) for unplaced jobs.
   std::vector<std::pair<std::optional<policy::GpuId>, const policy::GpuInfo*>> gpus;
@@ -66,12 +66,21 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns) {
         info ? info->uuid.c_str() : "", info ? info->memory_bytes : 0, std::min(busy, 1.0),
         &job_states, gid && drained_.contains(*gid)));
   }
+  std::vector<flatbuffers::Offset<wire::LearnedPair>> learned;
+  if (pairs) {
+    for (const policy::LearnedPair& p : interference_.LearnedPairs()) {
+      learned.push_back(wire::CreateLearnedPairDirect(
+          fbb, p.victim.c_str(), p.aggressor.c_str(), uint64_t(p.observations), p.measured,
+          p.predicted, p.model_only, p.uncertainty));
+    }
+  }
   const auto snapshot = wire::CreateStateSnapshotDirect(
       fbb, ++snapshot_seq_, uint64_t(unix_ns), kVersion, double(now_ns - started_ns_) / 1e9,
       &gpu_states, counters_.invalid + counters_.wrong_version + counters_.unexpected,
       store_ != nullptr && !store_->write_error().ok()
           ? std::string(store_->write_error().message()).c_str()
-          : nullptr);
+          : nullptr,
+      pairs ? &learned : nullptr);
   return EnvelopeBytes(fbb, wire::Payload::StateSnapshot, snapshot.Union());
 }
 

@@ -1,6 +1,7 @@
 #include "coordinator/policy/interference_model.h"
 
 #include <algorithm>
+#include <tuple>
 #include <cstddef>
 #include <deque>
 #include <utility>
@@ -510,6 +511,27 @@ PredictionError InterferenceModel::error() const {
     e.recent_abs_error = impl_->recent_error / impl_->recent_weight;
   }
   return e;
+}
+
+std::vector<LearnedPair> InterferenceModel::LearnedPairs() const {
+  std::vector<LearnedPair> out;
+  for (const Impl::Pair& p : impl_->pairs) {
+    if (p.count == 0) continue;
+    const JobTraits& victim = impl_->names[p.victim];
+    const JobTraits& aggressor = impl_->names[p.aggressor];
+    const InterferencePrediction prediction = impl_->Predict(victim, aggressor);
+    out.push_back({.victim = victim.kind,
+                   .aggressor = aggressor.kind,
+                   .observations = p.count,
+                   .measured = p.Mean(),
+                   .predicted = prediction.throughput,
+                   .model_only = Clamp(impl_->Base(impl_->SideOf(p.victim), impl_->SideOf(p.aggressor))),
+                   .uncertainty = prediction.uncertainty});
+  }
+  std::sort(out.begin(), out.end(), [](const LearnedPair& a, const LearnedPair& b) {
+    return std::tie(a.victim, a.aggressor) < std::tie(b.victim, b.aggressor);
+  });
+  return out;
 }
 
 int64_t InterferenceModel::observations() const { return impl_->accepted; }

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 #include <string_view>
 
 namespace iashim::policy {
@@ -69,6 +70,19 @@ struct PredictionError {
   int64_t predictions = 0;      // observations scored
   double mean_abs_error = 0;    // mean |predicted - observed| over them
   double recent_abs_error = 0;  // exponentially weighted (last ~50)
+};
+
+// One ordered pair the model has observations of: what was measured, what
+// placement is told, and how well the latent-factor model explains the pair.
+struct LearnedPair {
+  std::string victim;     // kinds
+  std::string aggressor;
+  int64_t observations = 0;
+  double measured = 0;     // mean normalised throughput of the victim, as observed
+  double predicted = 0;    // Predict(): the model shrunk toward the pair's mean
+  double model_only = 0;   // the factor model's own estimate (fit on every pair, this one
+                           // included), before shrinking toward the pair's mean
+  double uncertainty = 0;  // Predict()'s
 };
 
 class InterferenceModel : public InterferencePredictor {
@@ -115,6 +129,8 @@ class InterferenceModel : public InterferencePredictor {
                                  const JobTraits& aggressor) const override;
 
   PredictionError error() const;
+  // Every ordered pair observed, in (victim, aggressor) order.
+  std::vector<LearnedPair> LearnedPairs() const;
   int64_t observations() const;  // values accepted (each direction counts one)
   int64_t rejected() const;
 

@@ -84,6 +84,17 @@ TEST(CliOptions, StatusJson) {
   EXPECT_DOUBLE_EQ(o->timeout_s, 5.0);
 }
 
+TEST(CliOptions, StatusPairs) {
+  absl::StatusOr<CliOptions> o = Parse({"status", "--pairs"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->pairs);
+  EXPECT_FALSE(o->json);
+  EXPECT_FALSE(Parse({"status"})->pairs);
+  EXPECT_THAT(Usage("status"), HasSubstr("--pairs"));
+  EXPECT_THAT(Error({"drain", "node1", "--pairs"}), HasSubstr("unknown option '--pairs'"));
+  EXPECT_THAT(Error({"status", "--pairs=1"}), HasSubstr("--pairs takes no value"));
+}
+
 TEST(CliOptions, PlaceDryRun) {
   absl::StatusOr<CliOptions> o = Parse({"place", "--dry-run", "--gpu", "1"});
   ASSERT_TRUE(o.ok()) << o.status();

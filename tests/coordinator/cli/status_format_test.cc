@@ -93,6 +93,29 @@ TEST(StatusFormat, TableWithoutGpus) {
   EXPECT_THAT(FormatStatusJson(SnapshotOf(bytes)), HasSubstr("\"gpus\": []"));
 }
 
+TEST(StatusFormat, LearnedPairs) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<wire::LearnedPair>> pairs = {
+      wire::CreateLearnedPairDirect(fbb, "resnet50", "lstm", 12, 0.69, 0.688, 0.71, 0.02)};
+  const auto snapshot =
+      wire::CreateStateSnapshotDirect(fbb, 1, 0, "0.1.0", 5.0, nullptr, 0, nullptr, &pairs);
+  fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, 1, wire::Payload::StateSnapshot,
+                                  snapshot.Union()));
+  const client::testing::Bytes bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  const std::string table = FormatLearnedPairs(SnapshotOf(bytes));
+  EXPECT_THAT(table, HasSubstr("victim"));
+  EXPECT_THAT(table, HasSubstr("resnet50             lstm                     12     0.690      0.688    0.710        0.020"));
+  const std::string json = FormatStatusJson(SnapshotOf(bytes));
+  EXPECT_THAT(json, HasSubstr("\"pairs\": ["));
+  EXPECT_THAT(json, HasSubstr("\"aggressor\": \"lstm\""));
+  EXPECT_THAT(json, HasSubstr("\"observations\": 12"));
+  // A snapshot without pairs (not asked for) has no "pairs" key; asked for
+  // but none learned, the table says so.
+  const client::testing::Bytes plain = EncodeSampleSnapshot();
+  EXPECT_THAT(FormatStatusJson(SnapshotOf(plain)), Not(HasSubstr("\"pairs\"")));
+  EXPECT_THAT(FormatLearnedPairs(SnapshotOf(plain)), HasSubstr("none yet"));
+}
+
 TEST(StatusFormat, TableKeepsControlCharactersOffTheTerminal) {
   const client::testing::Bytes bytes = EncodeSampleSnapshot();
   const std::string table = FormatStatusTable(SnapshotOf(bytes));

@@ -191,6 +191,46 @@ TEST_F(CoordinatorInterferenceTest, PacksAShareWhereSharingIsNearlyFree) {
   }
 }
 
+// `iashim status --pairs`: the snapshot carries the learned pairs only when
+// asked, with what was measured and what the model predicts.
+TEST_F(CoordinatorInterferenceTest, StatusWithPairsShowsWhatTheModelLearned) {
+  {
+    auto store = OpenStore();
+    for (int i = 0; i < 10; ++i) {
+      state::ObservationRecord o;
+      o.gpu_type = "v100";
+      o.kind_a = "vgg16";
+      o.kind_b = "lstm";
+      o.slowdown_a = 1.0;  // vgg16 at half its solo speed
+      o.slowdown_b = 0.25;  // lstm at 0.8
+      o.share_a = o.share_b = 1.0;
+      o.unix_ns = kUnix + i;
+      ASSERT_TRUE(store->AddObservation(o).ok());
+    }
+  }
+  auto store = OpenStore();
+  auto c = Make(store.get());
+  const auto snapshot = [&](bool pairs) {
+    const std::string bytes = c->EncodeSnapshot(kSecond, kUnix, pairs);
+    std::vector<uint8_t> copy(bytes.begin(), bytes.end());
+    return copy;
+  };
+  const std::vector<uint8_t> without = snapshot(false);
+  EXPECT_EQ(w::GetEnvelope(without.data())->payload_as_StateSnapshot()->pairs(), nullptr);
+  const std::vector<uint8_t> with = snapshot(true);
+  const auto* pairs = w::GetEnvelope(with.data())->payload_as_StateSnapshot()->pairs();
+  ASSERT_NE(pairs, nullptr);
+  ASSERT_EQ(pairs->size(), 2u);
+  const w::LearnedPair* lstm = pairs->Get(0);  // (victim, aggressor) order
+  EXPECT_EQ(lstm->victim()->str(), "lstm");
+  EXPECT_EQ(lstm->aggressor()->str(), "vgg16");
+  EXPECT_EQ(lstm->observations(), 10u);
+  EXPECT_NEAR(lstm->measured(), 0.8, 1e-9);
+  EXPECT_NEAR(lstm->predicted(), 0.8, 0.05);
+  EXPECT_GT(lstm->uncertainty(), 0);
+  EXPECT_NEAR(pairs->Get(1)->measured(), 0.5, 1e-9);
+}
+
 TEST_F(CoordinatorInterferenceTest, AKindThatIsNotPrintableIsRefused) {
   auto c = Make(nullptr);
   c->OnMessage("cli", Bytes(PlaceKind("x", std::string("bad\x01kind"))), 0, kUnix, &out_);

@@ -87,6 +87,27 @@ TEST(InterferenceModelTest, LearnsAnExactlyObservedPair) {
   EXPECT_LT(ab.uncertainty, model.Predict(Kind("A"), Kind("C")).uncertainty);
 }
 
+TEST(InterferenceModelTest, ListsTheLearnedPairs) {
+  InterferenceModel model;
+  EXPECT_TRUE(model.LearnedPairs().empty());
+  model.Observe(Kind("C"), Kind("D"), 0.9, 0.9);
+  for (int i = 0; i < 5; ++i) model.Observe(Kind("A"), Kind("B"), 0.3, 0.95);
+  const std::vector<LearnedPair> pairs = model.LearnedPairs();
+  ASSERT_EQ(pairs.size(), 4u);  // A<-B, B<-A, C<-D, D<-C, in that order
+  EXPECT_EQ(pairs[0].victim, "A");
+  EXPECT_EQ(pairs[0].aggressor, "B");
+  EXPECT_EQ(pairs[0].observations, 5);
+  EXPECT_DOUBLE_EQ(pairs[0].measured, 0.3);
+  const InterferencePrediction ab = model.Predict(Kind("A"), Kind("B"));
+  EXPECT_DOUBLE_EQ(pairs[0].predicted, ab.throughput);
+  EXPECT_DOUBLE_EQ(pairs[0].uncertainty, ab.uncertainty);
+  // The factor model explains the pair itself (within its bounds).
+  EXPECT_GT(pairs[0].model_only, 0);
+  EXPECT_LE(pairs[0].model_only, 1.2);
+  EXPECT_EQ(pairs[1].victim, "B");
+  EXPECT_EQ(pairs[3].victim, "D");
+}
+
 TEST(InterferenceModelTest, GeneralisesToUnseenPairs) {
   const World world;
   const int n = static_cast<int>(world.kinds.size());
