@@ -44,16 +44,11 @@ policy::JobProfileOptions ProfileOptions() {
   return o;
 }
 
-// GPUs' worth of capacity a request asks: its GPUs, each whole or the share
-// of the cluster's largest GPU its memory is.
+// GPUs' worth of capacity a request asks, against the cluster's largest GPU.
 double Demand(const policy::PlacementRequest& p, const policy::Cluster& cluster) {
   uint64_t largest = 0;
   for (const policy::GpuInfo& g : cluster.gpus) largest = std::max(largest, g.memory_bytes);
-  const double share =
-      p.mem_bytes == 0 || largest == 0
-          ? 1.0
-          : std::min(1.0, static_cast<double>(p.mem_bytes) / static_cast<double>(largest));
-  return std::max(1, p.gpu_count) * share;
+  return policy::GpusAsked(p, largest);
 }
 
 }  // namespace

@@ -5,13 +5,6 @@
 namespace iashim::policy {
 namespace {
 
-double FreeShare(const GpuRoom& g) {
-  if (g.full) return 0;
-  if (g.memory_bytes == 0) return g.empty ? 1.0 : 0.0;
-  return static_cast<double>(std::min(g.free_bytes, g.memory_bytes)) /
-         static_cast<double>(g.memory_bytes);
-}
-
 // What whole-GPU classes can use.
 bool EmptyAndFree(const GpuRoom& g) { return g.empty && !g.full; }
 
@@ -37,6 +30,13 @@ double ClassUnusable(const RequestClass& c, std::span<const GpuRoom> node) {
 }
 
 }  // namespace
+
+double FreeShare(const GpuRoom& g) {
+  if (g.full) return 0;
+  if (g.memory_bytes == 0) return g.empty ? 1.0 : 0.0;
+  return static_cast<double>(std::min(g.free_bytes, g.memory_bytes)) /
+         static_cast<double>(g.memory_bytes);
+}
 
 GpuRoom RoomOf(const GpuInfo& gpu, std::span<const PlacedJob> jobs, int max_jobs_per_gpu) {
   return GpuRoom{.free_bytes = FreeBytes(gpu, jobs),

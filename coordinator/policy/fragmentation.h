@@ -38,6 +38,9 @@ struct GpuRoom {
   bool full = false;          // max_jobs_per_gpu reached: nothing fits
 };
 
+// The share of the GPU still free, 0..1 (the measure's unit, above).
+double FreeShare(const GpuRoom& g);
+
 // `max_jobs_per_gpu` 0: no limit beyond memory.
 GpuRoom RoomOf(const GpuInfo& gpu, std::span<const PlacedJob> jobs, int max_jobs_per_gpu);
 

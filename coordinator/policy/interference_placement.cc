@@ -689,17 +689,11 @@ Packing StartPacking(const PlacementRequest& r, const ClusterState& state, const
   for (const GpuView& v : scope.views) {
     packing.rooms.push_back(RoomOf(*v.gpu, v.jobs, max_jobs_per_gpu));
     if (!v.fits_ever) continue;
-    const GpuRoom& room = packing.rooms.back();
     capacity += 1;
-    allocated += room.full ? 1.0
-                 : room.memory_bytes == 0
-                     ? (room.empty ? 0.0 : 1.0)
-                     : 1.0 - static_cast<double>(std::min(room.free_bytes, room.memory_bytes)) /
-                                 static_cast<double>(room.memory_bytes);
+    allocated += 1.0 - FreeShare(packing.rooms.back());
     largest = std::max(largest, v.gpu->memory_bytes);
   }
-  const double asked =
-      largest == 0 ? 1.0 : std::min(1.0, static_cast<double>(r.mem_bytes) / static_cast<double>(largest));
+  const double asked = GpusAsked(r, largest);
   const double queued = std::isfinite(state.queued_gpus) ? std::max(0.0, state.queued_gpus) : 0.0;
   if (capacity > 0) packing.pressure = std::min(1.0, (allocated + queued + asked) / capacity);
   return packing;

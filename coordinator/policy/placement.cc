@@ -1,5 +1,6 @@
 #include "coordinator/policy/placement.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace iashim::policy {
@@ -20,6 +21,15 @@ PlacementDecision PlacementDecision::Queued(std::string reason) {
 
 PlacementDecision PlacementDecision::Rejected(std::string reason) {
   return {Outcome::kRejected, GpuId{}, {}, std::move(reason)};
+}
+
+double GpusAsked(const PlacementRequest& r, uint64_t largest_memory_bytes) {
+  const double share =
+      r.mem_bytes == 0 || largest_memory_bytes == 0
+          ? 1.0
+          : std::min(1.0, static_cast<double>(r.mem_bytes) /
+                              static_cast<double>(largest_memory_bytes));
+  return std::max(1, r.gpu_count) * share;
 }
 
 std::string_view OutcomeName(PlacementDecision::Outcome outcome) {

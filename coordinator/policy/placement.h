@@ -61,6 +61,11 @@ struct PlacementDecision {
 
 std::string_view OutcomeName(PlacementDecision::Outcome outcome);
 
+// GPUs' worth of capacity `r` asks: per GPU the whole of it (mem_bytes 0) or
+// its memory's share of `largest_memory_bytes` (the cluster's largest GPU;
+// 0, not known: the whole), times gpu_count (at least 1).
+double GpusAsked(const PlacementRequest& r, uint64_t largest_memory_bytes);
+
 // Whether two jobs may share a GPU at all, beyond memory (FitsNow). In
 // iashim-clustersim it is whether the pair was ever measured together (a
 // pair that did not fit in memory was not); every policy there gets the
