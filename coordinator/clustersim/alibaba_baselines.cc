@@ -58,14 +58,13 @@ PlacementDecision NoGpuWithRoom(const PlacementRequest& r) {
 struct Rooms {
   std::vector<const GpuInfo*> gpus;
   std::vector<policy::GpuRoom> rooms;
-  std::vector<size_t> jobs;  // per GPU
+  std::vector<std::span<const policy::PlacedJob>> jobs;  // per GPU
   std::vector<size_t> nodes;
 
   explicit Rooms(const ClusterState& state) : gpus(GpusInOrder(state)) {
     for (size_t i = 0; i < gpus.size(); ++i) {
-      const std::span<const policy::PlacedJob> on = state.JobsOn(gpus[i]->id);
-      rooms.push_back(policy::RoomOf(*gpus[i], on, /*max_jobs_per_gpu=*/0));
-      jobs.push_back(on.size());
+      jobs.push_back(state.JobsOn(gpus[i]->id));
+      rooms.push_back(policy::RoomOf(*gpus[i], jobs.back(), /*max_jobs_per_gpu=*/0));
       if (i == 0 || gpus[i]->id.host != gpus[i - 1]->id.host) nodes.push_back(i);
     }
     nodes.push_back(gpus.size());
@@ -91,9 +90,10 @@ PlacementDecision AlibabaFgd::Place(const PlacementRequest& r, const ClusterStat
     if (share) {
       for (size_t i = 0; i < node.size(); ++i) {
         const size_t g = all.nodes[n] + i;
-        if (!policy::FitsNow(*all.gpus[g], state.JobsOn(all.gpus[g]->id), r.mem_bytes)) continue;
+        if (!policy::FitsNow(*all.gpus[g], all.jobs[g], r.mem_bytes)) continue;
         const double delta = meter.Delta(
-            node, i, policy::RoomAfter(node[i], r.mem_bytes, all.jobs[g], /*max_jobs_per_gpu=*/0));
+            node, i,
+            policy::RoomAfter(node[i], r.mem_bytes, all.jobs[g].size(), /*max_jobs_per_gpu=*/0));
         if (best.empty() || delta < best_delta) {
           best = {g};
           best_delta = delta;

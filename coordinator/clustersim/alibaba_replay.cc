@@ -530,10 +530,10 @@ absl::StatusOr<AlibabaReplayResult> ReplayAlibaba(std::span<const AlibabaNode> n
           ? static_cast<const policy::InterferencePredictor*>(&quota)
           : &model;
   policy::RequestMix mix;
+  policy::RequestMix* const packing_mix = options.packing ? &mix : nullptr;
   const policy::InterferenceAwarePlacement placement(predictor, /*rule=*/nullptr,
-                                                     options.placement,
-                                                     options.packing ? &mix : nullptr);
-  return ReplayAlibabaWith(placement, nodes, pods, options, final_state, &mix);
+                                                     options.placement, packing_mix);
+  return ReplayAlibabaWith(placement, nodes, pods, options, final_state, packing_mix);
 }
 
 }  // namespace iashim::clustersim
