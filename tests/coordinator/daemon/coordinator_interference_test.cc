@@ -54,6 +54,24 @@ class CoordinatorInterferenceTest : public ::testing::Test {
     return std::make_unique<Coordinator>(DaemonOptions{}, Gpus(1), store, nullptr, now);
   }
 
+  // Stores `n` observations of kinds a and b sharing a GPU unthrottled, at
+  // these slowdowns, as an earlier run of the coordinator would have.
+  void Record(int n, const std::string& a, const std::string& b, double slowdown_a,
+              double slowdown_b) {
+    auto store = OpenStore();
+    for (int i = 0; i < n; ++i) {
+      state::ObservationRecord o;
+      o.gpu_type = "v100";
+      o.kind_a = a;
+      o.kind_b = b;
+      o.slowdown_a = slowdown_a;
+      o.slowdown_b = slowdown_b;
+      o.share_a = o.share_b = 1.0;
+      o.unix_ns = kUnix + i;
+      ASSERT_TRUE(store->AddObservation(o).ok());
+    }
+  }
+
   std::filesystem::path dir_;
   std::vector<Outgoing> out_;
 };
@@ -156,19 +174,7 @@ TEST_F(CoordinatorInterferenceTest, PacksAShareWhereSharingIsNearlyFree) {
   for (const bool packing : {true, false}) {
     SCOPED_TRACE(packing ? "packing" : "no packing");
     std::filesystem::remove_all(dir_);
-    {
-      auto store = OpenStore();
-      for (int i = 0; i < 40; ++i) {
-        state::ObservationRecord o;
-        o.gpu_type = "v100";
-        o.kind_a = "vgg16";
-        o.kind_b = "lstm";
-        o.slowdown_a = o.slowdown_b = 0.02;
-        o.share_a = o.share_b = 1.0;
-        o.unix_ns = kUnix + i;
-        ASSERT_TRUE(store->AddObservation(o).ok());
-      }
-    }
+    Record(40, "vgg16", "lstm", 0.02, 0.02);
     auto store = OpenStore();
     DaemonOptions options;
     options.packing = packing;
@@ -194,20 +200,7 @@ TEST_F(CoordinatorInterferenceTest, PacksAShareWhereSharingIsNearlyFree) {
 // `iashim status --pairs`: the snapshot carries the learned pairs only when
 // asked, with what was measured and what the model predicts.
 TEST_F(CoordinatorInterferenceTest, StatusWithPairsShowsWhatTheModelLearned) {
-  {
-    auto store = OpenStore();
-    for (int i = 0; i < 10; ++i) {
-      state::ObservationRecord o;
-      o.gpu_type = "v100";
-      o.kind_a = "vgg16";
-      o.kind_b = "lstm";
-      o.slowdown_a = 1.0;  // vgg16 at half its solo speed
-      o.slowdown_b = 0.25;  // lstm at 0.8
-      o.share_a = o.share_b = 1.0;
-      o.unix_ns = kUnix + i;
-      ASSERT_TRUE(store->AddObservation(o).ok());
-    }
-  }
+  Record(10, "vgg16", "lstm", 1.0, 0.25);  // vgg16 at half its solo speed, lstm at 0.8
   auto store = OpenStore();
   auto c = Make(store.get());
   const auto snapshot = [&](bool pairs) {
