@@ -67,7 +67,7 @@ const States& Load() {
     }
     s->fill = *fill;
     for (const AlibabaPod& p : *pods) {
-      if (p.num_gpu > 0) s->mix.Observe(p.num_gpu, p.num_gpu > 1 || p.gpu_milli >= 1000 ? 0 : p.gpu_milli);
+      if (p.num_gpu > 0) s->mix.Observe(p.num_gpu, AlibabaMemBytes(p));
     }
     s->empty.cluster = *std::move(cluster);
     return s;

@@ -116,11 +116,10 @@ class Replay {
         }
         run.view = it->second;
       }
-      const bool whole = p.num_gpu > 1 || p.gpu_milli >= kGpuMilli;
-      run.milli = whole ? kGpuMilli : p.gpu_milli;
+      run.request.mem_bytes = AlibabaMemBytes(p);
+      run.milli = run.request.mem_bytes == 0 ? kGpuMilli : p.gpu_milli;
       run.request.job = p.name;
       run.request.priority = policy::Priority::kOpportunistic;
-      run.request.mem_bytes = whole ? 0 : static_cast<uint64_t>(p.gpu_milli);
       run.request.traits.kind = kPodKind;
       run.request.gpu_count = p.num_gpu;
       run.duration_s = p.deletion_s - p.creation_s;
@@ -451,6 +450,11 @@ class Replay {
 };
 
 }  // namespace
+
+uint64_t AlibabaMemBytes(const AlibabaPod& pod) {
+  const bool whole = pod.num_gpu > 1 || pod.gpu_milli >= kGpuMilli;
+  return whole ? 0 : static_cast<uint64_t>(pod.gpu_milli);
+}
 
 absl::StatusOr<policy::Cluster> AlibabaCluster(std::span<const AlibabaNode> nodes) {
   policy::Cluster cluster;

@@ -135,6 +135,10 @@ class AlibabaQuotaPredictor : public policy::InterferencePredictor {
   }
 };
 
+// The PlacementRequest.mem_bytes a GPU pod asks, as above: its gpu_milli
+// for a share of one GPU, 0 (whole GPUs) for 1000 milli or a gang.
+uint64_t AlibabaMemBytes(const AlibabaPod& pod);
+
 // The cluster of `nodes` as described above; an error if a sn repeats.
 absl::StatusOr<policy::Cluster> AlibabaCluster(std::span<const AlibabaNode> nodes);
 
