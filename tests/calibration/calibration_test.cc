@@ -7,13 +7,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
-#include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "tests/bench/fakejob/profile_virtual_job.h"
+#include "tests/calibration/gavel_pairs.h"
 
 namespace {
 
@@ -23,12 +21,10 @@ constexpr double kSeconds = 12.0;
 constexpr double kWarmup = 2.0;
 
 std::vector<std::string> BundledModels() {
-  std::ifstream in(std::string(IASHIM_SOURCE_DIR) + "/bench/data/models/gavel_map.txt");
   std::vector<std::string> names;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    names.push_back(line.substr(0, line.find(' ')));
+  const auto profiles = iashim_test::BundledProfiles(IASHIM_SOURCE_DIR);
+  if (profiles.ok()) {
+    for (const auto& [name, gavel_key] : *profiles) names.push_back(name);
   }
   return names;
 }

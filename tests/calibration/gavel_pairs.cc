@@ -10,7 +10,7 @@
 
 namespace iashim_test {
 
-absl::StatusOr<std::vector<std::pair<std::string, std::string>>> GavelMappedProfiles(
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> BundledProfiles(
     const std::string& source_dir) {
   const std::string path = source_dir + "/bench/data/models/gavel_map.txt";
   std::ifstream in(path);
@@ -21,9 +21,9 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> GavelMappedProf
     if (line.empty() || line[0] == '#') continue;
     const size_t space = line.find(' ');
     if (space == std::string::npos) continue;
-    const std::string key = line.substr(space + 1);
-    if (key.rfind("estimate", 0) == 0) continue;  // no Gavel job type
-    mapped.emplace_back(line.substr(0, space), key);
+    std::string key = line.substr(space + 1);
+    if (key.rfind("estimate", 0) == 0) key.clear();  // no Gavel job type
+    mapped.emplace_back(line.substr(0, space), std::move(key));
   }
   return mapped;
 }
@@ -32,8 +32,9 @@ absl::StatusOr<std::vector<DirectedPair>> CompareWithGavel(const std::string& so
                                                            const simgpu::InterferenceParams& params,
                                                            double seconds, double warmup_s) {
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> mapped =
-      GavelMappedProfiles(source_dir);
+      BundledProfiles(source_dir);
   if (!mapped.ok()) return mapped.status();
+  std::erase_if(*mapped, [](const auto& profile) { return profile.second.empty(); });
   absl::StatusOr<iashim::clustersim::GavelThroughputs> gavel =
       iashim::clustersim::ReadGavelThroughputsFile(
           source_dir + "/bench/data/gavel/simulation_throughputs.json", "v100");

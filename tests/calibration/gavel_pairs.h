@@ -22,8 +22,10 @@ struct DirectedPair {
   double simgpu = 0;  // kept fraction in simgpu's model
 };
 
-// Bundled profile name -> Gavel job type key, for the profiles that have one.
-absl::StatusOr<std::vector<std::pair<std::string, std::string>>> GavelMappedProfiles(
+// Every bundled profile (bench/data/models/gavel_map.txt) in file order:
+// its name and its Gavel job type key, empty for a profile whose speed is an
+// estimate (no Gavel job type).
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> BundledProfiles(
     const std::string& source_dir);
 
 // Every ordered pair of two different mapped profiles that Gavel measured,
