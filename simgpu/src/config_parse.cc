@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "common/text/text.h"
+#include "simgpu/src/power_model.h"
 
 namespace simgpu {
 
@@ -25,8 +26,14 @@ void MakeUuid(std::string_view ns, int index, uint8_t out[16]) {
   std::memcpy(out + 8, &b, 8);
 }
 
-}  // namespace
+// "300", "300W", " 40.5 w": watts, finite and non-negative.
+std::optional<double> ParseWatts(std::string_view text) {
+  text = Trim(text);
+  if (!text.empty() && (text.back() == 'W' || text.back() == 'w')) text.remove_suffix(1);
+  return iashim::ParseDouble(Trim(text), 0, 1e6);
+}
 
+}  // namespace
 
 bool ValidNamespace(std::string_view ns) {
   if (ns.empty() || ns.size() > 64) return false;
@@ -65,15 +72,21 @@ bool ParseDeviceList(std::string_view text, std::string_view ns, std::vector<Dev
         entry = entry.substr(x + 1);
       }
     }
-    const size_t c1 = entry.find(':');
-    const size_t c2 = c1 == std::string_view::npos ? c1 : entry.find(':', c1 + 1);
-    if (c2 == std::string_view::npos || entry.find(':', c2 + 1) != std::string_view::npos) {
-      *error = "device entry '" + std::string(entry) + "' is not NAME:MEMORY:SMS";
+    std::vector<std::string_view> fields;
+    for (size_t start = 0;;) {
+      const size_t colon = entry.find(':', start);
+      fields.push_back(entry.substr(start, colon == std::string_view::npos ? colon : colon - start));
+      if (colon == std::string_view::npos) break;
+      start = colon + 1;
+    }
+    if (fields.size() != 3 && fields.size() != 5) {
+      *error = "device entry '" + std::string(entry) +
+               "' is not NAME:MEMORY:SMS or NAME:MEMORY:SMS:IDLE_WATTS:MAX_WATTS";
       return false;
     }
-    const std::string_view name = Trim(entry.substr(0, c1));
-    const std::string_view mem = entry.substr(c1 + 1, c2 - c1 - 1);
-    const std::string_view sms = Trim(entry.substr(c2 + 1));
+    const std::string_view name = Trim(fields[0]);
+    const std::string_view mem = fields[1];
+    const std::string_view sms = Trim(fields[2]);
     if (name.empty() || name.size() >= sizeof(DeviceSpec{}.name)) {
       *error = "device name '" + std::string(name) + "' must be 1..95 characters";
       return false;
@@ -90,6 +103,19 @@ bool ParseDeviceList(std::string_view text, std::string_view ns, std::vector<Dev
       *error = "SM count '" + std::string(sms) + "' must be an integer 1..1024";
       return false;
     }
+    float idle_watts = kDefaultIdleWatts;
+    float max_watts = kDefaultMaxWatts;
+    if (fields.size() == 5) {
+      const std::optional<double> idle = ParseWatts(fields[3]);
+      const std::optional<double> max = ParseWatts(fields[4]);
+      if (!idle || !max || *idle <= 0 || *max < *idle || *max > 5000) {
+        *error = "device power '" + std::string(fields[3]) + ":" + std::string(fields[4]) +
+                 "' must be IDLE_WATTS:MAX_WATTS with 0 < idle <= max <= 5000 (e.g. 40:300)";
+        return false;
+      }
+      idle_watts = float(*idle);
+      max_watts = float(*max);
+    }
     for (int r = 0; r < repeat; ++r) {
       if (out->size() >= 16) {
         *error = "more than 16 devices";
@@ -99,6 +125,8 @@ bool ParseDeviceList(std::string_view text, std::string_view ns, std::vector<Dev
       std::memcpy(spec.name, name.data(), name.size());
       spec.memory_bytes = *bytes;
       spec.sm_count = sm;
+      spec.idle_watts = idle_watts;
+      spec.max_watts = max_watts;
       MakeUuid(ns, static_cast<int>(out->size()), spec.uuid);
       out->push_back(spec);
     }

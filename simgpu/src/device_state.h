@@ -11,7 +11,7 @@
 namespace simgpu {
 
 inline constexpr uint64_t kDeviceStateMagic = 0x53494d4750550001ULL;  // "SIMGPU" + 1
-inline constexpr uint32_t kLayoutVersion = 4;
+inline constexpr uint32_t kLayoutVersion = 5;
 // Room for a few hundred processes on one device at once (the fault tests
 // start 200), each with its default stream and a few more.
 inline constexpr int kMaxProcesses = 256;
@@ -74,6 +74,7 @@ struct UtilSample {
   int64_t t_ns;
   double busy_ns;
   double mem_busy_ns;
+  double energy_j;
 };
 
 struct DeviceSpec {
@@ -81,6 +82,10 @@ struct DeviceSpec {
   uint64_t memory_bytes;
   int32_t sm_count;
   uint8_t uuid[16];
+  // Board power (power_model.h): drawn with nothing running, and with every SM
+  // busy.
+  float idle_watts;
+  float max_watts;
 };
 
 struct DeviceState {
@@ -92,6 +97,7 @@ struct DeviceState {
   double busy_ns;         // wall time with at least one kernel running
   double mem_busy_ns;     // busy time weighted by how much DRAM bandwidth was in use
   uint64_t mem_used;      // sum of the processes' mem_bytes
+  double energy_j;        // board energy since the device state was created (power_model.h)
   int64_t last_reap_ns;
   uint32_t util_next;
   UtilSample util[kUtilSamples];

@@ -291,6 +291,50 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device,
   return NVML_SUCCESS;
 }
 
+// Board power in milliwatts, averaged over about the last second (as NVML's
+// reading is an average over a recent interval): power_model.h.
+NVML_EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* power) {
+  if (power == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  NvmlDevice* d;
+  simgpu::SharedDevice* shared;
+  if (nvmlReturn_t rc = CheckDevice(device, &d, &shared); rc != NVML_SUCCESS) return rc;
+  simgpu::SharedDevice::Lock lock(*shared);
+  const int64_t now = lock.AdvanceToNow();
+  const simgpu::DeviceState& s = lock.state();
+  const simgpu::UtilSample* base = nullptr;
+  for (const simgpu::UtilSample& u : s.util) {
+    if (u.t_ns == 0 || u.t_ns >= now) continue;
+    if (now - u.t_ns <= kUtilWindowNs && (base == nullptr || u.t_ns < base->t_ns)) base = &u;
+  }
+  const double watts = base == nullptr ? double(s.spec.idle_watts)
+                                       : (s.energy_j - base->energy_j) / (double(now - base->t_ns) * 1e-9);
+  *power = static_cast<unsigned int>(std::lround(std::max(0.0, watts) * 1000.0));
+  return NVML_SUCCESS;
+}
+
+// Energy in millijoules since the simulated device came up (NVML: since the
+// driver was last loaded).
+NVML_EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device,
+                                                             unsigned long long* energy) {
+  if (energy == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  NvmlDevice* d;
+  simgpu::SharedDevice* shared;
+  if (nvmlReturn_t rc = CheckDevice(device, &d, &shared); rc != NVML_SUCCESS) return rc;
+  simgpu::SharedDevice::Lock lock(*shared);
+  lock.AdvanceToNow();
+  *energy = static_cast<unsigned long long>(std::llround(lock.state().energy_j * 1000.0));
+  return NVML_SUCCESS;
+}
+
+// The board power limit in milliwatts: the simulated device's full-load power.
+NVML_EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int* limit) {
+  if (limit == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
+  NvmlDevice* d;
+  if (nvmlReturn_t rc = CheckDevice(device, &d, nullptr); rc != NVML_SUCCESS) return rc;
+  *limit = static_cast<unsigned int>(std::lround(double(d->spec.max_watts) * 1000.0));
+  return NVML_SUCCESS;
+}
+
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device,
                                                               unsigned int* count,
                                                               nvmlProcessInfo_v1_t* infos) {

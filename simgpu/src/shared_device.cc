@@ -131,7 +131,9 @@ std::unique_ptr<SharedDevice> SharedDevice::Open(std::string_view ns, int index,
     InitDeviceState(region->state, spec, MonotonicNowNs());
   } else if (std::strncmp(region->state.spec.name, spec.name, sizeof(spec.name)) != 0 ||
              region->state.spec.memory_bytes != spec.memory_bytes ||
-             region->state.spec.sm_count != spec.sm_count) {
+             region->state.spec.sm_count != spec.sm_count ||
+             region->state.spec.idle_watts != spec.idle_watts ||
+             region->state.spec.max_watts != spec.max_watts) {
     std::fprintf(stderr,
                  "simgpu: device %d in %s already exists as '%s'; using it as it is "
                  "(SIMGPU_DEVICES differs between processes)\n",

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "simgpu/src/power_model.h"
+
 namespace simgpu {
 namespace {
 
@@ -121,6 +123,13 @@ class StateSink {
       if (it.kind == OpKind::kKernel) bandwidth += double(it.mem_intensity) * it.sm_fill;
     }
     s_.mem_busy_ns += dt * std::min(1.0, bandwidth);
+    // Idle power is added for every interval by Advance; here, what running
+    // kernels draw above it.
+    double occupancy = 0;
+    for (const RunningItem& it : items) {
+      if (it.kind == OpKind::kKernel) occupancy += it.sm_fill;
+    }
+    s_.energy_j += (BoardPowerWatts(s_.spec, occupancy) - s_.spec.idle_watts) * dt * 1e-9;
     bool counted[kMaxProcesses] = {};
     for (size_t i = 0; i < items.size(); ++i) {
       const RunningItem& it = items[i];
@@ -157,7 +166,7 @@ class ProjectionSink {
 void SampleUtilization(DeviceState& s, int64_t now_ns) {
   const UtilSample& last = s.util[(s.util_next + kUtilSamples - 1) % kUtilSamples];
   if (last.t_ns != 0 && now_ns - last.t_ns < kUtilSamplePeriodNs) return;
-  s.util[s.util_next % kUtilSamples] = {now_ns, s.busy_ns, s.mem_busy_ns};
+  s.util[s.util_next % kUtilSamples] = {now_ns, s.busy_ns, s.mem_busy_ns, s.energy_j};
   s.util_next = (s.util_next + 1) % kUtilSamples;
 }
 
@@ -178,6 +187,7 @@ void Advance(DeviceState& s, int64_t now_ns, const InterferenceParams& p) {
     queues.push_back({slot.ring, kStreamQueueDepth, slot.head, pending, slot.process, i,
                       slot.completed});
   }
+  s.energy_j += double(s.spec.idle_watts) * double(now_ns - s.clock_ns) * 1e-9;
   StateSink sink(s);
   RunQueues(queues, static_cast<double>(s.clock_ns), static_cast<double>(now_ns), p, sink);
   for (const QueueCursor& c : queues) {

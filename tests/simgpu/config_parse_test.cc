@@ -33,6 +33,25 @@ TEST(ParseDeviceList, DefaultAndRepeats) {
   EXPECT_NE(FormatUuid(d[0].uuid), FormatUuid(d[1].uuid));
 }
 
+TEST(ParseDeviceList, PowerDefaultsToAV100sAndCanBeGiven) {
+  std::vector<DeviceSpec> d;
+  std::string err;
+  ASSERT_TRUE(ParseDeviceList(kDefaultDevices, "ns", &d, &err)) << err;
+  EXPECT_EQ(d[0].idle_watts, 40.0f);
+  EXPECT_EQ(d[0].max_watts, 300.0f);
+  ASSERT_TRUE(ParseDeviceList("NVIDIA A10:24GiB:72:25W:150W,B:1GiB:8:10.5:20", "ns", &d, &err))
+      << err;
+  EXPECT_EQ(d[0].idle_watts, 25.0f);
+  EXPECT_EQ(d[0].max_watts, 150.0f);
+  EXPECT_EQ(d[1].idle_watts, 10.5f);
+  EXPECT_FALSE(ParseDeviceList("A:1GiB:8:300:40", "ns", &d, &err));  // max below idle
+  EXPECT_NE(err.find("IDLE_WATTS:MAX_WATTS"), std::string::npos) << err;
+  EXPECT_FALSE(ParseDeviceList("A:1GiB:8:40", "ns", &d, &err));  // one of the two
+  EXPECT_NE(err.find("NAME:MEMORY:SMS:IDLE_WATTS:MAX_WATTS"), std::string::npos) << err;
+  EXPECT_FALSE(ParseDeviceList("A:1GiB:8:lots:300", "ns", &d, &err));
+  EXPECT_NE(err.find("lots"), std::string::npos) << err;
+}
+
 TEST(ParseDeviceList, ErrorsNameTheProblem) {
   std::vector<DeviceSpec> d;
   std::string err;

@@ -16,6 +16,8 @@ class TimelineTest : public ::testing::Test {
     DeviceSpec spec{};
     spec.memory_bytes = 1ULL << 30;
     spec.sm_count = 80;
+    spec.idle_watts = 40;
+    spec.max_watts = 300;
     InitDeviceState(*state_, spec, 0);
     proc_a_ = RegisterProcess(*state_, 1, 0);
     proc_b_ = RegisterProcess(*state_, 2, 0);
@@ -129,6 +131,30 @@ TEST_F(TimelineTest, IdleDeviceAccountsNothing) {
   Advance(s(), 5'000'000, params_);
   EXPECT_EQ(s().busy_ns, 0);
   EXPECT_EQ(s().clock_ns, 5'000'000);
+}
+
+// Energy: idle power all along, plus the rest of the board power in
+// proportion to the SMs running kernels occupy (power_model.h).
+TEST_F(TimelineTest, EnergyIsIdlePowerPlusOccupancyScaledBusyPower) {
+  const int st = AllocStream(s(), proc_a_);
+  ASSERT_TRUE(Enqueue(s(), st, Kernel(1'000'000), nullptr));  // 1 s filling every SM
+  Advance(s(), 2'000'000'000, params_);                        // then 1 s idle
+  EXPECT_NEAR(s().energy_j, 40.0 * 2 + 260.0 * 1, 1e-6);
+  // A kernel that fills a quarter of the SMs draws a quarter of the busy power.
+  ASSERT_TRUE(Enqueue(s(), st, Kernel(1'000'000, 0.0f, 0.25f), nullptr));
+  Advance(s(), 3'000'000'000, params_);
+  EXPECT_NEAR(s().energy_j, 340.0 + 40.0 + 65.0, 1e-6);
+}
+
+TEST_F(TimelineTest, KernelsOfSeveralProcessesDrawAtMostFullPower) {
+  const int a = AllocStream(s(), proc_a_);
+  const int b = AllocStream(s(), proc_b_);
+  ASSERT_TRUE(Enqueue(s(), a, Kernel(1'000), nullptr));
+  ASSERT_TRUE(Enqueue(s(), b, Kernel(1'000), nullptr));
+  Advance(s(), 10'000'000, params_);
+  // Both ran the whole 10 ms or less, never above 300 W.
+  EXPECT_LE(s().energy_j, 300.0 * 0.010 + 1e-9);
+  EXPECT_GT(s().energy_j, 40.0 * 0.010);
 }
 
 }  // namespace

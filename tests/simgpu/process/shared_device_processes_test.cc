@@ -208,6 +208,20 @@ TEST_F(SharedDeviceProcessesTest, NvmlSeesProcessesMemoryAndUtilisation) {
   } util;
   ASSERT_EQ(nvml.Get<int (*)(void*, Util*)>("nvmlDeviceGetUtilizationRates")(dev, &util), 0);
   EXPECT_GT(util.gpu, 80u);  // a kernel has been running all along
+  // Board power: a kernel filling every SM all along draws near the default
+  // 300 W (power_model.h); energy is what that power amounts to.
+  unsigned milliwatts = 0;
+  ASSERT_EQ(nvml.Get<int (*)(void*, unsigned*)>("nvmlDeviceGetPowerUsage")(dev, &milliwatts), 0);
+  EXPECT_GT(milliwatts, 200'000u);
+  EXPECT_LE(milliwatts, 300'000u);
+  unsigned long long millijoules = 0;
+  ASSERT_EQ(nvml.Get<int (*)(void*, unsigned long long*)>("nvmlDeviceGetTotalEnergyConsumption")(
+                dev, &millijoules),
+            0);
+  EXPECT_GT(millijoules, 0u);
+  unsigned limit = 0;
+  ASSERT_EQ(nvml.Get<int (*)(void*, unsigned*)>("nvmlDeviceGetEnforcedPowerLimit")(dev, &limit), 0);
+  EXPECT_EQ(limit, 300'000u);
   kill(worker, SIGKILL);
   ExitStatus(worker);
   EXPECT_EQ(nvml.Get<int (*)()>("nvmlShutdown")(), 0);
