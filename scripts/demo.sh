@@ -5,7 +5,8 @@
 # and runs one guaranteed and two opportunistic iashim-fakejob models through
 # `iashim run`: each alone, then all three together without budgets, then all
 # three with the control loop on. Ends with a table of throughputs, the
-# guaranteed job's slowdown and the final shares. About 75 s after the build.
+# guaranteed job's slowdown, the final shares and each job's energy per
+# iteration alone and shared (simgpu's power model). About 75 s after the build.
 #
 #   scripts/demo.sh [--guaranteed MODEL] [--opportunistic "MODEL MODEL"]
 #                   [--managed-s S] [--check] [--build-dir DIR]
@@ -120,6 +121,8 @@ start_coordinator
 echo "== 1. each job alone (${solo_s}s each): solo throughput, and the coordinator's solo baselines =="
 for m in $guaranteed $opportunistic; do
   start_job guaranteed "$m" "$solo_s" "$tmp/solo-$m"
+  sleep $((solo_s - 1))
+  "$iashim" status --json >"$tmp/solo-status-$m.json" 2>/dev/null || true
   wait_jobs
   printf '   %-12s %8s it/s\n' "$m" "$(rate "$tmp/solo-$m" 1 "$solo_s")"
 done
@@ -146,29 +149,36 @@ from=$((managed_s - 10))
 solo_g=$(rate "$tmp/solo-$guaranteed" 1 "$solo_s")
 unmanaged_g=$(rate "$tmp/unmanaged-$guaranteed" 3 "$unmanaged_s")
 managed_g=$(rate "$tmp/managed-$guaranteed" "$from" "$managed_s")
-share_of() {  # JOB: its share in the final status, from the JSON
-  tr -d '\n ' <"$tmp/status.json" | grep -o "\"job\":\"$1\"[^}]*" |
-    sed -n 's/.*"share":\([0-9.eE+-]*\).*/\1/p' | head -1
+field_of() {  # FILE JOB FIELD: a job's number in an `iashim status --json` file
+  tr -d '\n ' <"$1" 2>/dev/null | grep -o "\"job\":\"$2\"[^}]*" |
+    sed -n "s/.*\"$3\":\([0-9.eE+-]*\).*/\1/p" | head -1
+}
+joules() {  # a J/iteration figure, or - when the coordinator had none
+  [[ -n "$1" ]] && awk -v j="$1" 'BEGIN { printf "%.1f", j }' || echo -
 }
 echo
-printf '| %-12s | %-13s | %9s | %15s | %13s | %11s |\n' job priority "solo it/s" \
-  "unmanaged it/s" "managed it/s" "final share"
-printf '|%s|%s|%s|%s|%s|%s|\n' -------------- --------------- ----------- ----------------- \
-  --------------- -------------
+printf '| %-12s | %-13s | %9s | %15s | %13s | %11s | %10s | %13s |\n' job priority "solo it/s" \
+  "unmanaged it/s" "managed it/s" "final share" "solo J/it" "managed J/it"
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' -------------- --------------- ----------- ----------------- \
+  --------------- ------------- ------------ ---------------
 for m in $guaranteed $opportunistic; do
   prio=opportunistic
   [[ $m == "$guaranteed" ]] && prio=guaranteed
-  share=$(share_of "demo-$m")
+  share=$(field_of "$tmp/status.json" "demo-$m" share)
   [[ -n "$share" ]] && share=$(awk -v s="$share" 'BEGIN { printf "%.2f", s }')
-  printf '| %-12s | %-13s | %9s | %15s | %13s | %11s |\n' "$m" "$prio" \
+  printf '| %-12s | %-13s | %9s | %15s | %13s | %11s | %10s | %13s |\n' "$m" "$prio" \
     "$(rate "$tmp/solo-$m" 1 "$solo_s")" "$(rate "$tmp/unmanaged-$m" 3 "$unmanaged_s")" \
-    "$(rate "$tmp/managed-$m" "$from" "$managed_s")" "${share:--}"
+    "$(rate "$tmp/managed-$m" "$from" "$managed_s")" "${share:--}" \
+    "$(joules "$(field_of "$tmp/solo-status-$m.json" "demo-$m" energy_per_iteration_j)")" \
+    "$(joules "$(field_of "$tmp/status.json" "demo-$m" energy_per_iteration_j)")"
 done
 slow_unmanaged=$(awk -v s="$solo_g" -v r="$unmanaged_g" 'BEGIN { printf "%.1f", 100 * (s / r - 1) }')
 slow_managed=$(awk -v s="$solo_g" -v r="$managed_g" 'BEGIN { printf "%.1f", 100 * (s / r - 1) }')
 echo
 echo "guaranteed job ($guaranteed) slowdown against solo: ${slow_unmanaged}% without budgets," \
   "${slow_managed}% with the control loop (target 10%)."
+echo "J/it: the GPU's energy split among its jobs by GPU time, per iteration (alone, and over the"
+echo "shared run); a shared GPU's idle power is split too. Simulated board power: simgpu/README.md."
 echo "(simgpu is a simulation calibrated to Gavel's V100 measurements: see simgpu/README.md.)"
 echo
 echo "The coordinator's view near the end (iashim status):"
@@ -178,5 +188,13 @@ if [[ $check == 1 ]]; then
     echo "demo.sh --check: FAILED (want managed <= 10%, unmanaged > 15%)" >&2
     exit 1
   }
+  for m in $guaranteed $opportunistic; do
+    for f in "$tmp/solo-status-$m.json" "$tmp/status.json"; do
+      [[ -n "$(field_of "$f" "demo-$m" energy_per_iteration_j)" ]] || {
+        echo "demo.sh --check: FAILED (no energy per iteration for $m in $(basename "$f"))" >&2
+        exit 1
+      }
+    done
+  done
   echo "demo.sh --check: passed"
 fi

@@ -1,6 +1,8 @@
 #include "common/text/text.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <charconv>
 #include <cstdio>
 
@@ -75,6 +77,23 @@ std::optional<double> ParseDouble(std::string_view text, double min, double max)
   if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
   if (!(value >= min && value <= max)) return std::nullopt;  // also rejects NaN
   return value;
+}
+
+std::string FormatJoules(double joules) {
+  if (!std::isfinite(joules) || joules < 0) return "-";
+  char buf[32];
+  if (joules < 10) {
+    std::snprintf(buf, sizeof buf, "%.2f", joules);
+  } else if (joules < 100) {
+    std::snprintf(buf, sizeof buf, "%.1f", joules);
+  } else if (joules < 9999.5) {
+    std::snprintf(buf, sizeof buf, "%.0f", joules);
+  } else if (joules < 999'950) {
+    std::snprintf(buf, sizeof buf, "%.1fk", joules / 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1fM", std::min(joules / 1e6, 99'999.0));
+  }
+  return buf;
 }
 
 std::string FormatBytes(uint64_t bytes) {

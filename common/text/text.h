@@ -28,6 +28,11 @@ std::optional<double> ParseDouble(std::string_view text, double min, double max)
 // "1.5 GiB", "512.0 MiB", "12 B": for messages people read.
 std::string FormatBytes(uint64_t bytes);
 
+// Joules in at most 6 characters, for tables: "0.85", "57.3", "5412",
+// "12.3k", "4.1M" (at most 8 for absurd values); "-" for a negative
+// (unknown), NaN or infinite value.
+std::string FormatJoules(double joules);
+
 // Text from another process, made safe for a log or a record: at most
 // `max_bytes`, control characters replaced by '?'.
 std::string Printable(std::string_view text, size_t max_bytes);

@@ -71,7 +71,8 @@ constexpr Column kColumns[] = {
     {"JOB", Align::kLeft},         {"PID", Align::kRight},      {"PRIO", Align::kLeft},
     {"SHARE", Align::kRight},      {"SLOWDOWN", Align::kRight}, {"BASELINE", Align::kLeft},
     {"TARGET", Align::kRight},
-    {"KERN/S", Align::kRight},     {"BUSY", Align::kRight},     {"MEM/QUOTA", Align::kRight},
+    {"KERN/S", Align::kRight},     {"BUSY", Align::kRight},     {"J/ITER", Align::kRight},
+    {"ENERGY-J", Align::kRight},   {"MEM/QUOTA", Align::kRight},
     {"BUDGET-AGE", Align::kRight}, {"CONNECTED", Align::kLeft},
 };
 constexpr size_t kColumnCount = sizeof(kColumns) / sizeof(kColumns[0]);
@@ -103,6 +104,8 @@ Row JobRow(const wire::JobState& job) {
       IsGuaranteed(job) ? FormatTarget(job.slowdown_target()) : "-",
       FormatRate(job.kernels_per_s()),
       Percent(job.busy()),
+      FormatJoules(job.energy_per_iteration_j()),
+      FormatJoules(job.energy_j()),
       FormatCompactBytes(job.mem_bytes()) + "/" + quota,
       FormatAgeMs(job.budget_age_ms()),
       job.connected() ? "yes" : "no",
@@ -141,6 +144,15 @@ std::string Plural(size_t n, std::string_view one, std::string_view many) {
   return std::to_string(n) + " " + std::string(n == 1 ? one : many);
 }
 
+// A figure the wire marks unknown with a negative value: null in JSON.
+void KnownOrNull(double value, JsonWriter& w) {
+  if (std::isfinite(value) && value >= 0) {
+    w.Double(value);
+  } else {
+    w.Null();
+  }
+}
+
 void WriteJob(const wire::JobState& job, JsonWriter& w) {
   w.BeginObject();
   w.Key("job").String(wire::StringOf(job.job()));
@@ -172,6 +184,10 @@ void WriteJob(const wire::JobState& job, JsonWriter& w) {
   w.Key("mem_limit_bytes").Uint(job.mem_limit_bytes());
   w.Key("budget_age_ms").Uint(job.budget_age_ms());
   w.Key("held_launches_per_s").Double(job.held_launches_per_s());
+  w.Key("energy_j");
+  KnownOrNull(job.energy_j(), w);
+  w.Key("energy_per_iteration_j");
+  KnownOrNull(job.energy_per_iteration_j(), w);
   w.Key("connected").Bool(job.connected());
   // Only for jobs a batch system started (PlaceRequest.batch).
   if (const wire::BatchJob* b = job.batch();
@@ -195,6 +211,8 @@ void WriteGpu(const wire::GpuState& gpu, JsonWriter& w) {
   w.Key("memory_bytes").Uint(gpu.memory_bytes());
   w.Key("busy").Double(gpu.busy());
   w.Key("drained").Bool(gpu.drained());
+  w.Key("power_w");
+  KnownOrNull(gpu.power_w(), w);
   w.Key("jobs").BeginArray();
   if (gpu.jobs() != nullptr) {
     for (const wire::JobState* job : *gpu.jobs()) {
@@ -298,8 +316,11 @@ std::string FormatStatusTable(const wire::StateSnapshot& snapshot) {
     const std::vector<Row>& rows = rows_per_gpu[index++];
     out += "\n";
     std::string name = Printable(gpu->name());
-    out += absl::StrFormat("%s:%d%s%s  busy %s  memory %s of %s  %s%s\n", Printable(gpu->host()),
-                           gpu->id(), name.empty() ? "" : " ", name, Percent(gpu->busy()),
+    const std::string power = std::isfinite(gpu->power_w()) && gpu->power_w() >= 0
+                                  ? absl::StrFormat("  power %.0f W", gpu->power_w())
+                                  : "";
+    out += absl::StrFormat("%s:%d%s%s  busy %s%s  memory %s of %s  %s%s\n", Printable(gpu->host()),
+                           gpu->id(), name.empty() ? "" : " ", name, Percent(gpu->busy()), power,
                            FormatBytes(MemoryUsed(*gpu)), FormatBytes(gpu->memory_bytes()),
                            Plural(rows.size(), "job", "jobs"),
                            gpu->drained() ? "  DRAINED (no new jobs)" : "");

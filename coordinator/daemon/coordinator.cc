@@ -290,6 +290,7 @@ void Coordinator::OnTelemetry(std::string_view identity, const wire::TelemetryBa
   ++job->telemetry_batches;
   job->last_seen_ns = now_ns;
   const policy::TelemetryWindow w = ToWindow(batch);
+  if (job->gpu && batch.gpu_energy_j() >= 0) energy_.Reading(*job->gpu, batch.gpu_energy_j());
   const bool alone = AloneOnGpu(*job);
   const bool probed = !alone && job->probe.Solo(now_ns);
   if (!job->profile.AddWindow(w, alone || probed,
@@ -331,6 +332,7 @@ void Coordinator::Remove(std::string id) {
   if (it == jobs_.end()) return;
   if (it->second.connected) Disconnect(it->second);
   jobs_.erase(it);
+  energy_.Forget(id);
   if (store_ != nullptr) Check(store_->RemoveJob(id));
 }
 

@@ -43,6 +43,7 @@
 
 #include "absl/status/statusor.h"
 #include "coordinator/daemon/daemon_options.h"
+#include "coordinator/daemon/energy_ledger.h"
 #include "coordinator/daemon/job.h"
 #include "coordinator/daemon/place_request.h"
 #include "coordinator/policy/cluster.h"
@@ -190,6 +191,10 @@ class Coordinator {
   double InitialShare(const Job& job) const;
 
   void RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out);
+  // Splits each GPU's energy since the last control tick among its jobs.
+  void AttributeEnergy(int64_t now_ns);
+  // The job's recent power times its recent iteration time.
+  std::optional<double> JoulesPerIteration(const Job& job) const;
   // ttl_s 0: --budget-ttl-s.
   void SendBudget(Job& job, double share, int64_t now_ns, int64_t unix_ns,
                   std::vector<Outgoing>* out, double ttl_s = 0);
@@ -219,6 +224,7 @@ class Coordinator {
   policy::Cluster cluster_;
   state::StateStore* store_;
   policy::InterferenceModel interference_;  // before placement_, which may point at it
+  EnergyLedger energy_;
   policy::RequestMix request_mix_;          // likewise: every job's first request
   // Jobs queued and still asking (a queued `iashim run` asks again): their
   // GPUs' worth of capacity and when they last asked; one silent for

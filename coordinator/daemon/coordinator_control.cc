@@ -34,6 +34,7 @@ void Coordinator::OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>*
   if (control_tick) {
     next_control_ns_ = now_ns + Ns(options_.control_period_s);
     LearnBaselines();
+    AttributeEnergy(now_ns);
   }
   // Probes first: a GPU whose co-runners a probe holds is not the control loop's.
   if (options_.control && options_.probe) RunProbes(now_ns, unix_ns, control_tick, out);
@@ -42,6 +43,14 @@ void Coordinator::OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>*
     next_observation_ns_ = now_ns + kObservationEveryNs;
     RecordObservations(unix_ns);
   }
+}
+
+void Coordinator::AttributeEnergy(int64_t now_ns) {
+  std::map<policy::GpuId, std::vector<EnergyLedger::GpuTime>> by_gpu;
+  for (const auto& [id, job] : jobs_) {
+    if (job.connected && job.gpu) by_gpu[*job.gpu].push_back({id, job.profile.busy().value_or(0)});
+  }
+  energy_.Attribute(by_gpu, double(now_ns) / 1e9);
 }
 
 void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out) {

@@ -22,6 +22,12 @@ double SlowdownOrUnknown(const Job& job) {
 
 }  // namespace
 
+std::optional<double> Coordinator::JoulesPerIteration(const Job& job) const {
+  const std::optional<double> iteration_ns = job.profile.iteration_ns();
+  if (!iteration_ns) return std::nullopt;
+  return energy_.JoulesPerIteration(job.id, *iteration_ns / 1e9);
+}
+
 std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pairs) {
   flatbuffers::FlatBufferBuilder fbb(4096);
   // Each cluster GPU in order, then one pseudo-GPU (id -1) for unplaced jobs.
@@ -59,12 +65,14 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
           uint64_t(job.profile.baseline_iteration_ns().value_or(0)), job.mem_used_bytes,
           job.mem_limit_bytes ? job.mem_limit_bytes : job.mem_bytes, budget_age_ms,
           job.held_per_s, job.connected, batch, ToWire(job.profile.baseline_source()),
-          job.probe.active()));
+          job.probe.active(), energy_.Joules(id).value_or(-1.0),
+          JoulesPerIteration(job).value_or(-1.0)));
     }
     gpu_states.push_back(wire::CreateGpuStateDirect(
         fbb, gid ? gid->index : -1, gid ? gid->host.c_str() : "", info ? info->name.c_str() : "unplaced",
         info ? info->uuid.c_str() : "", info ? info->memory_bytes : 0, std::min(busy, 1.0),
-        &job_states, gid && drained_.contains(*gid)));
+        &job_states, gid && drained_.contains(*gid),
+        gid ? energy_.PowerWatts(*gid).value_or(-1.0) : -1.0));
   }
   std::vector<flatbuffers::Offset<wire::LearnedPair>> learned;
   if (pairs) {
@@ -168,6 +176,12 @@ std::string Coordinator::MetricsText(int64_t now_ns) const {
           [](const Job& j) { return j.profile.busy().value_or(0); });
   per_job("iashim_job_memory_bytes", "Device memory in use.",
           [](const Job& j) { return double(j.mem_used_bytes); });
+  per_job("iashim_job_energy_joules",
+          "Energy of its GPU attributed to the job by GPU time since it connected (-1 = unknown).",
+          [this](const Job& j) { return energy_.Joules(j.id).value_or(-1.0); });
+  per_job("iashim_job_energy_per_iteration_joules",
+          "Attributed energy per training iteration (-1 = unknown).",
+          [this](const Job& j) { return JoulesPerIteration(j).value_or(-1.0); });
   absl::StatusOr<std::string> text = std::move(b).Finish();
   return text.ok() ? *text : absl::StrCat("# metrics error: ", text.status().message(), "\n");
 }

@@ -4,7 +4,7 @@ namespace iashim::top {
 
 const std::vector<std::string>& LegendLines() {
   static const std::vector<std::string> kLines = {
-      "Columns (narrow terminals drop BUDGET, BASE, STATE, PID, BUSY% first):",
+      "Columns (narrow terminals drop J/IT, BUDGET, BASE, STATE, PID, BUSY% first):",
       "  PRIO    guar: guaranteed, its speed is protected; opp: opportunistic",
       "  STATE   conn: its shim reports; disc: its shim stopped reporting (killed,",
       "          crashed, lost; the row is dim, its last state); placed: placed,",
@@ -14,6 +14,8 @@ const std::vector<std::string>& LegendLines() {
       "  KERN/S  kernel launches per second (k thousands, M millions)",
       "  BUSY%   its part of the GPU's busy time: the time its kernels run",
       "          (sampled), scaled so a GPU's jobs add up to the GPU's busy %",
+      "  J/IT    joules per iteration: its GPU's energy split among the GPU's jobs",
+      "          by their GPU time (idle power evenly), over its iterations",
       "  SLOWDN  iteration time against its solo baseline: +12% = 12% slower",
       "  BASE    where its solo baseline came from: alone (it ran alone), probe",
       "          (its co-runners were held for a few seconds to measure it), saved",
@@ -29,6 +31,7 @@ const std::vector<std::string>& LegendLines() {
       "  ?       a character that is not printable ASCII",
       "  ^ v     the sort column, ascending / descending",
       "  DRAINED (GPU line) placement puts no new job there (iashim drain)",
+      "  N W     (GPU line) the board's power over the last control period",
       "  stale   no snapshot for 3s: the coordinator, or the way to it, is down",
       "  bad N   messages this tool dropped: not a valid snapshot of its version",
       "  seq N   the number of the snapshot shown",

@@ -40,6 +40,8 @@ JobView FromJob(const wire::JobState& j) {
   v.mem_limit_bytes = j.mem_limit_bytes();
   v.budget_age_ms = j.budget_age_ms();
   v.held_launches_per_s = j.held_launches_per_s();
+  v.energy_j = j.energy_j();
+  v.energy_per_iteration_j = j.energy_per_iteration_j();
   v.connected = j.connected();
   return v;
 }
@@ -53,6 +55,7 @@ GpuView FromGpu(const wire::GpuState& g) {
   v.memory_bytes = g.memory_bytes();
   v.busy = g.busy();
   v.drained = g.drained();
+  v.power_w = g.power_w();
   if (g.jobs() != nullptr) {
     v.jobs.reserve(g.jobs()->size());
     for (const wire::JobState* j : *g.jobs()) {

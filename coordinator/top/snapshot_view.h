@@ -50,6 +50,8 @@ struct JobView {
   uint64_t mem_limit_bytes = 0;  // 0: none
   uint64_t budget_age_ms = 0;    // 0: no budget sent
   double held_launches_per_s = 0;
+  double energy_j = -1;                // its GPU's energy attributed to it; < 0: unknown
+  double energy_per_iteration_j = -1;  // < 0: unknown
   bool connected = false;
 
   // Never-seen jobs have no pid: only a shim's Hello gives one.
@@ -73,6 +75,7 @@ struct GpuView {
   uint64_t memory_bytes = 0;
   double busy = 0;
   bool drained = false;  // placement puts no new job here (iashim drain)
+  double power_w = -1;   // board power; < 0: unknown
   std::vector<JobView> jobs;
   // Not from the coordinator: jobs iashim-top left out as ended (ended_jobs.h).
   int hidden_ended = 0;

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/text/text.h"
 #include "coordinator/top/format.h"
 #include "coordinator/top/legend.h"
 
@@ -34,16 +35,17 @@ struct ColumnSpec {
 // The drop order is the legend's (legend.cc) too.
 constexpr ColumnSpec kSpecs[] = {
     {Column::kJob, "JOB", 0, true, 0, SortKey::kJob},
-    {Column::kPid, "PID", 7, false, 4, std::nullopt},
-    {Column::kPrio, "PRIO", 4, true, 6, std::nullopt},
-    {Column::kState, "STATE", 6, true, 3, std::nullopt},
-    {Column::kShare, "SHARE", 6, false, 7, SortKey::kShare},
-    {Column::kKernels, "KERN/S", 7, false, 8, SortKey::kKernels},
-    {Column::kBusy, "BUSY%", 5, false, 5, std::nullopt},
-    {Column::kSlowdown, "SLOWDN", 7, false, 10, SortKey::kSlowdown},
-    {Column::kBaseline, "BASE", 5, true, 2, std::nullopt},
-    {Column::kMem, "MEM", 10, false, 9, SortKey::kMemory},
-    {Column::kBudget, "BUDGET", 6, false, 1, std::nullopt},
+    {Column::kPid, "PID", 7, false, 5, std::nullopt},
+    {Column::kPrio, "PRIO", 4, true, 7, std::nullopt},
+    {Column::kState, "STATE", 6, true, 4, std::nullopt},
+    {Column::kShare, "SHARE", 6, false, 8, SortKey::kShare},
+    {Column::kKernels, "KERN/S", 7, false, 9, SortKey::kKernels},
+    {Column::kBusy, "BUSY%", 5, false, 6, std::nullopt},
+    {Column::kEnergy, "J/IT", 6, false, 1, std::nullopt},
+    {Column::kSlowdown, "SLOWDN", 7, false, 11, SortKey::kSlowdown},
+    {Column::kBaseline, "BASE", 5, true, 3, std::nullopt},
+    {Column::kMem, "MEM", 10, false, 10, SortKey::kMemory},
+    {Column::kBudget, "BUDGET", 6, false, 2, std::nullopt},
     {Column::kCommand, "COMMAND", 0, true, 0, std::nullopt},
 };
 
@@ -111,6 +113,8 @@ std::string Cell(const GpuView& g, const JobView& j, Column c) {
       return FormatRate(j.kernels_per_s);
     case Column::kBusy:
       return FormatPercent(g.BusyShare(j));
+    case Column::kEnergy:
+      return FormatJoules(j.energy_per_iteration_j);
     case Column::kSlowdown:
       return FormatSlowdown(j.slowdown) + (j.OverTarget() ? "!" : "");
     case Column::kBaseline:
@@ -154,7 +158,10 @@ std::string GpuLine(const GpuView& g, int width) {
   const std::string busy = std::isfinite(g.busy) && g.busy >= 0
                                ? absl::StrFormat("%.0f%%", std::min(g.busy, 1.0) * 100)
                                : "-";
-  std::string right = absl::StrCat(g.drained ? "DRAINED  " : "", "busy ", busy, "  mem ",
+  const std::string power = std::isfinite(g.power_w) && g.power_w >= 0
+                                ? absl::StrFormat("  %.0f W", g.power_w)
+                                : "";
+  std::string right = absl::StrCat(g.drained ? "DRAINED  " : "", "busy ", busy, power, "  mem ",
                                    FormatBytesPair(g.MemUsed(), g.memory_bytes), "  ",
                                    g.jobs.size(), g.jobs.size() == 1 ? " job" : " jobs");
   if (g.hidden_ended > 0) absl::StrAppend(&right, " +", g.hidden_ended, " ended");

@@ -46,6 +46,7 @@ enum class Column {
   kShare,
   kKernels,
   kBusy,
+  kEnergy,  // joules per iteration
   kSlowdown,
   kBaseline,  // where the slowdown's solo baseline came from
   kMem,

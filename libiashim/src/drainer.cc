@@ -16,7 +16,7 @@
 #include "libiashim/src/real_driver.h"
 #include "libiashim/src/runtime.h"
 #include "libiashim/src/sample_rate.h"
-#include "libiashim/src/share_feedback_loop.h"
+#include "libiashim/src/nvml_loop.h"
 #include "libiashim/src/thread_buffer.h"
 #include "schemas/telemetry_generated.h"
 
@@ -94,7 +94,10 @@ void Drainer::Start() {
       SendHello(now);
     }
   }
-  if (c.share_feedback) feedback_ = std::make_unique<ShareFeedbackLoop>(pid, &runtime_->gate());
+  if (c.share_feedback || transport_ != nullptr) {
+    nvml_ = std::make_unique<NvmlLoop>(pid, &runtime_->gate(), c.share_feedback,
+                                       transport_ != nullptr);
+  }
   // Timing launches costs CPU; only do it when someone reads the timings.
   runtime_->set_sample_every(
       trace_.is_open() || transport_ != nullptr || runtime_->gate().throttled() ? c.sample_every : 0);
@@ -128,7 +131,7 @@ void Drainer::Stop() {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
-  if (feedback_ != nullptr) feedback_->Stop();
+  if (nvml_ != nullptr) nvml_->Stop();
   running_ = false;
   try {
     std::lock_guard<std::mutex> lock(mu_);
@@ -218,7 +221,7 @@ void Drainer::Pass(bool final_pass) {
   PollSamples(now, final_pass);
   LaunchGate& gate = runtime_->gate();
   gate.ExpireIfDue(now);
-  if (feedback_ != nullptr) feedback_->StartIfThrottled();
+  if (nvml_ != nullptr) nvml_->StartIfNeeded();
   // A throttled process needs kernel costs: sample even with no one reading.
   if (gate.throttled() && runtime_->sample_every() == 0) {
     runtime_->set_sample_every(runtime_->config().sample_every);
@@ -333,7 +336,10 @@ void Drainer::CloseWindow(uint64_t now_ns) {
   held_seen_ = gate.held_launches();
   held_ns_seen_ = gate.held_ns();
   extras.charge_scale = gate.charge_scale();
-  if (feedback_ != nullptr) extras.gpu_share = feedback_->last_reading();
+  if (nvml_ != nullptr) {
+    extras.gpu_share = nvml_->last_reading();
+    extras.gpu_energy_j = nvml_->gpu_energy_j();
+  }
   for (ThreadBuffer* b = ThreadBuffer::Head(); b != nullptr; b = b->next()) extras.records_dropped += b->dropped();
   MemoryLedger& mem = runtime_->memory();
   for (int d = 0; d < mem.device_count() && d < 64; ++d) {

@@ -29,7 +29,7 @@ struct Advice;
 }  // namespace wire
 
 class Runtime;
-class ShareFeedbackLoop;
+class NvmlLoop;
 class ThreadBuffer;
 
 struct DrainerTotals {
@@ -95,7 +95,7 @@ class Drainer {
   std::unique_ptr<WindowAggregator> window_;
   TraceWriter trace_;
   std::unique_ptr<Transport> transport_;
-  std::unique_ptr<ShareFeedbackLoop> feedback_;  // null with IASHIM_SHARE_FEEDBACK=off
+  std::unique_ptr<NvmlLoop> nvml_;  // null with IASHIM_SHARE_FEEDBACK=off and no coordinator
   std::vector<PendingSample> pending_;
   std::vector<uint8_t> named_;      // kernel id -> name resolved (or tried)
   std::vector<uint8_t> traced_;     // kernel id -> name written to the trace

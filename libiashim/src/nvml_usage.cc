@@ -15,6 +15,12 @@ struct nvmlProcessUtilizationSample_t {
   unsigned long long timeStamp;  // microseconds
   unsigned int smUtil, memUtil, encUtil, decUtil;
 };
+// nvmlProcessInfo_v1_t, as the unversioned nvmlDeviceGetComputeRunningProcesses
+// fills it.
+struct nvmlProcessInfoV1 {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+};
 constexpr nvmlReturn_t kNvmlSuccess = 0;
 constexpr nvmlReturn_t kNvmlInsufficientSize = 7;
 // Samples asked for at once; a GPU runs far fewer processes.
@@ -29,6 +35,9 @@ struct NvmlUsage::Api {
   nvmlReturn_t (*handle)(unsigned, nvmlDevice_t*);
   nvmlReturn_t (*utilization)(nvmlDevice_t, nvmlProcessUtilizationSample_t*, unsigned*,
                               unsigned long long);
+  // Optional: without them, no energy readings.
+  nvmlReturn_t (*processes)(nvmlDevice_t, unsigned*, nvmlProcessInfoV1*);
+  nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long*);
   std::vector<nvmlDevice_t> devices;
 };
 
@@ -46,6 +55,10 @@ std::unique_ptr<NvmlUsage> NvmlUsage::Open(std::string* error) {
       dlsym(lib, "nvmlDeviceGetHandleByIndex_v2"));
   api->utilization = reinterpret_cast<decltype(api->utilization)>(
       dlsym(lib, "nvmlDeviceGetProcessUtilization"));
+  api->processes = reinterpret_cast<decltype(api->processes)>(
+      dlsym(lib, "nvmlDeviceGetComputeRunningProcesses"));
+  api->energy = reinterpret_cast<decltype(api->energy)>(
+      dlsym(lib, "nvmlDeviceGetTotalEnergyConsumption"));
   if (!api->init || !api->shutdown || !api->count || !api->handle || !api->utilization) {
     *error = "libnvidia-ml.so.1 lacks the per-process utilisation entry points";
     dlclose(lib);
@@ -104,6 +117,35 @@ std::optional<double> NvmlUsage::ShareSinceLastCall(int pid) {
     return std::nullopt;
   }
   return best;
+}
+
+std::optional<double> NvmlUsage::EnergyJoules(int pid) {
+  if (api_->processes == nullptr || api_->energy == nullptr) return std::nullopt;
+  auto lists = [&](size_t device) {
+    nvmlProcessInfoV1 infos[kMaxSamples];
+    unsigned n = kMaxSamples;
+    if (api_->processes(api_->devices[device], &n, infos) != kNvmlSuccess) return false;
+    n = std::min(n, kMaxSamples);
+    for (unsigned k = 0; k < n; ++k) {
+      if (infos[k].pid == static_cast<unsigned>(pid)) return true;
+    }
+    return false;
+  };
+  // The process stays on its GPU: look it up again only when the last one
+  // stops listing it.
+  if (energy_device_ < 0 || size_t(energy_device_) >= api_->devices.size() ||
+      !lists(size_t(energy_device_))) {
+    energy_device_ = -1;
+    for (size_t i = 0; i < api_->devices.size() && energy_device_ < 0; ++i) {
+      if (lists(i)) energy_device_ = int(i);
+    }
+    if (energy_device_ < 0) return std::nullopt;
+  }
+  unsigned long long millijoules = 0;
+  if (api_->energy(api_->devices[size_t(energy_device_)], &millijoules) != kNvmlSuccess) {
+    return std::nullopt;
+  }
+  return double(millijoules) / 1000.0;
 }
 
 }  // namespace iashim

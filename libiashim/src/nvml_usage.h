@@ -1,6 +1,7 @@
-// How much GPU time the device accounted to this process: NVML's per-process
-// utilisation (the figure `nvidia-smi pmon` shows), read from the drainer
-// thread for the launch gate's share feedback (share_feedback.h).
+// What NVML says about this process's GPU: the GPU time the device accounted
+// to the process (NVML's per-process utilisation, the figure `nvidia-smi pmon`
+// shows), for the launch gate's share feedback (share_feedback.h), and the
+// GPU's energy counter, for telemetry. Read from NvmlLoop's thread.
 //
 // NVML is dlopen'ed on first use, never linked: a machine without it, or a
 // container whose PIDs NVML does not know, simply gets no readings and the
@@ -30,6 +31,11 @@ class NvmlUsage {
   // know). The first call only sets the starting point and returns nullopt.
   std::optional<double> ShareSinceLastCall(int pid);
 
+  // The total energy counter, in joules, of the first GPU that lists process
+  // `pid` among its compute processes; nullopt when none does (no context
+  // yet), or NVML has no energy counter for it.
+  std::optional<double> EnergyJoules(int pid);
+
  private:
   struct Api;
   // The library is never closed (see the destructor), so not kept.
@@ -37,6 +43,7 @@ class NvmlUsage {
 
   std::unique_ptr<Api> api_;
   std::vector<unsigned long long> last_seen_us_;  // per device
+  int energy_device_ = -1;                        // where EnergyJoules last found the process
   bool started_ = false;
 };
 

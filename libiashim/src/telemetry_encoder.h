@@ -47,6 +47,7 @@ struct BatchExtras {
   uint64_t held_ns = 0;        // and for how long in all
   double charge_scale = 1.0;   // share feedback's multiplier on costs
   double gpu_share = -1.0;     // last NVML reading of this process's GPU time, -1 = none
+  double gpu_energy_j = -1.0;  // last NVML reading of its GPU's energy counter, -1 = none
 };
 
 Message EncodeHello(const HelloInfo& hello);

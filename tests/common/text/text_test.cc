@@ -123,4 +123,17 @@ TEST(Printable, BoundsAndReplacesControlCharacters) {
 }
 
 }  // namespace
+TEST(FormatJoules, FitsSixCharactersAndDashesTheUnknown) {
+  EXPECT_EQ(FormatJoules(-1), "-");
+  EXPECT_EQ(FormatJoules(std::numeric_limits<double>::quiet_NaN()), "-");
+  EXPECT_EQ(FormatJoules(std::numeric_limits<double>::infinity()), "-");
+  EXPECT_EQ(FormatJoules(0.854), "0.85");
+  EXPECT_EQ(FormatJoules(57.34), "57.3");
+  EXPECT_EQ(FormatJoules(5412), "5412");
+  EXPECT_EQ(FormatJoules(9999.7), "10.0k");
+  EXPECT_EQ(FormatJoules(12345), "12.3k");
+  EXPECT_EQ(FormatJoules(4.1e6), "4.1M");
+  EXPECT_LE(FormatJoules(1e300).size(), 8u);
+}
+
 }  // namespace iashim

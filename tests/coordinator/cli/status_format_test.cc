@@ -65,16 +65,17 @@ TEST(StatusFormat, Table) {
   EXPECT_EQ(lines[0],
             "coordinator 0.1.0  up 1h02m  snapshot 17  2 GPUs  2 jobs  2 invalid messages dropped");
   EXPECT_EQ(lines[1], "");
-  EXPECT_EQ(lines[2], "node-a:0 NVIDIA H200  busy 87%  memory 21.0 GiB of 80.0 GiB  2 jobs");
+  EXPECT_EQ(lines[2],
+            "node-a:0 NVIDIA H200  busy 87%  power 213 W  memory 21.0 GiB of 80.0 GiB  2 jobs");
   EXPECT_EQ(lines[3],
-            "  JOB        PID  PRIO  SHARE  SLOWDOWN  BASELINE  TARGET  KERN/S  BUSY  MEM/QUOTA  "
-            "BUDGET-AGE  CONNECTED");
+            "  JOB        PID  PRIO  SHARE  SLOWDOWN  BASELINE  TARGET  KERN/S  BUSY  J/ITER  "
+            "ENERGY-J  MEM/QUOTA  BUDGET-AGE  CONNECTED");
   EXPECT_EQ(lines[4],
-            "  resnet50  1201  guar   0.60     +25%!  probe        10%   12.3k   55%   8.0G/16G  "
-            "      1.2s  yes");
+            "  resnet50  1201  guar   0.60     +25%!  probe        10%   12.3k   55%    57.3  "
+            "    5412   8.0G/16G        1.2s  yes");
   EXPECT_EQ(lines[5],
-            "  gpt2-opp  1203  opp    0.10         -  -              -     800    7%      13G/-  "
-            "         -  no");
+            "  gpt2-opp  1203  opp    0.10         -  -              -     800    7%       -  "
+            "       -      13G/-           -  no");
   EXPECT_EQ(lines[6], "");
   EXPECT_EQ(lines[7], "node-a:1 NVIDIA H200  busy 0%  memory 0 B of 80.0 GiB  0 jobs");
   EXPECT_EQ(lines.size(), 8u) << table;
@@ -138,6 +139,10 @@ TEST(StatusFormat, Json) {
   EXPECT_THAT(json, HasSubstr("\"name\": \"NVIDIA H200\","));
   EXPECT_THAT(json, HasSubstr("\"uuid\": \"GPU-1234\","));
   EXPECT_THAT(json, HasSubstr("\"memory_bytes\": 85899345920,"));
+  EXPECT_THAT(json, HasSubstr("\"power_w\": 213.4,"));
+  EXPECT_THAT(json, HasSubstr("\"energy_j\": 5412,"));
+  EXPECT_THAT(json, HasSubstr("\"energy_per_iteration_j\": 57.3,"));
+  EXPECT_THAT(json, HasSubstr("\"energy_j\": null,"));
   EXPECT_THAT(json, HasSubstr("\"busy\": 0.87,"));
   EXPECT_THAT(json, HasSubstr("\"job\": \"resnet50\","));
   EXPECT_THAT(json, HasSubstr("\"pid\": 1201,"));

@@ -59,7 +59,8 @@ Bytes EncodeSampleSnapshot(uint16_t version) {
       /*iteration_ns=*/250'000'000, /*baseline_iteration_ns=*/200'000'000,
       /*mem_bytes=*/8 * kGiB, /*mem_limit_bytes=*/16 * kGiB, /*budget_age_ms=*/1200,
       /*held_launches_per_s=*/3.5, /*connected=*/true, /*batch=*/0,
-      /*baseline_source=*/wire::BaselineSource::Probe));
+      /*baseline_source=*/wire::BaselineSource::Probe, /*probing=*/false, /*energy_j=*/5412.0,
+      /*energy_per_iteration_j=*/57.3));
   jobs.push_back(wire::CreateJobStateDirect(
       fbb, "gpt2-opp", 1203, "node-a", "python \"gpt2\".py\n\xff", wire::Priority::Opportunistic,
       /*share=*/0.1, /*max_inflight=*/0, /*slowdown=*/-1, /*slowdown_target=*/0,
@@ -68,7 +69,7 @@ Bytes EncodeSampleSnapshot(uint16_t version) {
       /*held_launches_per_s=*/0, /*connected=*/false));
   std::vector<flatbuffers::Offset<wire::GpuState>> gpus;
   gpus.push_back(wire::CreateGpuStateDirect(fbb, 0, "node-a", "NVIDIA H200", "GPU-1234", 80 * kGiB,
-                                            0.87, &jobs));
+                                            0.87, &jobs, /*drained=*/false, /*power_w=*/213.4));
   std::vector<flatbuffers::Offset<wire::JobState>> none;
   gpus.push_back(wire::CreateGpuStateDirect(fbb, 1, "node-a", "NVIDIA H200", "GPU-5678", 80 * kGiB,
                                             0.0, &none));

@@ -276,6 +276,47 @@ TEST_F(CoordinatorTest, ControlLoopCutsTheOpportunisticShareWhenTheGuaranteedJob
   EXPECT_LT(last_share, 0.5);
 }
 
+// Two jobs on one GPU whose shims report its energy counter rising 250 J/s:
+// each is attributed half (same GPU time), 12.5 J per 100 ms iteration, and
+// the GPU shows 250 W, in the snapshot and the metrics.
+TEST_F(CoordinatorTest, EachGpusEnergyIsSplitAmongItsJobsByGpuTime) {
+  auto c = Make(nullptr, 0, DaemonOptions{.control = false});
+  for (const char* job : {"job-a", "job-b"}) {
+    c->OnMessage("cli", Bytes(Place({.job = job})), 0, kUnix, &out_);
+    c->OnMessage(std::string("shim-") + job,
+                 Bytes(Hello({.pid = job[4] == 'a' ? 100 : 200,
+                              .job = job,
+                              .token = LastPlaceReply(out_).token})),
+                 0, kUnix, &out_);
+  }
+  int64_t t = 0;
+  for (uint64_t seq = 0; seq < 100; ++seq, t += kTick) {
+    const double counter = 1000 + 250.0 * double(t) / kSecond;
+    for (const char* shim : {"shim-job-a", "shim-job-b"}) {
+      c->OnMessage(shim, Bytes(Telemetry({.seq = seq, .start_ns = t, .gpu_energy_j = counter})),
+                   t, kUnix + t, &out_);
+    }
+    c->OnTick(t, kUnix + t, &out_);
+  }
+  const std::string snap = c->EncodeSnapshot(t, kUnix + t);
+  const ReceivedMessage snapshot(snap);
+  const w::StateSnapshot* s = snapshot.envelope()->payload_as_StateSnapshot();
+  ASSERT_NE(s, nullptr);
+  const w::GpuState* gpu = s->gpus()->Get(0);
+  EXPECT_NEAR(gpu->power_w(), 250.0, 1.0);
+  ASSERT_EQ(gpu->jobs()->size(), 2u);
+  for (const w::JobState* job : *gpu->jobs()) {
+    // Attributed at control ticks, each second from the first with a
+    // reading (t = 0) to the last (t = 9 s): 2,250 J, half each.
+    EXPECT_NEAR(job->energy_j(), 1125.0, 1.0) << job->job()->str();
+    EXPECT_NEAR(job->energy_per_iteration_j(), 12.5, 0.1) << job->job()->str();
+  }
+  const std::string metrics = c->MetricsText(t);
+  EXPECT_NE(metrics.find("iashim_job_energy_joules{job=\"job-a\""), std::string::npos);
+  EXPECT_NE(metrics.find("iashim_job_energy_per_iteration_joules{job=\"job-b\""),
+            std::string::npos);
+}
+
 TEST_F(CoordinatorTest, SnapshotListsGpusAndJobs) {
   auto c = Make(nullptr);
   c->OnMessage("shim-a", Bytes(Hello({.pid = 100, .job = "job-a"})), kSecond, kUnix, &out_);

@@ -69,6 +69,7 @@ struct TelemetrySpec {
   int64_t start_ns = 0;
   double iteration_ms = 100;
   double share = 1.0;
+  double gpu_energy_j = -1;  // the GPU's energy counter as NVML read it; -1 = unknown
 };
 std::string Telemetry(const TelemetrySpec& spec);
 

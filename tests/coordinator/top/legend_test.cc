@@ -28,7 +28,8 @@ TEST(Legend, ExplainsEveryColumnAndMark) {
   const std::string legend = Legend();
   for (const char* word : {"PRIO",   "STATE",   "SHARE", "KERN/S", "BUSY%",  "SLOWDN",  "MEM",
                            "BUDGET", "COMMAND", "!",     "~",      "^ v",    "DRAINED", "stale",
-                           "bad N",  "seq N",   "conn",  "disc",   "placed", "guar",    "opp"}) {
+                           "bad N",  "seq N",   "conn",  "disc",   "placed", "guar",    "opp",
+                           "J/IT",   "N W"}) {
     EXPECT_THAT(legend, HasSubstr(word)) << word;
   }
   // BUSY% says what its figures add up to.

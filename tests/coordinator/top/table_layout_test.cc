@@ -368,9 +368,23 @@ TEST(LayOut, CommandShowsTheProgramNotItsDirectory) {
   EXPECT_THAT(JobRows(layout)[2], HasSubstr("iashim-fakejob --model resnet50 --seconds 40"));
   EXPECT_THAT(JobRows(layout)[2], Not(HasSubstr("/very")));
   // Cut at the end, with the mark, where the terminal is narrower.
-  const Layout narrow = LayOut(Input(&view, 110, 24));
+  const Layout narrow = LayOut(Input(&view, 117, 24));
   EXPECT_THAT(JobRows(narrow)[2], HasSubstr("iashim-fakejob --mo"));
   EXPECT_TRUE(JobRows(narrow)[2].ends_with("~")) << JobRows(narrow)[2];
+}
+
+TEST(LayOut, JoulesPerIterationAndBoardPowerWhenKnown) {
+  ClusterView view = SampleCluster();
+  view.gpus[0].power_w = 213.4;
+  view.gpus[0].jobs[0].energy_per_iteration_j = 57.34;  // resnet50, the third row
+  const Layout layout = LayOut(Input(&view, 140, 24));
+  ExpectFits(layout, 140, 24);
+  EXPECT_THAT(layout.lines[1].text, HasSubstr("J/IT"));
+  EXPECT_THAT(layout.lines[2].text, HasSubstr("busy 87%  213 W  mem"));
+  EXPECT_THAT(JobRows(layout)[2], HasSubstr(" 57.3 "));
+  EXPECT_THAT(JobRows(layout)[0], HasSubstr("     - "));  // unknown: a dash
+  // The first column a narrow terminal gives up.
+  EXPECT_THAT(LayOut(Input(&view)).lines[1].text, Not(HasSubstr("J/IT")));
 }
 
 TEST(LayOut, GpuLineCountsEndedJobsAndSaysDrained) {

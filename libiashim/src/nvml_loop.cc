@@ -1,4 +1,4 @@
-#include "libiashim/src/share_feedback_loop.h"
+#include "libiashim/src/nvml_loop.h"
 
 #include <atomic>
 #include <chrono>
@@ -16,22 +16,22 @@ namespace {
 // it was first initialised; a handler registered after that runs before it
 // (exit runs them in reverse), so the thread never calls into a library whose
 // state is gone (seen with simgpu's NVML: a job exiting mid-reading crashed).
-std::atomic<ShareFeedbackLoop*> g_reading_nvml{nullptr};
+std::atomic<NvmlLoop*> g_reading_nvml{nullptr};
 
 void StopBeforeNvmlIsTornDown() {
-  if (ShareFeedbackLoop* loop = g_reading_nvml.exchange(nullptr)) loop->Stop();
+  if (NvmlLoop* loop = g_reading_nvml.exchange(nullptr)) loop->Stop();
 }
 
 }  // namespace
 
-void ShareFeedbackLoop::StartIfThrottled() {
-  if (started_ || !gate_->throttled()) return;
+void NvmlLoop::StartIfNeeded() {
+  if (started_ || !(energy_on_ || (feedback_on_ && gate_->throttled()))) return;
   started_ = true;
   thread_ = std::thread([this] { Run(); });
 }
 
-void ShareFeedbackLoop::Stop() {
-  ShareFeedbackLoop* self = this;
+void NvmlLoop::Stop() {
+  NvmlLoop* self = this;
   g_reading_nvml.compare_exchange_strong(self, nullptr);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -41,7 +41,7 @@ void ShareFeedbackLoop::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void ShareFeedbackLoop::Run() {
+void NvmlLoop::Run() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
     wake_.wait_for(lock, std::chrono::nanoseconds(kPeriodNs));
@@ -50,24 +50,23 @@ void ShareFeedbackLoop::Run() {
     try {
       Tick();
     } catch (...) {
-      // Feedback is a refinement: losing a reading must not stop the job.
+      // Both readers are refinements: losing a reading must not stop the job.
     }
     lock.lock();
   }
 }
 
-void ShareFeedbackLoop::Tick() {
-  const Budget budget = gate_->budget();
-  if (!gate_->throttled() || budget.share >= 1.0) {
-    measuring_ = false;  // the next throttled reading starts afresh
-    return;
-  }
+void NvmlLoop::Tick() {
+  const bool feedback_due =
+      feedback_on_ && gate_->throttled() && gate_->budget().share < 1.0;
+  if (!feedback_due) measuring_ = false;  // the next throttled reading starts afresh
+  if (!feedback_due && !energy_on_) return;
   if (usage_ == nullptr) {
     std::string error;
     usage_ = NvmlUsage::Open(&error);
     if (usage_ == nullptr) {
-      IASHIM_INFO("share feedback off: %s; the gate charges learned kernel costs only",
-                  error.c_str());
+      IASHIM_INFO("NVML readings off: %s; the gate charges learned kernel costs only and "
+                  "telemetry carries no energy", error.c_str());
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;  // not retried
       return;
@@ -76,6 +75,16 @@ void ShareFeedbackLoop::Tick() {
     std::call_once(registered, [] { std::atexit(StopBeforeNvmlIsTornDown); });
     g_reading_nvml.store(this);
   }
+  if (energy_on_) {
+    if (const std::optional<double> joules = usage_->EnergyJoules(pid_)) {
+      energy_j_.store(*joules, std::memory_order_relaxed);
+    }
+  }
+  if (feedback_due) FeedbackTick();
+}
+
+void NvmlLoop::FeedbackTick() {
+  const Budget budget = gate_->budget();
   const std::optional<double> reading = usage_->ShareSinceLastCall(pid_);
   const uint64_t held = gate_->held_launches();
   const bool held_any = held != held_seen_;
