@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Packs libiashim.so and iashim-trace, with every non-glibc shared library they load,
-# for scripts/gpu-check.sh on a GPU machine that has none of the build's packages.
+# Packs libiashim.so, iashim-trace and iashim-pair-predict, with every non-glibc shared
+# library they load, for scripts/gpu-check.sh on a GPU machine that has none of the
+# build's packages.
 # Run on the build machine after the build (scripts/setup.sh).
 #
 #   scripts/gpu-bundle.sh [--build-dir DIR] [--out DIR] [--no-tar]
 #
 # Makes DIR/iashim-gpu-bundle/ (default dist/) and DIR/iashim-gpu-bundle.tar.gz:
-#   lib/          libiashim.so, iashim-trace and their libraries, each with RUNPATH $ORIGIN
+#   lib/          libiashim.so, iashim-trace, iashim-pair-predict and their libraries, each
+#                 with RUNPATH $ORIGIN
 #   bench/gpu/    the CUDA workload (compiled on the GPU machine) and the PyTorch loop
 #   scripts/      gpu-check.sh
 #   BUNDLE-INFO   glibc of this machine and glibc needed by lib/, C++ runtime versions
@@ -40,15 +42,17 @@ for tool in patchelf ldd readelf tar install; do
 done
 [[ -d "$build_dir" ]] || die "build directory '$build_dir' does not exist (run scripts/setup.sh first)"
 
-# The two artefacts are the bundle's reason to exist: no partial bundle without them.
+# The artefacts are the bundle's reason to exist: no partial bundle without them.
 shim="$build_dir/libiashim/libiashim.so"
 trace_tool="$build_dir/libiashim/iashim-trace"
+predict_tool="$build_dir/bench/predict/iashim-pair-predict"
 missing=()
-for f in "$shim" "$trace_tool"; do [[ -f "$f" ]] || missing+=("$f"); done
+for f in "$shim" "$trace_tool" "$predict_tool"; do [[ -f "$f" ]] || missing+=("$f"); done
 if [[ ${#missing[@]} -gt 0 ]]; then
   die "missing ${missing[*]}: build libiashim first (scripts/setup.sh, or cmake --build $build_dir)"
 fi
 [[ -x "$trace_tool" ]] || die "$trace_tool is not executable"
+[[ -x "$predict_tool" ]] || die "$predict_tool is not executable"
 for f in bench/gpu/workload.cu bench/gpu/torch_loop.py scripts/gpu-check.sh; do
   [[ -f "$f" ]] || die "missing $f in this checkout"
 done
@@ -56,6 +60,7 @@ done
 is_elf() { [[ "$(head -c 4 "$1" 2>/dev/null)" == $'\177ELF' ]]; }
 is_elf "$shim" || die "$shim is not an ELF file"
 is_elf "$trace_tool" || die "$trace_tool is not an ELF file"
+is_elf "$predict_tool" || die "$predict_tool is not an ELF file"
 
 # glibc (and the dynamic loader) must come from the GPU machine: bundling them is unsafe.
 is_glibc() {
@@ -114,11 +119,13 @@ mkdir -p "$stage/lib" "$stage/bench/gpu" "$stage/scripts"
 
 install -m 0755 "$shim" "$stage/lib/libiashim.so"
 install -m 0755 "$trace_tool" "$stage/lib/iashim-trace"
-manifest=("libiashim.so <- $(realpath "$shim")" "iashim-trace <- $(realpath "$trace_tool")")
+install -m 0755 "$predict_tool" "$stage/lib/iashim-pair-predict"
+manifest=("libiashim.so <- $(realpath "$shim")" "iashim-trace <- $(realpath "$trace_tool")"
+          "iashim-pair-predict <- $(realpath "$predict_tool")")
 
 declare -A origin=()
 skipped_driver=()
-for top in "$shim" "$trace_tool"; do
+for top in "$shim" "$trace_tool" "$predict_tool"; do
   list=$(deps_of "$top") || exit 1
   while IFS=$'\t' read -r name path; do
     [[ -n "$name" ]] || continue

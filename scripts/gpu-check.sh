@@ -2,7 +2,9 @@
 # Checks libiashim.so on a machine with a real NVIDIA GPU and prints a report to paste:
 # GPU details; the shim's overhead on a CUDA workload (and on PyTorch if it is installed);
 # kernel counts in the shim's trace against what the workload launched; how the CUDA
-# runtime found cuLaunchKernel; the memory quota. The checks take under 6 minutes.
+# runtime found cuLaunchKernel; the memory quota; two workloads sharing the GPU (alone,
+# paired, and at shares 0.3/0.7; two PyTorch loops too) beside what simgpu's model predicts
+# for the same kernels. The checks take under 8 minutes.
 #
 #   scripts/gpu-check.sh                  # source checkout: builds libiashim first
 #   scripts/gpu-check.sh --bundle DIR     # bundle from scripts/gpu-bundle.sh (found by
@@ -15,6 +17,7 @@
 #   --mem-limit-gib G     IASHIM_MEM_LIMIT for the quota check (default 1)
 #   --chunk-mib M         allocation size in the quota check (default 64)
 #   --torch-seconds S     length of each PyTorch run (default 3)
+#   --share-seconds S     length of each run of the sharing check (default 5)
 #   --no-torch            skip PyTorch even if it is installed
 #   --max-overhead PCT    warn when the shim costs more than this (default 5)
 #   --workdir DIR         logs, traces and the compiled workload (default: new /tmp dir)
@@ -44,16 +47,17 @@ reps=5
 mem_gib=1
 chunk_mib=64
 torch_seconds=3
+share_seconds=5
 no_torch=0
 max_overhead=5
 workdir=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     --no-build) no_build=1; shift; continue ;;
     --no-torch) no_torch=1; shift; continue ;;
     --bundle|--build-dir|--iterations|--reps|--mem-limit-gib|--chunk-mib|--torch-seconds|\
-    --max-overhead|--workdir)
+    --share-seconds|--max-overhead|--workdir)
       [[ $# -ge 2 && -n "$2" ]] || usage_error "$1 needs a value" ;;
     *) usage_error "unknown argument '$1'" ;;
   esac
@@ -65,6 +69,7 @@ while [[ $# -gt 0 ]]; do
     --mem-limit-gib) int_opt "$1" "$2" 1 1024; mem_gib=$2 ;;
     --chunk-mib) int_opt "$1" "$2" 1 4096; chunk_mib=$2 ;;
     --torch-seconds) int_opt "$1" "$2" 1 60; torch_seconds=$2 ;;
+    --share-seconds) int_opt "$1" "$2" 2 60; share_seconds=$2 ;;
     --max-overhead)
       [[ "$2" =~ ^[0-9]{1,4}(\.[0-9]+)?$ ]] ||
         usage_error "--max-overhead must be a percentage like 5 or 2.5 (got '$2')"
@@ -163,7 +168,7 @@ now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # run TAG TIMEOUT SHIM [VAR=VALUE...] -- COMMAND...: stdout/stderr into $wd/TAG.{out,err}.
 # SHIM is "on" or "off"; the variables apply to COMMAND only (not to timeout itself, so
 # the shim's exit summary comes from COMMAND alone). Sets run_rc and run_ms.
-run_budget=420
+run_budget=450
 run() {
   local tag=$1 limit=$2 shim=$3; shift 3
   # A hanging shim must not hold the check for long: past the budget, runs are refused.
@@ -256,6 +261,7 @@ if [[ $mode == source ]]; then
   shim_lib="$src_root/$build_dir/libiashim/libiashim.so"
   [[ "$build_dir" == /* ]] && shim_lib="$build_dir/libiashim/libiashim.so"
   trace_bin="$(dirname "$shim_lib")/iashim-trace"
+  predict_bin="$(dirname "$(dirname "$shim_lib")")/bench/predict/iashim-pair-predict"
   if [[ $no_build -eq 0 ]]; then
     # setup.sh installs Debian packages: only try it where that cannot hang on a password.
     try_setup() {
@@ -283,7 +289,8 @@ if [[ $mode == source ]]; then
     # Only the two artefacts: the test suite is not needed here. With Ninja, output paths
     # are targets, so this does not depend on CMake target names.
     targets=()
-    [[ -f "$build_dir/build.ninja" ]] && targets=(--target libiashim/libiashim.so libiashim/iashim-trace)
+    [[ -f "$build_dir/build.ninja" ]] &&
+      targets=(--target libiashim/libiashim.so libiashim/iashim-trace bench/predict/iashim-pair-predict)
     b0=$SECONDS
     if ! cmake --build "$build_dir" "${targets[@]}" > "$wd/build.log" 2>&1; then
       tail -n 15 "$wd/build.log" | sed 's/^/    /'
@@ -375,6 +382,7 @@ for line in open("/proc/self/maps"):
 
   shim_lib="$wd/lib/libiashim.so"
   trace_bin="$wd/lib/iashim-trace"
+  predict_bin="$wd/lib/iashim-pair-predict"
   record PASS "libiashim" "bundle $(sed -n 's/^git_rev=//p' "$bundle/BUNDLE-INFO") ($bundle)"
 fi
 trace_tool() { env -u LD_PRELOAD "$trace_bin" "$@"; }
@@ -473,8 +481,10 @@ overhead() {  # overhead NAME WORKLOAD-ARGS...
   record "$status" "overhead $name" "$pct %$over ($(calc '%.0f' "$iterations / $m_off") -> $(calc '%.0f' "$iterations / $m_on") it/s; spread $noise %; $per_launch ns/launch)"
 }
 
-gpu_bound=(--iterations "$iterations" --gemm-n 512 --triad-mib 16 --gemm-per-iter 2 --triad-per-iter 6)
-launch_bound=(--iterations "$iterations" --gemm-n 32 --triad-mib 1 --gemm-per-iter 4 --triad-per-iter 12)
+gpu_shape=(--gemm-n 512 --triad-mib 16 --gemm-per-iter 2 --triad-per-iter 6)
+launch_shape=(--gemm-n 32 --triad-mib 1 --gemm-per-iter 4 --triad-per-iter 12)
+gpu_bound=(--iterations "$iterations" "${gpu_shape[@]}")
+launch_bound=(--iterations "$iterations" "${launch_shape[@]}")
 if [[ $shim_ok -eq 1 ]]; then
   section "Overhead, GPU-bound workload (GEMM 512, triad 16 MiB; $reps x 2 runs)"
   overhead gpu-bound "${gpu_bound[@]}"
@@ -665,6 +675,95 @@ if [[ $shim_ok -eq 1 ]]; then
 fi
 
 # ------------------------------------------------------------------------------------------
+# Sharing: what two processes keep of their speed on one GPU, and how a 0.3/0.7 split of
+# GPU time holds by throughput, beside what simgpu's model predicts for the same kernels
+# (iashim-pair-predict rebuilds each process from its shim trace: kernels, measured
+# durations, grids, host time). Runs are timed (--seconds), so a pair overlaps throughout.
+
+# run_pair TAG_A TAG_B LIMIT "ENV_A" "ENV_B" -- ARGS_A... -- ARGS_B...: the two commands
+# (shim on) at once, each like run's; sets pair_rc (the worse of the two).
+run_pair() {
+  local ta=$1 tb=$2 limit=$3 ea=$4 eb=$5; shift 6
+  local args_a=() args_b=()
+  while [[ $# -gt 0 && "$1" != "--" ]]; do args_a+=("$1"); shift; done
+  shift
+  args_b=("$@")
+  pair_rc=0
+  if (( SECONDS - check_start > run_budget )); then pair_rc=125; return; fi
+  # shellcheck disable=SC2086  # ENV_A/ENV_B are VAR=VALUE words
+  timeout -k 5 "$limit" env $ea "LD_PRELOAD=$shim_lib" "${args_a[@]}" < /dev/null \
+    > "$wd/$ta.out" 2> "$wd/$ta.err" & local pa=$!
+  # shellcheck disable=SC2086
+  timeout -k 5 "$limit" env $eb "LD_PRELOAD=$shim_lib" "${args_b[@]}" < /dev/null \
+    > "$wd/$tb.out" 2> "$wd/$tb.err" & local pb=$!
+  wait "$pa" || pair_rc=$?
+  wait "$pb" || pair_rc=$?
+}
+kept() { awk -v p="$1" -v s="$2" 'BEGIN { if (s > 0 && p != "") printf "%.2f", p / s; else print "-" }'; }
+
+if [[ $shim_ok -eq 1 ]]; then
+  section "Sharing: two workloads alone, paired and at shares 0.3/0.7 (${share_seconds}s runs)"
+  sms=$(jget sms "$wd/smoke.out")
+  share_limit=$(( share_seconds + 60 ))
+  for w in gpu launch; do
+    shape=("${gpu_shape[@]}"); [[ $w == launch ]] && shape=("${launch_shape[@]}")
+    run "share-$w-alone" "$share_limit" on "IASHIM_TRACE=$wd/share-$w-%p.bin" -- \
+      "$wl" --mode train --seconds "$share_seconds" "${shape[@]}"
+    [[ $run_rc -eq 0 ]] || note "$w-bound alone: $(why "share-$w-alone")"
+  done
+  run_pair share-gpu-paired share-launch-paired "$share_limit" "" "" -- \
+    "$wl" --mode train --seconds "$share_seconds" "${gpu_shape[@]}" -- \
+    "$wl" --mode train --seconds "$share_seconds" "${launch_shape[@]}"
+  alone_g=$(jget iters_per_s "$wd/share-gpu-alone.out"); alone_l=$(jget iters_per_s "$wd/share-launch-alone.out")
+  paired_g=$(jget iters_per_s "$wd/share-gpu-paired.out"); paired_l=$(jget iters_per_s "$wd/share-launch-paired.out")
+  predicted=""
+  if [[ -x "$predict_bin" && -n "$sms" ]]; then
+    tg=$(find_trace share-gpu "$wd/share-gpu-alone.err"); tl=$(find_trace share-launch "$wd/share-launch-alone.err")
+    if [[ -n "$tg" && -n "$tl" ]] && env -u LD_PRELOAD "$predict_bin" --sms "$sms" \
+        --mem gemm=0.2,triad=0.95,fill=0.9 "$tg" "$tl" > "$wd/share-predict.json" 2> "$wd/share-predict.err"; then
+      predicted=$(cat "$wd/share-predict.json")
+    else
+      note "no prediction: $(head -c 200 "$wd/share-predict.err" 2>/dev/null)"
+    fi
+  else
+    note "no prediction: ${predict_bin:-iashim-pair-predict} missing, or the workload did not say its SM count"
+  fi
+  pget() {  # pget JOB_INDEX KEY: from the prediction's JSON
+    tr -d ' ' <<< "$predicted" | sed 's/},{/}\n{/g' | sed -n "$(($1 + 1))p" |
+      sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p"
+  }
+  printf '  %-12s %10s %11s %11s %14s %14s\n' workload "alone it/s" "paired it/s" "kept (GPU)" "kept (simgpu)" "simgpu alone"
+  printf '  %-12s %10s %11s %11s %14s %14s\n' gpu-bound "${alone_g:--}" "${paired_g:--}" \
+    "$(kept "$paired_g" "$alone_g")" "$(pget 0 predicted_kept)" "$(pget 0 sim_solo_it_per_s)"
+  printf '  %-12s %10s %11s %11s %14s %14s\n' launch-bound "${alone_l:--}" "${paired_l:--}" \
+    "$(kept "$paired_l" "$alone_l")" "$(pget 1 predicted_kept)" "$(pget 1 sim_solo_it_per_s)"
+  note "(simgpu alone: the rate simgpu gives each process rebuilt from its trace; it should match"
+  note " alone it/s. kept: paired / alone. Memory intensity by kernel name: gemm 0.2, triad 0.95.)"
+  if [[ $pair_rc -ne 0 || -z "$paired_g" || -z "$paired_l" ]]; then
+    record FAIL "sharing: pair" "the two workloads together: exit $pair_rc $(tail -c 150 "$wd/share-gpu-paired.err" 2>/dev/null | tr '\n' ' ')"
+  else
+    record PASS "sharing: pair" "kept gpu-bound $(kept "$paired_g" "$alone_g") (simgpu $(pget 0 predicted_kept)), launch-bound $(kept "$paired_l" "$alone_l") (simgpu $(pget 1 predicted_kept))"
+  fi
+
+  # Two copies of the GPU-bound workload held to 0.3 and 0.7 of GPU time by the shim alone
+  # (IASHIM_SHARE, no coordinator): their throughput should split the same way.
+  run_pair share-03 share-07 "$share_limit" "IASHIM_SHARE=0.3 IASHIM_PRIORITY=opportunistic" \
+    "IASHIM_SHARE=0.7 IASHIM_PRIORITY=opportunistic" -- \
+    "$wl" --mode train --seconds "$share_seconds" "${gpu_shape[@]}" -- \
+    "$wl" --mode train --seconds "$share_seconds" "${gpu_shape[@]}"
+  r3=$(jget iters_per_s "$wd/share-03.out"); r7=$(jget iters_per_s "$wd/share-07.out")
+  if [[ $pair_rc -ne 0 || -z "$r3" || -z "$r7" ]]; then
+    record FAIL "sharing: 0.3/0.7 split" "exit $pair_rc $(tail -c 150 "$wd/share-03.err" 2>/dev/null | tr '\n' ' ')"
+  else
+    split=$(awk -v a="$r3" -v b="$r7" 'BEGIN { printf "%.3f", a / (a + b) }')
+    note "shares 0.3/0.7: $r3 and $r7 it/s, throughput split $split / $(awk -v s="$split" 'BEGIN { printf "%.3f", 1 - s }') (the shim holds 0.30/0.70 of GPU time; on simgpu, bench/gate measures the split by throughput)"
+    status=PASS
+    awk -v s="$split" 'BEGIN { exit !(s < 0.25 || s > 0.35) }' && status=WARN
+    record "$status" "sharing: 0.3/0.7 split" "throughput split $split (want 0.30 +- 0.05); $r3 / $r7 it/s"
+  fi
+fi
+
+# ------------------------------------------------------------------------------------------
 section "PyTorch"
 torch_reason=""
 if [[ $no_torch -eq 1 ]]; then torch_reason="--no-torch"
@@ -685,13 +784,13 @@ if [[ -n "$torch_reason" ]]; then
   record SKIP "pytorch" "$torch_reason"
 else
   note "torch $tv (CUDA $tc) with $($python --version 2>&1)"
-  # Keep the whole check under 6 minutes: fewer repetitions if time is short.
+  # Keep the whole check under 8 minutes: fewer repetitions if time is short.
   t_reps=$(( reps < 3 ? reps : 3 ))
   per_run=$(( torch_seconds + 15 ))
-  left=$(( 330 - (SECONDS - check_start) ))
+  left=$(( 400 - (SECONDS - check_start) ))
   while (( t_reps > 1 && (2 * t_reps + 1) * per_run > left )); do t_reps=$((t_reps - 1)); done
   if (( 3 * per_run > left )); then
-    record SKIP "pytorch" "not enough time left in the 6-minute budget (${left}s)"
+    record SKIP "pytorch" "not enough time left in the 8-minute budget (${left}s)"
   else
     loop="$src_root/bench/gpu/torch_loop.py"
     pt_timeout=$(( torch_seconds + 150 ))
@@ -747,6 +846,21 @@ else
           record FAIL "pytorch kernels seen" "$detail"
         fi
         record PASS "pytorch lookup path" "launch_lookup=$(sget launch_lookup "$wd/torch-trace.err") dlsym=$(sget lookups_dlsym "$wd/torch-trace.err") proc_v1=$(sget lookups_proc_v1 "$wd/torch-trace.err") proc_v2=$(sget lookups_proc_v2 "$wd/torch-trace.err") per_thread=$(sget lookups_per_thread "$wd/torch-trace.err")"
+
+        # Two training loops on the GPU at once, beside simgpu's prediction from the trace.
+        run_pair torch-pair-1 torch-pair-2 "$pt_timeout" "" "" -- \
+          "$python" "$loop" --seconds "$torch_seconds" -- "$python" "$loop" --seconds "$torch_seconds"
+        p1=$(jget iters_per_s "$wd/torch-pair-1.out"); p2=$(jget iters_per_s "$wd/torch-pair-2.out")
+        tp=""
+        if [[ -n "$tf" && -x "$predict_bin" && -n "${sms:-}" ]] &&
+            env -u LD_PRELOAD "$predict_bin" --sms "$sms" "$tf" > "$wd/torch-predict.json" 2>/dev/null; then
+          tp=$(tr -d ' ' < "$wd/torch-predict.json" | sed -n 's/.*"predicted_kept":\([0-9.]*\)}.*/\1/p')
+        fi
+        if [[ $pair_rc -ne 0 || -z "$p1" || -z "$p2" ]]; then
+          record FAIL "pytorch pair" "two loops together: exit $pair_rc"
+        else
+          record PASS "pytorch pair" "kept $(kept "$p1" "$m_on") and $(kept "$p2" "$m_on") of $(calc '%.1f' "$m_on") it/s alone (simgpu ${tp:--}; kernels' memory intensity unknown: 0.5)"
+        fi
       fi
     fi
   fi

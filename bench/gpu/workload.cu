@@ -4,7 +4,7 @@
 // exactly how many, so the check can compare them with what libiashim.so recorded.
 // Kernels are extern "C" so their names in the shim's trace are the plain names below.
 //
-//   workload --mode train  [--iterations N] [--warmup N] [--gemm-n N] [--triad-mib M]
+//   workload --mode train  [--iterations N | --seconds S] [--warmup N] [--gemm-n N] [--triad-mib M]
 //                          [--gemm-per-iter K] [--triad-per-iter K] [--sync stream|device]
 //   workload --mode oom    [--chunk-mib M] [--max-mib M]
 //   workload --mode lookup [--via runtime|symbol|dlsym|proc] [--iterations N]
@@ -135,6 +135,8 @@ const char* kUsage =
     "usage: workload --mode train|oom|lookup [options]\n"
     "  every mode:  --device D             CUDA device index (default 0)\n"
     "  train:       --iterations N         timed iterations (default 1000)\n"
+    "               --seconds S            instead: iterate for S seconds, 1..3600 (two\n"
+    "                                      processes sharing a GPU then overlap throughout)\n"
     "               --warmup N             untimed iterations first (default 5)\n"
     "               --gemm-n N             GEMM matrix size, 16..8192 (default 512)\n"
     "               --triad-mib M          size of each triad array in MiB (default 16)\n"
@@ -151,6 +153,7 @@ struct Options {
   std::string mode;
   int device = 0;
   long long iterations = -1;  // -1: the mode's default
+  long long seconds = 0;      // train: iterate for this long instead; 0: by --iterations
   long long warmup = 5;
   long long gemm_n = 512;
   long long triad_mib = 16;
@@ -188,7 +191,8 @@ Options parse(int argc, char** argv) {
     static const std::set<std::string> known = {
         "--mode",   "--device",    "--iterations",    "--warmup",
         "--gemm-n", "--triad-mib", "--gemm-per-iter", "--triad-per-iter",
-        "--sync",   "--chunk-mib", "--max-mib",       "--via"};
+        "--sync",   "--chunk-mib", "--max-mib",       "--via",
+        "--seconds"};
     if (a.rfind("--", 0) != 0) usage_error("unexpected argument '" + a + "'");
     if (!known.count(a)) usage_error("unknown option '" + a + "'");
     if (i + 1 >= argc) usage_error(a + " needs a value");
@@ -204,6 +208,8 @@ Options parse(int argc, char** argv) {
       o.device = (int)parse_int(a, v, 0, 1023);
     } else if (a == "--iterations") {
       o.iterations = parse_int(a, v, 1, 100000000);
+    } else if (a == "--seconds") {
+      o.seconds = parse_int(a, v, 1, 3600);
     } else if (a == "--warmup") {
       o.warmup = parse_int(a, v, 0, 1000000);
     } else if (a == "--gemm-n") {
@@ -236,12 +242,15 @@ Options parse(int argc, char** argv) {
   static const std::map<std::string, std::set<std::string>> allowed = {
       {"train",
        {"--mode", "--device", "--iterations", "--warmup", "--gemm-n", "--triad-mib",
-        "--gemm-per-iter", "--triad-per-iter", "--sync"}},
+        "--gemm-per-iter", "--triad-per-iter", "--sync", "--seconds"}},
       {"oom", {"--mode", "--device", "--chunk-mib", "--max-mib"}},
       {"lookup", {"--mode", "--device", "--via", "--iterations"}},
   };
   for (const auto& g : o.given) {
     if (!allowed.at(o.mode).count(g)) usage_error(g + " does not apply to --mode " + o.mode);
+  }
+  if (o.given.count("--seconds") && o.given.count("--iterations")) {
+    usage_error("--seconds and --iterations are alternatives: give one");
   }
   if (o.iterations < 0) o.iterations = 1000;
   if (o.mode == "train" && o.gemm_per_iter + o.triad_per_iter == 0) {
@@ -308,8 +317,9 @@ std::string kernels_json(const std::map<std::string, long long>& launched, long 
 std::string device_json(const Device& d) {
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "\"device\": %s, \"cc\": \"%d.%d\", \"cuda_runtime\": %d, \"cuda_driver\": %d",
-                json_str(d.name).c_str(), d.cc_major, d.cc_minor, CUDART_VERSION, d.driver);
+                "\"device\": %s, \"cc\": \"%d.%d\", \"sms\": %d, \"cuda_runtime\": %d, "
+                "\"cuda_driver\": %d",
+                json_str(d.name).c_str(), d.cc_major, d.cc_minor, d.sms, CUDART_VERSION, d.driver);
   return buf;
 }
 
@@ -388,7 +398,15 @@ int run_train(const Options& o) {
   // Warm-up loads the modules (lazy loading) and warms clocks; launches still count.
   for (long long i = 0; i < o.warmup; ++i) iteration();
   const auto t0 = Clock::now();
-  for (long long i = 0; i < o.iterations; ++i) iteration();
+  long long done = 0;
+  if (o.seconds > 0) {
+    while (seconds_since(t0) < double(o.seconds)) {
+      iteration();
+      ++done;
+    }
+  } else {
+    for (; done < o.iterations; ++done) iteration();
+  }
   const double elapsed = seconds_since(t0);
 
   // Verify: the triad everywhere, the GEMM at sampled entries against a host reference.
@@ -434,9 +452,9 @@ int run_train(const Options& o) {
       "\"triad_mib\": %lld, \"gemm_per_iter\": %lld, \"triad_per_iter\": %lld, "
       "\"sync\": \"%s\", \"kernels\": %s, \"launches_total\": %lld, \"elapsed_s\": %.6f, "
       "\"iters_per_s\": %.3f, \"verified\": %s}\n",
-      device_json(dev).c_str(), o.iterations, o.warmup, n, o.triad_mib, o.gemm_per_iter,
+      device_json(dev).c_str(), done, o.warmup, n, o.triad_mib, o.gemm_per_iter,
       o.triad_per_iter, o.sync.c_str(), kj.c_str(), total, elapsed,
-      elapsed > 0 ? (double)o.iterations / elapsed : 0.0, ok ? "true" : "false");
+      elapsed > 0 ? (double)done / elapsed : 0.0, ok ? "true" : "false");
   if (!ok) {
     std::fprintf(stderr, "workload: wrong result: %s\n", why.c_str());
     return 1;
