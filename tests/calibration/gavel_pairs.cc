@@ -1,7 +1,9 @@
 #include "tests/calibration/gavel_pairs.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
@@ -76,6 +78,45 @@ double MeanAbsError(std::span<const DirectedPair> pairs) {
   double sum = 0;
   for (const DirectedPair& p : pairs) sum += std::abs(p.simgpu - p.gavel);
   return pairs.empty() ? 0 : sum / static_cast<double>(pairs.size());
+}
+
+std::vector<HeldOutModel> LeaveOneModelOut(
+    const std::vector<std::vector<DirectedPair>>& evaluated) {
+  std::vector<HeldOutModel> folds;
+  if (evaluated.empty()) return folds;
+  std::vector<std::string> models;
+  for (const DirectedPair& p : evaluated[0]) {
+    for (const std::string& m : {p.victim, p.aggressor}) {
+      if (std::find(models.begin(), models.end(), m) == models.end()) models.push_back(m);
+    }
+  }
+  for (const std::string& held : models) {
+    HeldOutModel fold{held, 0, std::numeric_limits<double>::infinity(), 0};
+    for (size_t i = 0; i < evaluated.size(); ++i) {
+      std::vector<DirectedPair> train;
+      for (const DirectedPair& p : evaluated[i]) {
+        if (p.victim != held && p.aggressor != held) train.push_back(p);
+      }
+      const double mae = MeanAbsError(train);
+      if (mae < fold.fit_mae) {
+        fold.fit_mae = mae;
+        fold.params_index = i;
+      }
+    }
+    std::vector<DirectedPair> test;
+    for (const DirectedPair& p : evaluated[fold.params_index]) {
+      if (p.victim == held || p.aggressor == held) test.push_back(p);
+    }
+    fold.held_out_mae = MeanAbsError(test);
+    folds.push_back(fold);
+  }
+  return folds;
+}
+
+double LeaveOneOutError(const std::vector<HeldOutModel>& folds) {
+  double sum = 0;
+  for (const HeldOutModel& f : folds) sum += f.held_out_mae;
+  return folds.empty() ? 0 : sum / double(folds.size());
 }
 
 }  // namespace iashim_test

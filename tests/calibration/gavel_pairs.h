@@ -38,6 +38,27 @@ absl::StatusOr<std::vector<DirectedPair>> CompareWithGavel(const std::string& so
 // Mean |simgpu - gavel| over `pairs` (0 for none).
 double MeanAbsError(std::span<const DirectedPair> pairs);
 
+// One fold of leave-one-model-out: the parameters fitted on the pairs without
+// `model`, their error there, and their error on `model`'s own pairs (both
+// directions), which the fit never saw.
+struct HeldOutModel {
+  std::string model;
+  size_t params_index = 0;  // into the candidates the fit chose from
+  double fit_mae = 0;
+  double held_out_mae = 0;
+};
+
+// `evaluated[i]` is CompareWithGavel under candidate parameters i (the same
+// pairs in the same order for every i). For each model in the pairs, fits
+// (the candidate with the least error on the pairs not involving it) and
+// predicts its pairs.
+std::vector<HeldOutModel> LeaveOneModelOut(const std::vector<std::vector<DirectedPair>>& evaluated);
+
+// The mean absolute error over all the held-out pairs: each directed value
+// predicted by the fold that held its victim or aggressor out (a value
+// involving two models counts in both folds).
+double LeaveOneOutError(const std::vector<HeldOutModel>& folds);
+
 }  // namespace iashim_test
 
 #endif  // IASHIM_TESTS_CALIBRATION_GAVEL_PAIRS_H_
