@@ -102,16 +102,39 @@ absl::StatusOr<TraceJob> JobFromTrace(const Trace& trace, const TraceJobOptions&
     return absl::InvalidArgumentError(
         "no launch in the trace was timed (IASHIM_SAMPLE_EVERY=0?): kernel durations unknown");
   }
+  // Kernels never timed (1 launch in IASHIM_SAMPLE_EVERY is): what the
+  // iteration's wall time leaves after its host time before the first launch
+  // and its timed kernels, shared evenly; the mean timed duration if nothing
+  // is left.
+  const double wall = Median(wall_ns);
+  std::vector<double> lead_ns;
+  for (size_t i = first; i < last; ++i) {
+    if (!iterations[i].launches.empty()) {
+      lead_ns.push_back(double(iterations[i].launches.front()->launch.time_ns - iterations[i].start_ns));
+    }
+  }
+  double known_ns = 0;
+  size_t unknown = 0;
+  for (const TraceEvent* e : representative->launches) {
+    const auto t = timed.find(e->launch.kernel);
+    if (t != timed.end()) {
+      known_ns += t->second.first / double(t->second.second);
+    } else {
+      ++unknown;
+    }
+  }
+  double unknown_each = timed_sum / double(timed_count);
+  if (unknown > 0) {
+    const double left = wall - Median(lead_ns) - known_ns;
+    if (left > 0) unknown_each = left / double(unknown);
+  }
   TraceJob out;
+  out.unsampled_kernels = unknown;
   double gpu_ns = 0;
   for (const TraceEvent* e : representative->launches) {
     const auto t = timed.find(e->launch.kernel);
-    double ns = timed_sum / double(timed_count);
-    if (t != timed.end()) {
-      ns = t->second.first / double(t->second.second);
-    } else {
-      ++out.unsampled_kernels;
-    }
+    const double ns =
+        t != timed.end() ? t->second.first / double(t->second.second) : unknown_each;
     const std::string name = trace.NameOf(e->launch.kernel);
     double mem = options.default_mem_intensity;
     for (const auto& [substring, intensity] : options.mem_rules) {
@@ -120,8 +143,8 @@ absl::StatusOr<TraceJob> JobFromTrace(const Trace& trace, const TraceJobOptions&
         break;
       }
     }
-    const uint64_t blocks =
-        uint64_t(e->launch.grid[0]) * std::max(1u, e->launch.grid[1]) * std::max(1u, e->launch.grid[2]);
+    const uint64_t blocks = uint64_t(e->launch.grid[0]) * std::max(1u, e->launch.grid[1]) *
+                            std::max(1u, e->launch.grid[2]);
     simgpu::Op op{};
     op.kind = simgpu::OpKind::kKernel;
     op.remaining_ns = ns;
@@ -131,7 +154,6 @@ absl::StatusOr<TraceJob> JobFromTrace(const Trace& trace, const TraceJobOptions&
     out.job.iteration.push_back({0, op});
     gpu_ns += ns;
   }
-  const double wall = Median(wall_ns);
   out.job.host_gap_ns = std::max(0.0, wall - gpu_ns);
   out.measured_it_per_s = wall > 0 ? 1e9 / wall : 0;
   out.iterations_used = wall_ns.size();

@@ -10,8 +10,12 @@
 // synchronise). The most common kernel sequence among the steady iterations
 // (the first fifth and last tenth left out) is the job's iteration; a kernel's
 // duration is the mean of its sampled launches; the host time is what the
-// iteration's median wall time leaves after its kernels. The trace does not
-// say how memory-bound a kernel is: rules by kernel name set it (default 0.5).
+// iteration's median wall time leaves after its kernels. The shim times 1
+// launch in IASHIM_SAMPLE_EVERY, so some kernels may never have been timed:
+// they share what the wall time leaves after the host time before the
+// iteration's first launch and the timed kernels (exact for a loop that
+// computes, then launches a step and waits for it). The trace does not say
+// how memory-bound a kernel is: rules by kernel name set it (default 0.5).
 #ifndef IASHIM_BENCH_PREDICT_TRACE_JOB_H_
 #define IASHIM_BENCH_PREDICT_TRACE_JOB_H_
 
@@ -39,7 +43,7 @@ struct TraceJob {
   size_t kernels_per_iteration = 0;
   double gpu_ms_per_iteration = 0;  // sum of the iteration's kernel durations
   double host_ms_per_iteration = 0;
-  size_t unsampled_kernels = 0;  // kernels given the mean duration: none of theirs was timed
+  size_t unsampled_kernels = 0;  // kernels of the iteration none of whose launches was timed
 };
 
 absl::StatusOr<TraceJob> JobFromTrace(const Trace& trace, const TraceJobOptions& options);

@@ -9,10 +9,10 @@ constexpr uint32_t kMain = 0;
 constexpr uint32_t kGemm = 1;
 constexpr uint32_t kTriad = 2;
 
-// A trace of `n` iterations on the main thread: each launches gemm then two
-// triads, synchronises, and takes 10 ms of wall time; gemm runs 4 ms and
-// triad 1 ms when timed. Every launch of gemm is timed, triad's only when
-// `time_triad`.
+// A trace of `n` iterations on the main thread: each spends 4 ms on the host,
+// launches gemm then two triads, synchronises, and takes 10 ms of wall time;
+// gemm runs 4 ms and triad 1 ms when timed. Every launch of gemm is timed,
+// triad's only when `time_triad`.
 Trace MakeTrace(int n, bool time_triad = true) {
   Trace t;
   t.kernel_names = {{kGemm, "iashim_gemm_tiled"}, {kTriad, "iashim_triad"}};
@@ -33,10 +33,11 @@ Trace MakeTrace(int n, bool time_triad = true) {
   };
   add(2, 0, 0, 0);  // the first synchronising call starts the first iteration
   for (int i = 0; i < n; ++i) {
+    now += 4'000'000;
     add(0, kGemm, 160, 4'000'000);
     add(0, kTriad, 40, time_triad ? 1'000'000 : 0);
     add(0, kTriad, 40, time_triad ? 1'000'000 : 0);
-    now += 10'000'000;
+    now += 6'000'000;
     add(2, 0, 0, 0);
   }
   return t;
@@ -62,11 +63,14 @@ TEST(JobFromTrace, OneIterationsKernelsDurationsAndHostTime) {
   EXPECT_EQ(job->unsampled_kernels, 0u);
 }
 
-TEST(JobFromTrace, AnUntimedKernelTakesTheMeanOfTheTimed) {
+// Untimed kernels share what the wall time leaves after the host time before
+// the first launch (4 ms) and the timed kernels (4 ms): 1 ms each, as they ran.
+TEST(JobFromTrace, UntimedKernelsShareWhatTheWallTimeLeaves) {
   absl::StatusOr<TraceJob> job = JobFromTrace(MakeTrace(50, false), TraceJobOptions{});
   ASSERT_TRUE(job.ok()) << job.status();
   EXPECT_EQ(job->unsampled_kernels, 2u);
-  EXPECT_DOUBLE_EQ(job->job.iteration[1].op.remaining_ns, 4'000'000);
+  EXPECT_DOUBLE_EQ(job->job.iteration[1].op.remaining_ns, 1'000'000);
+  EXPECT_DOUBLE_EQ(job->job.host_gap_ns, 4'000'000);
   EXPECT_FLOAT_EQ(job->job.iteration[1].op.mem_intensity, 0.5f);  // no rule: the default
 }
 
