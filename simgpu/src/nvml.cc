@@ -155,6 +155,17 @@ nvmlReturn_t CheckDevice(nvmlDevice_t device, NvmlDevice** out, simgpu::SharedDe
   return NVML_SUCCESS;
 }
 
+// The oldest utilisation sample within the last kUtilWindowNs before `now`
+// (NVML's readings cover about that much past time); null if there is none.
+const simgpu::UtilSample* WindowStart(const simgpu::DeviceState& s, int64_t now) {
+  const simgpu::UtilSample* base = nullptr;
+  for (const simgpu::UtilSample& u : s.util) {
+    if (u.t_ns == 0 || u.t_ns >= now) continue;
+    if (now - u.t_ns <= kUtilWindowNs && (base == nullptr || u.t_ns < base->t_ns)) base = &u;
+  }
+  return base;
+}
+
 template <typename Info>
 nvmlReturn_t RunningProcesses(nvmlDevice_t device, unsigned int* count, Info* infos) {
   if (count == nullptr) return NVML_ERROR_INVALID_ARGUMENT;
@@ -272,12 +283,7 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device,
   simgpu::SharedDevice::Lock lock(*shared);
   const int64_t now = lock.AdvanceToNow();
   const simgpu::DeviceState& s = lock.state();
-  // The oldest sample still inside the window (or the oldest there is).
-  const simgpu::UtilSample* base = nullptr;
-  for (const simgpu::UtilSample& u : s.util) {
-    if (u.t_ns == 0 || u.t_ns >= now) continue;
-    if (now - u.t_ns <= kUtilWindowNs && (base == nullptr || u.t_ns < base->t_ns)) base = &u;
-  }
+  const simgpu::UtilSample* base = WindowStart(s, now);
   if (base == nullptr) {
     utilization->gpu = utilization->memory = 0;
     return NVML_SUCCESS;
@@ -301,11 +307,7 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned i
   simgpu::SharedDevice::Lock lock(*shared);
   const int64_t now = lock.AdvanceToNow();
   const simgpu::DeviceState& s = lock.state();
-  const simgpu::UtilSample* base = nullptr;
-  for (const simgpu::UtilSample& u : s.util) {
-    if (u.t_ns == 0 || u.t_ns >= now) continue;
-    if (now - u.t_ns <= kUtilWindowNs && (base == nullptr || u.t_ns < base->t_ns)) base = &u;
-  }
+  const simgpu::UtilSample* base = WindowStart(s, now);
   const double watts = base == nullptr ? double(s.spec.idle_watts)
                                        : (s.energy_j - base->energy_j) / (double(now - base->t_ns) * 1e-9);
   *power = static_cast<unsigned int>(std::lround(std::max(0.0, watts) * 1000.0));
