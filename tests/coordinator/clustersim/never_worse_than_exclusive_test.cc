@@ -59,16 +59,12 @@ std::vector<double> OneGpuJcts(const std::vector<JobRecord>& jobs) {
 class NeverWorseThanExclusiveTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<GavelThroughputs> t = testing::V100Throughputs();
-    ASSERT_TRUE(t.ok()) << t.status();
-    truth_ = *std::move(t);
-    // Three of the seed-0 traces, loaded enough (arrivals x20 on 16 GPUs)
-    // that jobs queue and gangs reserve nodes.
-    absl::StatusOr<std::vector<TraceJob>> trace = ReadGavelTraces(testing::ThreeTracePaths());
-    ASSERT_TRUE(trace.ok()) << trace.status();
-    options_.sim.gpus = 16;
-    options_.arrival_scale = 20;
-    prepared_ = PrepareJobs(*trace, truth_, options_.sim, options_.arrival_scale);
+    testing::LoadedReplay loaded;
+    const absl::Status status = testing::LoadThreeTracesOn16Gpus(&loaded);
+    ASSERT_TRUE(status.ok()) << status;
+    truth_ = std::move(loaded.truth);
+    options_ = std::move(loaded.options);
+    prepared_ = PrepareJobs(loaded.trace, truth_, options_.sim, options_.arrival_scale);
     ASSERT_GT(prepared_.jobs.size(), 100u);
   }
 

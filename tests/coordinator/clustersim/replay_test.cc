@@ -14,14 +14,12 @@ namespace {
 class ReplayTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<GavelThroughputs> t = testing::V100Throughputs();
-    ASSERT_TRUE(t.ok()) << t.status();
-    truth_ = *std::move(t);
-    absl::StatusOr<std::vector<TraceJob>> trace = ReadGavelTraces(testing::ThreeTracePaths());
-    ASSERT_TRUE(trace.ok()) << trace.status();
-    trace_ = *std::move(trace);
-    options_.sim.gpus = 16;
-    options_.arrival_scale = 20;  // enough load that policies differ
+    testing::LoadedReplay loaded;
+    const absl::Status status = testing::LoadThreeTracesOn16Gpus(&loaded);
+    ASSERT_TRUE(status.ok()) << status;
+    truth_ = std::move(loaded.truth);
+    trace_ = std::move(loaded.trace);
+    options_ = std::move(loaded.options);
     options_.policies.assign(std::begin(kPolicyNames), std::end(kPolicyNames));
   }
 

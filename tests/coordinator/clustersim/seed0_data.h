@@ -6,8 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "coordinator/clustersim/gavel_throughputs.h"
 #include "coordinator/clustersim/gavel_trace.h"
+#include "coordinator/clustersim/replay.h"
 
 namespace iashim::clustersim::testing {
 
@@ -24,6 +26,27 @@ inline std::vector<std::string> ThreeTracePaths() {
     paths.push_back(kGavelData + "msr-seed0/" + stem + ".trace");
   }
   return paths;
+}
+
+// What the replay tests start from: the truth, the three traces, and options
+// for 16 GPUs with arrivals x20, enough load that jobs queue, gangs reserve
+// nodes and policies differ.
+struct LoadedReplay {
+  GavelThroughputs truth;
+  std::vector<TraceJob> trace;
+  ReplayOptions options;
+};
+
+inline absl::Status LoadThreeTracesOn16Gpus(LoadedReplay* out) {
+  absl::StatusOr<GavelThroughputs> truth = V100Throughputs();
+  if (!truth.ok()) return truth.status();
+  absl::StatusOr<std::vector<TraceJob>> trace = ReadGavelTraces(ThreeTracePaths());
+  if (!trace.ok()) return trace.status();
+  out->truth = *std::move(truth);
+  out->trace = *std::move(trace);
+  out->options.sim.gpus = 16;
+  out->options.arrival_scale = 20;
+  return absl::OkStatus();
 }
 
 }  // namespace iashim::clustersim::testing
