@@ -119,16 +119,15 @@ class StateSink {
     if (kernels == 0 || dt <= 0) return;
     s_.busy_ns += dt;
     double bandwidth = 0;
+    double occupancy = 0;
     for (const RunningItem& it : items) {
-      if (it.kind == OpKind::kKernel) bandwidth += double(it.mem_intensity) * it.sm_fill;
+      if (it.kind != OpKind::kKernel) continue;
+      bandwidth += double(it.mem_intensity) * it.sm_fill;
+      occupancy += it.sm_fill;
     }
     s_.mem_busy_ns += dt * std::min(1.0, bandwidth);
     // Idle power is added for every interval by Advance; here, what running
     // kernels draw above it.
-    double occupancy = 0;
-    for (const RunningItem& it : items) {
-      if (it.kind == OpKind::kKernel) occupancy += it.sm_fill;
-    }
     s_.energy_j += (BoardPowerWatts(s_.spec, occupancy) - s_.spec.idle_watts) * dt * 1e-9;
     bool counted[kMaxProcesses] = {};
     for (size_t i = 0; i < items.size(); ++i) {
