@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_format.h"
 #include "bench/predict/trace_job.h"
+#include "coordinator/cli/json_writer.h"
 #include "common/text/text.h"
 #include "simgpu/src/config_parse.h"
 
@@ -30,19 +31,6 @@ constexpr const char* kUsage =
 int Usage(const std::string& error) {
   std::fprintf(stderr, "iashim-pair-predict: %s\n%s", error.c_str(), kUsage);
   return 2;
-}
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += absl::StrFormat("\\u%04x", c);
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
 }
 
 }  // namespace
@@ -123,7 +111,7 @@ int main(int argc, char** argv) {
         "\"gpu_ms_per_iteration\": %.3f, \"host_ms_per_iteration\": %.3f, "
         "\"unsampled_kernels\": %d, \"measured_it_per_s\": %.3f, \"sim_solo_it_per_s\": %.3f, "
         "\"sim_paired_it_per_s\": %.3f, \"predicted_kept\": %.3f}",
-        i ? ", " : "", JsonString(paths[i]), j.iterations_used, j.kernels_per_iteration,
+        i ? ", " : "", iashim::cli::JsonQuote(paths[i]), j.iterations_used, j.kernels_per_iteration,
         j.gpu_ms_per_iteration, j.host_ms_per_iteration, j.unsampled_kernels,
         j.measured_it_per_s, solo, paired[i], solo > 0 ? paired[i] / solo : 0.0);
   }
