@@ -67,11 +67,13 @@ absl::StatusOr<TraceJob> JobFromTrace(const Trace& trace, const TraceJobOptions&
         "calls of one thread); at least ", kMinIterations * 2, " are needed"));
   }
   // The most common kernel sequence among the steady iterations.
+  std::vector<std::vector<uint32_t>> sequences(last - first);
   std::map<std::vector<uint32_t>, size_t> seen;
   for (size_t i = first; i < last; ++i) {
-    std::vector<uint32_t> ids;
-    for (const TraceEvent* e : iterations[i].launches) ids.push_back(e->launch.kernel);
-    ++seen[ids];
+    for (const TraceEvent* e : iterations[i].launches) {
+      sequences[i - first].push_back(e->launch.kernel);
+    }
+    ++seen[sequences[i - first]];
   }
   const std::vector<uint32_t>& pattern =
       std::max_element(seen.begin(), seen.end(),
@@ -80,9 +82,7 @@ absl::StatusOr<TraceJob> JobFromTrace(const Trace& trace, const TraceJobOptions&
   const Iteration* representative = nullptr;
   std::vector<double> wall_ns;
   for (size_t i = first; i < last; ++i) {
-    std::vector<uint32_t> ids;
-    for (const TraceEvent* e : iterations[i].launches) ids.push_back(e->launch.kernel);
-    if (ids != pattern) continue;
+    if (sequences[i - first] != pattern) continue;
     if (representative == nullptr) representative = &iterations[i];
     wall_ns.push_back(double(iterations[i].end_ns - iterations[i].start_ns));
   }
@@ -102,6 +102,8 @@ absl::StatusOr<TraceJob> JobFromTrace(const Trace& trace, const TraceJobOptions&
     return absl::InvalidArgumentError(
         "no launch in the trace was timed (IASHIM_SAMPLE_EVERY=0?): kernel durations unknown");
   }
+  std::map<uint32_t, double> mean_ns;
+  for (const auto& [kernel, sum_n] : timed) mean_ns[kernel] = sum_n.first / double(sum_n.second);
   // Kernels never timed (1 launch in IASHIM_SAMPLE_EVERY is): what the
   // iteration's wall time leaves after its host time before the first launch
   // and its timed kernels, shared evenly; the mean timed duration if nothing
@@ -116,9 +118,9 @@ absl::StatusOr<TraceJob> JobFromTrace(const Trace& trace, const TraceJobOptions&
   double known_ns = 0;
   size_t unknown = 0;
   for (const TraceEvent* e : representative->launches) {
-    const auto t = timed.find(e->launch.kernel);
-    if (t != timed.end()) {
-      known_ns += t->second.first / double(t->second.second);
+    const auto t = mean_ns.find(e->launch.kernel);
+    if (t != mean_ns.end()) {
+      known_ns += t->second;
     } else {
       ++unknown;
     }
@@ -132,9 +134,8 @@ absl::StatusOr<TraceJob> JobFromTrace(const Trace& trace, const TraceJobOptions&
   out.unsampled_kernels = unknown;
   double gpu_ns = 0;
   for (const TraceEvent* e : representative->launches) {
-    const auto t = timed.find(e->launch.kernel);
-    const double ns =
-        t != timed.end() ? t->second.first / double(t->second.second) : unknown_each;
+    const auto t = mean_ns.find(e->launch.kernel);
+    const double ns = t != mean_ns.end() ? t->second : unknown_each;
     const std::string name = trace.NameOf(e->launch.kernel);
     double mem = options.default_mem_intensity;
     for (const auto& [substring, intensity] : options.mem_rules) {
