@@ -144,9 +144,12 @@ std::string Plural(size_t n, std::string_view one, std::string_view many) {
   return std::to_string(n) + " " + std::string(n == 1 ? one : many);
 }
 
-// A figure the wire marks unknown with a negative value: null in JSON.
+// The wire marks an unknown figure with a negative value.
+bool Known(double value) { return std::isfinite(value) && value >= 0; }
+
+// A figure the wire may mark unknown: null in JSON.
 void KnownOrNull(double value, JsonWriter& w) {
-  if (std::isfinite(value) && value >= 0) {
+  if (Known(value)) {
     w.Double(value);
   } else {
     w.Null();
@@ -316,9 +319,8 @@ std::string FormatStatusTable(const wire::StateSnapshot& snapshot) {
     const std::vector<Row>& rows = rows_per_gpu[index++];
     out += "\n";
     std::string name = Printable(gpu->name());
-    const std::string power = std::isfinite(gpu->power_w()) && gpu->power_w() >= 0
-                                  ? absl::StrFormat("  power %.0f W", gpu->power_w())
-                                  : "";
+    const std::string power =
+        Known(gpu->power_w()) ? absl::StrFormat("  power %.0f W", gpu->power_w()) : "";
     out += absl::StrFormat("%s:%d%s%s  busy %s%s  memory %s of %s  %s%s\n", Printable(gpu->host()),
                            gpu->id(), name.empty() ? "" : " ", name, Percent(gpu->busy()), power,
                            FormatBytes(MemoryUsed(*gpu)), FormatBytes(gpu->memory_bytes()),
