@@ -36,14 +36,7 @@ job_count() {
     python3 -c 'import json, sys; print(sum(len(g["jobs"]) for g in json.load(sys.stdin)["gpus"]))'
 }
 
-"$coordinator" --listen "$IASHIM_COORDINATOR" --pub "ipc://$tmp/pub" --state-dir "$tmp/state" \
-  >"$tmp/coordinator.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do
-  "$iashim" status --timeout-s 0.2 >/dev/null 2>&1 && break
-  sleep 0.1
-done
-"$iashim" status --timeout-s 1 >/dev/null || fail "the coordinator did not answer"
+start_coordinator || fail "the coordinator did not answer"
 
 # A command that cannot start: released at once, not a ghost for 60 s.
 rc=0

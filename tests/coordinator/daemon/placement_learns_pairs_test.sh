@@ -42,14 +42,7 @@ running=()
 # --min-gain 0: place wherever sharing gains anything at all, so that the
 # answer shows which GPU the model prefers (by default a job that gains this
 # little next to a protected job is queued, which is right, but says less).
-"$coordinator" --listen "$IASHIM_COORDINATOR" --pub "ipc://$tmp/pub" --state-dir "$tmp/state" \
-  --min-gain 0 >"$tmp/coordinator.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do
-  "$iashim" status --timeout-s 0.2 >/dev/null 2>&1 && break
-  sleep 0.1
-done
-"$iashim" status --timeout-s 1 >/dev/null || fail "the coordinator did not answer"
+start_coordinator --min-gain 0 || fail "the coordinator did not answer"
 
 # 1. Learning.
 job solo-mem opportunistic membound 0 4

@@ -10,23 +10,12 @@ source "$(dirname "$0")/simgpu_session.sh" "$1" restart
 export IASHIM_COORDINATOR="ipc://$tmp/router"
 fail() { echo "FAIL: $*" >&2; echo "--- coordinator log" >&2; cat "$tmp/coordinator.log" >&2; exit 1; }
 
-start_coordinator() {
-  "$coordinator" --listen "$IASHIM_COORDINATOR" --pub "ipc://$tmp/pub" --state-dir "$tmp/state" \
-    >>"$tmp/coordinator.log" 2>&1 &
-  coordinator_pid=$!
-  pids+=($coordinator_pid)
-  for _ in $(seq 100); do
-    "$iashim" status --timeout-s 0.2 >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  fail "the coordinator did not answer"
-}
 connected_jobs() {
   "$iashim" status --json --timeout-s 0.5 2>/dev/null | tr -d ' \n' |
     grep -o '"connected":true' | wc -l
 }
 
-start_coordinator
+start_coordinator || fail "the coordinator did not answer"
 "$iashim" run --simgpu --priority guaranteed --mem 4GiB --job guard -- \
   "$fakejob" --model lstm --seconds 25 >"$tmp/guard.out" 2>"$tmp/guard.err" &
 pids+=($!)
@@ -43,7 +32,7 @@ sleep 6  # telemetry, profiles, budgets
 
 kill -9 "$coordinator_pid"
 sleep 3  # the jobs run on without a coordinator
-start_coordinator
+start_coordinator || fail "the coordinator did not answer"
 ready_at=$(date +%s.%N)
 back=""
 for _ in $(seq 50); do
