@@ -1,9 +1,9 @@
 #include "coordinator/policy/interference_model.h"
 
 #include <algorithm>
-#include <tuple>
 #include <cstddef>
 #include <deque>
+#include <tuple>
 #include <utility>
 #include <vector>
 
