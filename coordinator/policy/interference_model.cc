@@ -131,6 +131,9 @@ struct InterferenceModel::Impl {
     // Biases from the profile features, for a job of unknown kind and family.
     double victim_from_features = 0;
     double aggressor_from_features = 0;
+    // The share of its GPU time in memory-bound kernels (NaN: unknown), for
+    // the like-with-like term.
+    double memory_bound = std::nan("");
   };
   // Ridge fit of the kinds' learned biases on (1, busy, memory_bound).
   struct FeatureFit {
@@ -193,12 +196,14 @@ struct InterferenceModel::Impl {
     *kind_id = -1;
     const double busy = t.busy;
     const double memory_bound = t.memory_bound;
+    s.memory_bound = memory_bound;
     auto k = kind_index.find(t.kind);
     if (k != kind_index.end()) {
       *kind_id = k->second;
       const Kind& kind = kinds[k->second];
       s.kind = &kind.own;
       s.family = &families[kind.family];
+      if (!std::isfinite(s.memory_bound)) s.memory_bound = kind.memory_bound.Get();
       return s;
     }
     auto f = family_index.find(
@@ -219,7 +224,21 @@ struct InterferenceModel::Impl {
     const Kind& kind = kinds[kind_id];
     s.kind = &kind.own;
     s.family = &families[kind.family];
+    s.memory_bound = kind.memory_bound.Get();
     return s;
+  }
+
+  // The like-with-like products of two jobs' kernel mixes: how much of the
+  // pair's time both spend on DRAM bandwidth, and both on the SMs. Two
+  // memory-bound jobs contend where a memory-bound and a compute-bound one
+  // overlap, and this is what lets a pair never seen together be predicted
+  // from what the kinds' kernels are. Zero when either mix is unknown.
+  static void LikeWithLike(const Side& v, const Side& a, double* memory, double* compute) {
+    *memory = 0;
+    *compute = 0;
+    if (!std::isfinite(v.memory_bound) || !std::isfinite(a.memory_bound)) return;
+    *memory = v.memory_bound * a.memory_bound;
+    *compute = (1 - v.memory_bound) * (1 - a.memory_bound);
   }
 
   // The model without the pair's own evidence.
@@ -230,6 +249,9 @@ struct InterferenceModel::Impl {
     if (a.family) f += a.family->aggressor;
     if (a.kind) f += a.kind->aggressor;
     f += v.victim_from_features + a.aggressor_from_features;
+    double both_memory, both_compute;
+    LikeWithLike(v, a, &both_memory, &both_compute);
+    f += like_memory * both_memory + like_compute * both_compute;
     for (int d = 0; d < options.factors; ++d) {
       double p = 0, q = 0;
       if (v.family) p += v.family->p[d];
@@ -329,6 +351,12 @@ struct InterferenceModel::Impl {
     const double reg = options.regularisation;
     const double kind_reg = reg * options.kind_backoff;
     mu += lr * e;
+    double both_memory, both_compute;
+    LikeWithLike(vs, as, &both_memory, &both_compute);
+    // Two weights for every pair: regularised like the global mean (not at
+    // all), so that few pairs of each sort are enough to set them.
+    like_memory += lr * e * both_memory;
+    like_compute += lr * e * both_compute;
     vf.victim += lr * (e - reg * vf.victim);
     vk.own.victim += lr * (e - kind_reg * vk.own.victim);
     af.aggressor += lr * (e - reg * af.aggressor);
@@ -436,6 +464,9 @@ struct InterferenceModel::Impl {
   Options options;
   Rng rng;
   double mu;
+  // Weights of the like-with-like terms (LikeWithLike), learned with the rest.
+  double like_memory = 0;
+  double like_compute = 0;
   FeatureFit victim_fit;
   FeatureFit aggressor_fit;
 
