@@ -451,7 +451,7 @@ absl::StatusOr<policy::PlacementRequest> Coordinator::ResolvePlacement(const Pla
   }
   if (ask.gpu >= 0) p.gpu = policy::GpuId{p.host, ask.gpu};
   p.slowdown_target = ask.slowdown_target > 0 ? ask.slowdown_target : options_.slowdown_target;
-  p.traits.kind = ask.kind.empty() ? std::string(kUnknownKind) : ask.kind;
+  p.traits = KindTraits(ask.kind.empty() ? std::string(kUnknownKind) : ask.kind);
   // A GPU named on a host the cluster does not have: on a single-node
   // cluster, the node's own name may differ from what the client sends.
   if (p.gpu && !PlacementView().FindGpu(*p.gpu) && SingleHost(cluster_)) {

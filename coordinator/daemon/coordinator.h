@@ -212,6 +212,12 @@ class Coordinator {
   void RecordObservations(int64_t unix_ns);
   // What the interference model knows `job` as.
   policy::JobTraits Traits(const Job& job) const;
+  // Keeps each kind's latest measured features (busy, kernel mix), so that a
+  // new job of a kind seen before, and the observations of its pairs, carry
+  // them: what lets the model predict pairs never seen together.
+  void RememberKindTraits();
+  // A kind with its remembered features (NaN where none).
+  policy::JobTraits KindTraits(const std::string& kind) const;
   // Teaches the model one observation, if it says what sharing alone costs
   // (both jobs unthrottled, kinds known).
   void LearnInterference(const state::ObservationRecord& o);
@@ -236,6 +242,7 @@ class Coordinator {
   std::map<std::string, Waiting> waiting_;
   std::unique_ptr<policy::PlacementPolicy> placement_;
   std::map<std::string, Job> jobs_;
+  std::map<std::string, policy::JobTraits> kind_traits_;  // RememberKindTraits
   std::map<std::string, std::string> identity_to_job_;
   std::map<std::string, int64_t> hello_asked_ns_;  // rate limit for SendHello advice
   std::map<policy::GpuId, policy::ShareController> controllers_;

@@ -34,6 +34,7 @@ void Coordinator::OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>*
   if (control_tick) {
     next_control_ns_ = now_ns + Ns(options_.control_period_s);
     LearnBaselines();
+    RememberKindTraits();
     AttributeEnergy(now_ns);
   }
   // Probes first: a GPU whose co-runners a probe holds is not the control loop's.

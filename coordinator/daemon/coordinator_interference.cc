@@ -9,6 +9,10 @@
 namespace iashim::daemon {
 namespace {
 
+// Below this share of GPU time in classified kernels, a job's kernel mix is
+// not known well enough to say how memory-bound it is.
+constexpr double kClassifiedEnough = 0.5;
+
 // A measured slowdown as a normalised throughput; NaN when not measured.
 double Normalised(double slowdown) {
   return slowdown >= 0 ? 1.0 / (1.0 + slowdown) : std::numeric_limits<double>::quiet_NaN();
@@ -28,6 +32,31 @@ policy::JobTraits Coordinator::Traits(const Job& job) const {
     t.kind = std::string(kUnknownKind);
   }
   if (const std::optional<double> busy = job.profile.busy()) t.busy = *busy;
+  // The kernel mix, once most of the GPU time is in kernels a rule classed.
+  const policy::KernelMix mix = job.profile.kernel_mix();
+  if (mix.compute + mix.memory >= kClassifiedEnough) {
+    t.memory_bound = mix.memory / (mix.compute + mix.memory);
+  }
+  return t;
+}
+
+void Coordinator::RememberKindTraits() {
+  for (const auto& [id, job] : jobs_) {
+    policy::JobTraits t = Traits(job);
+    if (t.kind == kUnknownKind || (std::isnan(t.busy) && std::isnan(t.memory_bound))) continue;
+    policy::JobTraits& known = kind_traits_[t.kind];
+    if (!std::isnan(t.busy)) known.busy = t.busy;
+    if (!std::isnan(t.memory_bound)) known.memory_bound = t.memory_bound;
+  }
+}
+
+policy::JobTraits Coordinator::KindTraits(const std::string& kind) const {
+  policy::JobTraits t;
+  t.kind = kind;
+  if (const auto it = kind_traits_.find(kind); it != kind_traits_.end()) {
+    t.busy = it->second.busy;
+    t.memory_bound = it->second.memory_bound;
+  }
   return t;
 }
 
@@ -43,7 +72,7 @@ void Coordinator::LearnInterference(const state::ObservationRecord& o) {
   const double a = Normalised(o.slowdown_a);
   const double b = Normalised(o.slowdown_b);
   if (std::isnan(a) && std::isnan(b)) return;
-  interference_.Observe({.kind = o.kind_a}, {.kind = o.kind_b}, a, b);
+  interference_.Observe(KindTraits(o.kind_a), KindTraits(o.kind_b), a, b);
 }
 
 }  // namespace iashim::daemon
