@@ -13,6 +13,9 @@
 #     on GPU 1; where would an opportunistic job of each kind go? Its worst
 #     partner is the guaranteed job of its own kind: the memory-bound one must
 #     be sent to GPU 1, the compute-bound one to GPU 0.
+#     A third kind, row reductions (memory-bound too), only ever ran alone:
+#     the model has never seen it next to anything, and must send it away
+#     from the memory-bound job from its kernel mix alone.
 #  3. `iashim status --pairs`: what was learned, measured beside predicted.
 #
 #   placement_learns_pairs_test.sh BUILD_DIR
@@ -48,6 +51,8 @@ start_coordinator --min-gain 0 || fail "the coordinator did not answer"
 job solo-mem opportunistic membound 0 4
 job solo-comp opportunistic computebound 1 4
 wait_jobs
+job solo-rows opportunistic rowreduce 0 4
+wait_jobs
 # 16 s a pair: a job's slowdown settles in a few seconds, and the coordinator
 # records an observation of each shared GPU every 10 s.
 job mm-a opportunistic membound 0 16
@@ -64,7 +69,12 @@ wait_jobs
 # 2. Placement by what was learned.
 job guar-mem guaranteed membound 0 8
 job guar-comp guaranteed computebound 1 8
-sleep 3
+# Both must be in place before the question (a loaded machine starts them late).
+for _ in $(seq 50); do
+  [[ "$("$iashim" status --timeout-s 1 2>/dev/null | grep -c '^  guar-.* yes$')" == 2 ]] && break
+  sleep 0.2
+done
+sleep 2  # a few telemetry windows, so each job's kernel mix is known
 gpu_of() {  # KIND: the GPU a new opportunistic job of KIND would get
   "$iashim" place --dry-run --priority opportunistic --kind "$1" --mem 4GiB >"$tmp/place-$1.out" 2>&1 ||
     fail "iashim place for $1: $(cat "$tmp/place-$1.out")"
@@ -72,12 +82,15 @@ gpu_of() {  # KIND: the GPU a new opportunistic job of KIND would get
 }
 mem_gpu=$(gpu_of membound)
 comp_gpu=$(gpu_of computebound)
+rows_gpu=$(gpu_of rowreduce)
 echo "opportunistic memory-bound job -> GPU $mem_gpu:"; sed 's/^/    /' "$tmp/place-membound.out"
 echo "opportunistic compute-bound job -> GPU $comp_gpu:"; sed 's/^/    /' "$tmp/place-computebound.out"
+echo "opportunistic row-reduction job (never paired) -> GPU $rows_gpu:"; sed 's/^/    /' "$tmp/place-rowreduce.out"
 "$iashim" status --pairs --timeout-s 1 | tee "$tmp/pairs.txt"
 wait_jobs
 [[ "$mem_gpu" == 1 ]] || fail "the memory-bound job would go to GPU $mem_gpu, next to its worst partner"
 [[ "$comp_gpu" == 0 ]] || fail "the compute-bound job would go to GPU $comp_gpu, next to its worst partner"
+[[ "$rows_gpu" == 1 ]] || fail "the never-paired memory-bound job would go to GPU $rows_gpu, next to the memory-bound job"
 grep -q "membound *membound" "$tmp/pairs.txt" || fail "no learned memory-bound pair"
 grep -q "membound *computebound" "$tmp/pairs.txt" || fail "no learned mixed pair"
 echo "placement_learns_pairs_test: passed"
