@@ -36,7 +36,13 @@ void EnergyLedger::Attribute(const std::map<policy::GpuId, std::vector<GpuTime>>
           e.power_w = e.power_w ? keep * *e.power_w + (1 - keep) * power : power;
         }
       }
-      if (seconds > 0) g.power_w = drawn / seconds;
+      if (seconds > 0) {
+        // Smoothed like the jobs' power: readings come every half second or
+        // so, so one interval can hold one reading more or less than it spans.
+        const double keep = std::exp(-seconds / kPowerTauS);
+        const double power = drawn / seconds;
+        g.power_w = g.power_w ? keep * *g.power_w + (1 - keep) * power : power;
+      }
     } else if (!g.attributed_j) {
       for (const GpuTime& t : jobs->second) jobs_.try_emplace(t.job);  // attributed from here
     }

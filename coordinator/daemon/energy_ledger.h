@@ -49,7 +49,7 @@ class EnergyLedger {
   // Its recent power times `iteration_s`; nullopt before a first interval or
   // without an iteration time.
   std::optional<double> JoulesPerIteration(const std::string& job, double iteration_s) const;
-  // `gpu`'s mean power over the last attribution interval; nullopt if unknown.
+  // `gpu`'s recent power (smoothed over about kPowerTauS); nullopt if unknown.
   std::optional<double> PowerWatts(const policy::GpuId& gpu) const;
 
  private:

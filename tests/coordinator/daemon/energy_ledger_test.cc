@@ -27,6 +27,24 @@ TEST(EnergyLedger, SplitsEachGpusEnergyByGpuTime) {
   EXPECT_FALSE(ledger.JoulesPerIteration("a", 0));  // iteration time unknown
 }
 
+// A board drawing 200 W steadily, read every 0.5 s and attributed every 1 s
+// a little out of step: an interval holds three readings' worth of energy or
+// one. The GPU's power must not swing with it (it read 300 W and 100 W).
+TEST(EnergyLedger, GpuPowerIsSmoothedOverReadingJitter) {
+  EnergyLedger ledger;
+  ledger.Reading(kGpu, 0);
+  ledger.Attribute({{kGpu, {{"a", 1.0}}}}, 0.0);
+  double counter = 0;
+  for (int tick = 1; tick <= 20; ++tick) {
+    counter += tick % 2 == 1 ? 300 : 100;  // 1.5 s of energy, then 0.5 s
+    ledger.Reading(kGpu, counter);
+    ledger.Attribute({{kGpu, {{"a", 1.0}}}}, double(tick));
+    if (tick > 10) {
+      EXPECT_NEAR(*ledger.PowerWatts(kGpu), 200.0, 25.0) << "tick " << tick;
+    }
+  }
+}
+
 // Per iteration follows the recent power, smoothed over about kPowerTauS:
 // a job throttled from 200 W to 50 W is charged close to 50 W after a few
 // time constants, not its lifetime mean.
