@@ -14,13 +14,16 @@
 #   - job_submit.lua gave every --iashim job the coordinator's node;
 #   - a pair the coordinator predicts as harmful never shares a GPU while
 #     another GPU is free;
+#   - a refusal by prediction: from what it learned of earlier jobs, the
+#     coordinator refuses an opportunistic job next to a guaranteed one it
+#     would slow past its target, and places it next to a compatible job;
 #   - budgets were sent to, and are in force in, the jobs sharing a GPU;
 #   - srun inside an --iashim batch script keeps the batch step's placement;
 #   - a task that never used the GPU is released by slurmstepd when it ends;
 #   - with the coordinator gone, an --iashim job runs as Slurm placed it, with
 #     one line in its stderr saying so.
 # Prints per-job throughput of both runs side by side. Stops and removes
-# everything it started, whatever happens. Needs root. About 2 minutes.
+# everything it started, whatever happens. Needs root. About 3 minutes.
 #
 #   scripts/slurm-test.sh [--build-dir DIR] [--seconds N] [--user NAME]
 #
@@ -137,7 +140,7 @@ trap 'exit 130' INT TERM
 for i in 0 1; do
   if [[ ! -e /dev/nvidia$i ]]; then
     mknod -m 666 /dev/nvidia$i c 195 $i
-    made_devices+=(/dev/nvidia$i)
+    made_devices+=("/dev/nvidia$i")
   fi
 done
 
@@ -432,6 +435,62 @@ unthrottled_g=$(jq '[.gpus[].jobs[] | select(.priority == "guaranteed" and .shar
 [[ "$throttled" -ge 1 ]] || fail "no opportunistic job was given a budget: $(cat "$work/shared.txt")"
 say "budgets in force on the shared GPUs ($throttled opportunistic job(s) throttled):"
 sed 's/^/    /' "$work/shared.txt"
+
+# --- a refusal by prediction ------------------------------------------------------------
+# Not a rule this time: what the coordinator learned. First, history: earlier
+# jobs (another user's, started here with `iashim run` on a pinned GPU) of two
+# synthetic kinds (tests/coordinator/daemon/models): two memory-bound jobs on
+# GPU 0 (in simgpu they share DRAM bandwidth: about 0.58 each), a memory-bound
+# and a compute-bound one on GPU 1 (about 0.87 each), after each kind alone.
+models=$repo/tests/coordinator/daemon/models
+history_pids=()
+history() {  # NAME KIND GPU SECONDS
+  "$iashim" run --simgpu --job "$1" --priority opportunistic --kind "$2" --gpu "$3" --mem 4GiB -- \
+    "$fakejob" --model "$models/$2.model" --seconds "$4" >"$work/out/$1.out" 2>"$work/out/$1.err" &
+  history_pids+=($!)
+  echo "$!" >>"$pids_file"
+}
+wait_history() {
+  for p in "${history_pids[@]}"; do wait "$p" || fail "history job failed: $(tail -n 3 "$work"/out/hist-*.err)"; done
+  history_pids=()
+}
+say "history for the learned model: memory-bound and compute-bound jobs alone, then paired (20 s)"
+history hist-solo-mem membound 0 4
+history hist-solo-comp computebound 1 4
+wait_history
+history hist-mm-a membound 0 16
+history hist-mm-b membound 0 16
+history hist-mc-m membound 1 16
+history hist-mc-c computebound 1 16
+wait_history
+"$iashim" status --pairs --timeout-s 2 | sed -n '/^learned pairs/,$p' >"$work/learned.txt"
+grep -q "^membound *membound" "$work/learned.txt" || fail "the coordinator learned no memory-bound pair: $(cat "$work/learned.txt")"
+# Then, through Slurm: a guaranteed memory-bound job and an opportunistic
+# compute-bound one, each on an empty GPU; where may a second memory-bound job go?
+job_seconds=14 submit pred guar guaranteed "$models/membound.model" --iashim=guaranteed --iashim-kind=membound --iashim-mem=4GiB
+wait_registered "${job_id[pred/guar]}"
+job_seconds=14 submit pred comp opportunistic "$models/computebound.model" --iashim=opportunistic --iashim-kind=computebound --iashim-mem=4GiB
+wait_registered "${job_id[pred/comp]}"
+guar_gpu=$(gpu_of pred-guar)
+comp_gpu=$(gpu_of pred-comp)
+[[ "$guar_gpu" != "$comp_gpu" ]] || fail "two jobs share GPU $guar_gpu while the other was free"
+sleep 2  # a few telemetry windows: the kernel mixes of both are known
+"$iashim" place --dry-run --priority opportunistic --kind membound --mem 4GiB --gpu "$guar_gpu" \
+  >"$work/refused.txt" 2>&1 || true
+say "asked to put a memory-bound opportunistic job next to the guaranteed memory-bound job (GPU $guar_gpu): $(tr '\n' ' ' <"$work/refused.txt")"
+if grep -q '^placed' "$work/refused.txt"; then
+  fail "the coordinator would put a memory-bound job next to the guaranteed one, which it learned slows it to $(awk '/^membound *membound/ {print $5}' "$work/learned.txt")"
+fi
+grep -Eq 'would not pay|slowdown target' "$work/refused.txt" ||
+  fail "refused, but not by prediction: $(cat "$work/refused.txt")"
+job_seconds=8 submit pred mem opportunistic "$models/membound.model" --iashim=opportunistic --iashim-kind=membound --iashim-mem=4GiB
+wait_registered "${job_id[pred/mem]}"
+mem_gpu=$(gpu_of pred-mem)
+[[ "$mem_gpu" == "$comp_gpu" ]] ||
+  fail "the memory-bound job went to GPU $mem_gpu, next to the guaranteed memory-bound job, not GPU $comp_gpu"
+wait_all_done
+say "refusal by prediction: learned $(awk '/^membound *membound/ {print "memory-bound next to memory-bound " $4 " measured, " $5 " predicted"}' "$work/learned.txt");" \
+  "the new memory-bound job was kept off GPU $guar_gpu (guaranteed memory-bound) and placed on GPU $mem_gpu, next to the compute-bound job"
 
 # --- a nested step: srun inside an --iashim batch script keeps the batch step's placement
 nest=$(as_user sbatch --parsable -D "$work/out" -J iashim-nest --gres=shard:2 --iashim=opportunistic --iashim-kind=lstm \
