@@ -439,10 +439,10 @@ sed 's/^/    /' "$work/shared.txt"
 # --- a refusal by prediction ------------------------------------------------------------
 # Not a rule this time: what the coordinator learned. First, history: earlier
 # jobs (another user's, started here with `iashim run` on a pinned GPU) of two
-# synthetic kinds (tests/coordinator/daemon/models): two memory-bound jobs on
+# synthetic kinds (bench/data/models/synthetic): two memory-bound jobs on
 # GPU 0 (in simgpu they share DRAM bandwidth: about 0.58 each), a memory-bound
 # and a compute-bound one on GPU 1 (about 0.87 each), after each kind alone.
-models=$repo/tests/coordinator/daemon/models
+models=$repo/bench/data/models/synthetic
 history_pids=()
 history() {  # NAME KIND GPU SECONDS
   "$iashim" run --simgpu --job "$1" --priority opportunistic --kind "$2" --gpu "$3" --mem 4GiB -- \

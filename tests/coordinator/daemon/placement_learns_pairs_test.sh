@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 18's first pillar, live: the coordinator learns from shim telemetry
 # alone which pairs of job kinds hurt each other, and places by it. Two
-# simulated GPUs, two synthetic kinds (models/): memory-bound element-wise
+# simulated GPUs, two synthetic kinds (bench/data/models/synthetic/): memory-bound element-wise
 # passes and compute-bound GEMMs. In simgpu two memory-bound jobs share DRAM
 # bandwidth and two compute-bound jobs share the SMs (each keeps about 0.55),
 # while a memory-bound job next to a compute-bound one keeps about 0.87.
@@ -22,7 +22,7 @@
 set -euo pipefail
 # shellcheck source=simgpu_session.sh
 source "$(dirname "$0")/simgpu_session.sh" "$1" learnpairs "2xTesla V100-SXM2-32GB:32GiB:80"
-models=$(cd "$(dirname "$0")/models" && pwd)
+models=$(cd "$(dirname "$0")/../../../bench/data/models/synthetic" && pwd)
 export IASHIM_COORDINATOR="ipc://$tmp/router"
 fail() {
   echo "FAIL: $*" >&2
