@@ -385,7 +385,27 @@ double Coordinator::InitialShare(const Job& job) const {
       share = std::min(share, other.held ? other.share_before_hold : other.sent_share);
     }
   }
-  return guaranteed ? share : 1.0;
+  if (!guaranteed) return 1.0;
+  return std::min(share, PredictedProtectiveShare(job));
+}
+
+double Coordinator::PredictedProtectiveShare(const Job& job) const {
+  double share = 1.0;
+  const policy::JobTraits newcomer = Traits(job);
+  for (const auto& [id, other] : jobs_) {
+    if (id == job.id || other.gpu != job.gpu || other.priority != policy::Priority::kGuaranteed) {
+      continue;
+    }
+    const policy::InterferencePrediction p = interference_.Predict(Traits(other), newcomer);
+    if (p.evidence == 0) continue;  // a guess: the control loop finds the budget
+    const double target = other.slowdown_target > 0 ? other.slowdown_target : options_.slowdown_target;
+    const double floor = 1.0 / (1.0 + target);
+    if (p.throughput >= floor) continue;
+    // The guaranteed job loses (1 - p) next to the newcomer at full speed; at
+    // share s, about s times that (its kernels run s of the time they would).
+    share = std::min(share, (1.0 - floor) / (1.0 - p.throughput));
+  }
+  return std::clamp(share, policy::ShareControllerOptions{}.min_share, 1.0);
 }
 
 std::string Coordinator::EncodePlaceReply(const PlaceReplyFields& r) const {

@@ -166,6 +166,38 @@ TEST_F(CoordinatorInterferenceTest, QueuesAJobPredictedToCostMoreThanItGains) {
   EXPECT_TRUE(r.ok) << r.error;
 }
 
+// Budgets from the model: an opportunistic job joining a guaranteed one starts
+// at the share the learned pair says keeps the guaranteed job within its
+// target, instead of at full speed until the control loop has cut it; a kind
+// never seen next to it starts at full speed (the loop finds its budget).
+TEST_F(CoordinatorInterferenceTest, AJobJoinsAGuaranteedOneAtThePredictedProtectiveShare) {
+  Record(20, "membound", "membound", 1 / 0.58 - 1, 1 / 0.58 - 1);
+  Record(20, "membound", "computebound", 1 / 0.87 - 1, 1 / 0.87 - 1);
+  auto store = OpenStore();
+  DaemonOptions options;
+  options.min_gain = -1;  // placed wherever it fits: the share is the point
+  Coordinator c(options, Gpus(1), store.get(), nullptr, 0);
+  c.OnMessage("cli", Bytes(Place({.job = "g", .priority = w::Priority::Guaranteed,
+                                  .mem_bytes = 8ULL << 30, .slowdown_target = 0.10,
+                                  .kind = "membound"})),
+              0, kUnix, &out_);
+  ASSERT_TRUE(LastPlaceReply(out_).ok);
+  // Places an opportunistic job of `kind`, returns its share, releases it.
+  const auto share_of = [&](const std::string& job, const std::string& kind) {
+    c.OnMessage("cli", Bytes(PlaceKind(job, kind)), 0, kUnix, &out_);
+    const PlaceResult r = LastPlaceReply(out_);
+    EXPECT_TRUE(r.ok) << job << ": " << r.error;
+    c.OnMessage("cli", Bytes(testing::Release(job, r.token)), 0, kUnix, &out_);
+    return r.share;
+  };
+  // Next to a memory-bound job it keeps 0.58: at share s it loses about
+  // s * 0.42, and 1/1.1 = 0.909 allows 0.091: s = 0.22.
+  EXPECT_NEAR(share_of("o-mem", "membound"), (1 - 1 / 1.1) / (1 - 0.58), 0.03);
+  // 0.87 next to a compute-bound one: s = 0.70.
+  EXPECT_NEAR(share_of("o-comp", "computebound"), (1 - 1 / 1.1) / (1 - 0.87), 0.05);
+  EXPECT_EQ(share_of("o-new", "neverseen"), 1.0);
+}
+
 // Packing: a pair known to share almost for free (0.98 of solo speed each),
 // and whole-GPU jobs among the requests seen. A memory share then goes next
 // to its compatible partner rather than onto the last empty GPU, which the
