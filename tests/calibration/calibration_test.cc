@@ -3,6 +3,9 @@
 // iashim-fakejob does, in virtual time on the device model), the median job must
 // keep about 0.68 of its solo throughput and the median pair must sum to about
 // 1.37 solo-equivalents, as Gavel measured on V100 (bench/data/gavel/README.md).
+// Also prints the spread of the kept fractions (10th and 90th percentiles)
+// beside the spread of every V100 pair Gavel measured, which issue 18 asks to
+// cover (each within 0.05).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "coordinator/clustersim/gavel_throughputs.h"
 #include "tests/bench/fakejob/profile_virtual_job.h"
 #include "tests/calibration/gavel_pairs.h"
 
@@ -33,6 +37,39 @@ double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The q-quantile (0..1) of v, interpolated between order statistics.
+double Percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double at = q * static_cast<double>(v.size() - 1);
+  const size_t lo = static_cast<size_t>(at);
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (at - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+// Every kept fraction in Gavel's V100 table: each single-GPU job type next to
+// each (itself included), both directions; pairs that did not fit are left out.
+std::vector<double> GavelKeptFractions() {
+  std::vector<double> kept;
+  auto gavel = iashim::clustersim::ReadGavelThroughputsFile(
+      std::string(IASHIM_SOURCE_DIR) + "/bench/data/gavel/simulation_throughputs.json", "v100");
+  if (!gavel.ok()) return kept;
+  std::vector<iashim::clustersim::JobType> types;
+  for (const auto& t : gavel->Types()) {
+    if (t.scale == 1) types.push_back(t);
+  }
+  for (size_t a = 0; a < types.size(); ++a) {
+    for (size_t b = a; b < types.size(); ++b) {
+      const auto pair = gavel->Pair(types[a], types[b]);
+      const auto solo_a = gavel->Solo(types[a]);
+      const auto solo_b = gavel->Solo(types[b]);
+      if (!pair || !solo_a || !solo_b || *solo_a <= 0 || *solo_b <= 0) continue;
+      kept.push_back(pair->a / *solo_a);
+      kept.push_back(pair->b / *solo_b);
+    }
+  }
+  return kept;
 }
 
 TEST(InterferenceCalibration, BundledPairsMatchGavelV100) {
@@ -84,6 +121,18 @@ TEST(InterferenceCalibration, BundledPairsMatchGavelV100) {
               median_job, kGavelMedianJob, median_sum, kGavelMedianPairSum);
   EXPECT_NEAR(median_job, kGavelMedianJob, 0.06);
   EXPECT_NEAR(median_sum, kGavelMedianPairSum, 0.12);
+
+  const std::vector<double> gavel = GavelKeptFractions();
+  ASSERT_GE(gavel.size(), 200u);  // Gavel's v100 table has ~330 single-GPU pairs
+  const double g10 = Percentile(gavel, 0.1), g90 = Percentile(gavel, 0.9);
+  const double s10 = Percentile(normalized, 0.1), s90 = Percentile(normalized, 0.9);
+  std::printf("kept fraction, 10th-90th percentile: simgpu %.2f-%.2f over %zu values, Gavel v100 "
+              "%.2f-%.2f over %zu (issue 18's goal: each within 0.05)\n",
+              s10, s90, normalized.size(), g10, g90, gavel.size());
+  EXPECT_LT(g10, g90);
+  // Today's symmetric model keeps every job near the median: a narrow spread.
+  // A model change moves this; the bound is here so the change is seen.
+  EXPECT_LT(s90 - s10, g90 - g10);
 }
 
 }  // namespace
