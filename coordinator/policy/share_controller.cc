@@ -11,6 +11,11 @@ namespace {
 
 constexpr double kNsPerS = 1e9;
 constexpr double kEpsilon = 1e-9;
+// The noise window restarts after this many samples, so that the estimate
+// follows a measurement that gets steadier or noisier.
+constexpr int64_t kMaxSpreadSamples = 60;
+// The headroom stays at least this far above the calm threshold.
+constexpr double kMinBandWidth = 0.05;
 
 double SecondsSince(int64_t now_ns, std::optional<int64_t> then_ns) {
   if (!then_ns.has_value()) return INFINITY;
@@ -134,6 +139,9 @@ ShareStep ShareController::Step(int64_t now_ns, std::span<const GuaranteedJob> g
     state_.ceiling.reset();
     state_.calm_since_ns.reset();
     state_.violating = false;
+    state_.spread_sum = state_.spread_sum_sq = 0;
+    state_.spread_n = 0;
+    state_.ratio_sd = -1;
   }
   if (state_.ceiling.has_value()) {
     *state_.ceiling *= std::exp(options_.ceiling_rise_per_s * std::max(0.0, dt_s));
@@ -156,7 +164,13 @@ ShareStep ShareController::Step(int64_t now_ns, std::span<const GuaranteedJob> g
     out.worst_ratio = std::max(out.worst_ratio.value_or(ratio), ratio);
   }
 
+  if (out.worst_ratio.has_value()) NoteSpread(*out.worst_ratio);
   out.action = Control(now_ns, out.worst_ratio, any_unknown, out.shares);
+  if (out.action == ShareAction::kCut || out.action == ShareAction::kRaise) {
+    // The plant moves to a new point: the spread is measured afresh there.
+    state_.spread_sum = state_.spread_sum_sq = 0;
+    state_.spread_n = 0;
+  }
   if (out.worst_ratio.has_value() && *out.worst_ratio > 1) {
     out.saturated = std::all_of(out.shares.begin(), out.shares.end(),
                                 [&](const JobShare& s) { return s.share <= min_share + kEpsilon; });
@@ -181,7 +195,8 @@ ShareAction ShareController::Control(int64_t now_ns, std::optional<double> worst
     state_.calm_since_ns.reset();
     return ShareAction::kHoldUnknown;
   }
-  if (*worst_ratio >= options_.calm_ratio) {
+  const Band band = CurrentBand();
+  if (*worst_ratio >= band.calm) {
     state_.calm_since_ns.reset();
     return ShareAction::kHoldBand;
   }
@@ -202,6 +217,31 @@ ShareAction ShareController::Control(int64_t now_ns, std::optional<double> worst
   // ceiling judged on) a measurement with less noise.
   return Raise(state_.calm_ratio_sum / static_cast<double>(state_.calm_steps),
                SecondsSince(now_ns, state_.calm_since_ns), shares);
+}
+
+void ShareController::NoteSpread(double ratio) {
+  if (state_.spread_n >= kMaxSpreadSamples) {
+    state_.spread_sum = state_.spread_sum_sq = 0;
+    state_.spread_n = 0;
+  }
+  state_.spread_sum += ratio;
+  state_.spread_sum_sq += ratio * ratio;
+  ++state_.spread_n;
+  if (state_.spread_n >= std::max<int64_t>(options_.noise_samples, 2)) {
+    const double n = static_cast<double>(state_.spread_n);
+    const double var = (state_.spread_sum_sq - state_.spread_sum * state_.spread_sum / n) / (n - 1);
+    state_.ratio_sd = std::sqrt(std::max(0.0, var));
+  }
+}
+
+ShareController::Band ShareController::CurrentBand() const {
+  const double floor = std::min(options_.min_calm_ratio, options_.calm_ratio);
+  if (!(state_.ratio_sd >= 0)) return {floor, std::max(options_.headroom, floor + kMinBandWidth)};
+  const double calm =
+      std::clamp(1.0 - options_.noise_margin * state_.ratio_sd, floor, options_.calm_ratio);
+  const double headroom = std::clamp(1.0 - options_.headroom_margin * state_.ratio_sd,
+                                     calm + kMinBandWidth, std::max(options_.headroom, calm + kMinBandWidth));
+  return {calm, headroom};
 }
 
 ShareAction ShareController::Cut(int64_t now_ns, double ratio, std::vector<JobShare>& shares) {
@@ -257,7 +297,7 @@ ShareAction ShareController::Raise(double ratio, double calm_for_s, std::vector<
   double limit = std::max(options_.max_share, options_.min_share) * n;
   // If harm grows (at most) in proportion to the total share, this total
   // brings the worst ratio to `headroom`.
-  if (ratio > 0) limit = std::min(limit, total * options_.headroom / ratio);
+  if (ratio > 0) limit = std::min(limit, total * CurrentBand().headroom / ratio);
   if (state_.ceiling.has_value()) {
     const double below_ceiling = *state_.ceiling * (1.0 - options_.ceiling_margin);
     // Creeping up behind the slowly rising ceiling in slivers would end each

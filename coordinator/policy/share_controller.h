@@ -15,16 +15,22 @@
 //    decrease_hold_s (the measurement must first show a cut's effect). The
 //    first cut of an episode remembers T as the *ceiling*, and r/T there as
 //    the *gain*.
-//  - Calm (every ratio known and < calm_ratio for calm_s, and cooldown_s
-//    since the last cut): T is raised by increase_step per job, but to no
-//    more than T * headroom / mean r (where a linear plant would reach
-//    headroom * target: a raise cannot jump over the band) and no more than
-//    ceiling * (1 - ceiling_margin). Shares are raised equally
+//  - Calm (every ratio known and below the calm threshold for calm_s, and
+//    cooldown_s since the last cut): T is raised by increase_step per job,
+//    but to no more than T * h / mean r (where a linear plant would reach
+//    h * target, h the headroom: a raise cannot jump over the band) and no
+//    more than ceiling * (1 - ceiling_margin). Shares are raised equally
 //    (water-filling).
-//  - Between (calm_ratio <= r <= 1): hold. The band is wide (by default the
-//    slowdown may sit anywhere between half the target and the target), so
-//    neither noise nor a raise's landing point flips the controller between
-//    raising and cutting.
+//  - Between (calm threshold <= r <= 1): hold.
+// The band adapts to how noisy the measurement is, so that a steady
+// measurement lets the guaranteed job sit close under its target (the
+// opportunistic jobs get the slack) while a noisy one keeps a wide band that
+// neither noise nor a raise's landing point flips between raising and
+// cutting. The noise is the standard deviation sd of the worst ratio while
+// the shares stayed put (at least noise_samples of them); then the calm
+// threshold is 1 - noise_margin * sd and the headroom 1 - headroom_margin *
+// sd, within [min_calm_ratio, calm_ratio] and [that + 0.05, headroom]. Until
+// the noise is known: min_calm_ratio and headroom.
 // The ceiling rises slowly (ceiling_rise_per_s, relative), so a GPU whose
 // guaranteed job later suffers less is given more in time; it is dropped at
 // once when the evidence says the plant changed: the set of jobs changed, or
@@ -80,10 +86,14 @@ struct ShareControllerOptions {
   double decrease_hold_s = 3.0;  // between cuts: the measurement's lag
   double cooldown_s = 10.0;      // after a cut, before any raise
 
-  double calm_ratio = 0.5;      // calm: every slowdown < calm_ratio * target
+  double calm_ratio = 0.7;      // calm: every slowdown < calm_ratio * target, at most...
+  double min_calm_ratio = 0.5;  // ...and at least this, by the noise (above)
   double calm_s = 3.0;          // calm this long before (each) raise
   double increase_step = 0.05;  // per job, per raise
-  double headroom = 0.9;        // a raise aims no higher than headroom * target
+  double headroom = 0.85;       // a raise aims no higher than headroom * target
+  double noise_margin = 3.0;     // calm threshold: 1 - noise_margin * sd
+  double headroom_margin = 2.0;  // headroom: 1 - headroom_margin * sd
+  int64_t noise_samples = 5;     // samples with the shares unchanged before sd counts
 
   double ceiling_margin = 0.1;             // raises stop at (1 - margin) * ceiling
   double ceiling_rise_per_s = 1.0 / 1800;  // +3.4% a minute (relative)
@@ -107,6 +117,12 @@ struct ShareControllerState {
   std::optional<double> ceiling;  // total share at which a violation began
   double ceiling_gain = 0;        // worst ratio / total share at that moment
   uint64_t membership = 0;        // hash of the job ids the ceiling is for
+  // The worst ratio's samples since the shares last changed (sum, sum of
+  // squares, count), and the latest standard deviation from them (-1 unknown).
+  double spread_sum = 0;
+  double spread_sum_sq = 0;
+  int64_t spread_n = 0;
+  double ratio_sd = -1;
 
   friend bool operator==(const ShareControllerState&, const ShareControllerState&) = default;
 };
@@ -152,6 +168,14 @@ class ShareController {
                       std::vector<JobShare>& shares);
   ShareAction Cut(int64_t now_ns, double ratio, std::vector<JobShare>& shares);
   ShareAction Raise(double ratio, double calm_for_s, std::vector<JobShare>& shares);
+  // Folds one worst-ratio sample into the noise estimate.
+  void NoteSpread(double ratio);
+  // The calm threshold and the headroom for the noise measured so far.
+  struct Band {
+    double calm;
+    double headroom;
+  };
+  Band CurrentBand() const;
 
   ShareControllerOptions options_;
   ShareControllerState state_;

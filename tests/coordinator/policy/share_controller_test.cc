@@ -161,8 +161,41 @@ TEST(ShareControllerTest, ModelLimitsARaiseToTheHeadroom) {
     if (step.action == ShareAction::kRaise) break;
   }
   ASSERT_EQ(step.action, ShareAction::kRaise);
-  // ratio 0.4 at 0.1: a linear plant reaches 0.9 of the target at 0.225.
-  EXPECT_NEAR(step.shares[0].share, 0.225, 1e-9);
+  // ratio 0.4 at 0.1, measured without noise: a linear plant reaches the
+  // headroom (0.85 of the target) at 0.2125.
+  EXPECT_NEAR(step.shares[0].share, 0.1 * 0.85 / 0.4, 1e-9);
+}
+
+// A steady measurement lets the guaranteed job sit close under its target:
+// at 0.65 of it (held for a while) the shares are raised, toward 0.85.
+TEST(ShareControllerTest, ASteadyMeasurementNarrowsTheBand) {
+  ShareController c;
+  ShareStep step;
+  step.shares = {{"o", 0.2}};
+  for (int64_t t = 0; t <= 12; ++t) {
+    step = c.Step(t * kS, G(0.065), Apply(step));
+    if (step.action == ShareAction::kRaise) break;
+  }
+  ASSERT_EQ(step.action, ShareAction::kRaise);
+  EXPECT_NEAR(c.state().ratio_sd, 0.0, 1e-9);
+  EXPECT_GT(step.shares[0].share, 0.2);
+  EXPECT_LE(step.shares[0].share, 0.2 * 0.85 / 0.65 + 1e-9);
+}
+
+// The same mean under noise (samples 0.45 and 0.85 of the target in turn):
+// the band stays wide, and the controller holds rather than chasing the low
+// samples toward the target.
+TEST(ShareControllerTest, ANoisyMeasurementKeepsTheBandWide) {
+  ShareController c;
+  ShareStep step;
+  step.shares = {{"o", 0.2}};
+  for (int64_t t = 0; t <= 30; ++t) {
+    step = c.Step(t * kS, G(t % 2 ? 0.085 : 0.045), Apply(step));
+    EXPECT_NE(step.action, ShareAction::kRaise) << t;
+    EXPECT_NE(step.action, ShareAction::kCut) << t;
+  }
+  EXPECT_GT(c.state().ratio_sd, 0.15);
+  EXPECT_DOUBLE_EQ(step.shares[0].share, 0.2);
 }
 
 TEST(ShareControllerTest, RaisesSharesEquallyAndCapsAtOne) {
