@@ -75,7 +75,8 @@ absl::StatusOr<DeviceSnapshot> DeviceProbe::Snapshot(const std::vector<pid_t>& p
       return absl::NotFoundError(absl::StrCat("job pid ", pid, " left the simulated device"));
     }
     snap.procs[pid] =
-        ProcessCounters{p->gpu_time_ns, p->work_ns, p->active_ns, p->kernels_completed};
+        ProcessCounters{p->gpu_time_ns, p->solo_time_ns, p->work_ns, p->active_ns,
+                        p->kernels_completed};
   }
   return snap;
 }

@@ -23,8 +23,9 @@ namespace iashim::gatebench {
 
 // One process's counters (simgpu ProcessSlot), cumulative since it registered.
 struct ProcessCounters {
-  double gpu_time_ns = 0;  // busy wall time, split evenly among running kernels
-  double work_ns = 0;      // solo-equivalent kernel time completed
+  double gpu_time_ns = 0;   // busy wall time, split evenly among running kernels
+  double solo_time_ns = 0;  // the solo time of the work its kernels did: what NVML accounts
+  double work_ns = 0;       // solo-equivalent kernel time completed
   double active_ns = 0;    // wall time with at least one of its kernels running
   uint64_t kernels_completed = 0;
 };

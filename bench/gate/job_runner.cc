@@ -159,8 +159,9 @@ absl::StatusOr<RunResult> RunJobs(const Paths& paths, const Timing& timing,
     const ProcessCounters& b = after->procs.at(pids[i]);
     JobResult job;
     job.window =
-        ProcessCounters{b.gpu_time_ns - a.gpu_time_ns, b.work_ns - a.work_ns,
-                        b.active_ns - a.active_ns, b.kernels_completed - a.kernels_completed};
+        ProcessCounters{b.gpu_time_ns - a.gpu_time_ns, b.solo_time_ns - a.solo_time_ns,
+                        b.work_ns - a.work_ns, b.active_ns - a.active_ns,
+                        b.kernels_completed - a.kernels_completed};
     job.summary_iters_per_s = *summary;
     result.jobs.push_back(job);
   }

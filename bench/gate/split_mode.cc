@@ -35,7 +35,8 @@ void AddSplitRow(Table& table, const std::string& label, const std::string& req_
                  const std::string& req_b, double requested, const RunResult& r) {
   const JobResult& a = r.jobs[0];
   const JobResult& b = r.jobs[1];
-  const double got = SplitOf(a.window.gpu_time_ns, b.window.gpu_time_ns);
+  // What the shim holds the share against: the device time NVML accounts.
+  const double got = SplitOf(a.window.solo_time_ns, b.window.solo_time_ns);
   const double work = SplitOf(a.window.work_ns, b.window.work_ns);
   table.AddRow({label, req_a, req_b, Fixed(got, 3),
                 requested > 0 ? absl::StrFormat("%+.1f", ErrorPp(got, requested)) : "-",

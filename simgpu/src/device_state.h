@@ -11,7 +11,7 @@
 namespace simgpu {
 
 inline constexpr uint64_t kDeviceStateMagic = 0x53494d4750550001ULL;  // "SIMGPU" + 1
-inline constexpr uint32_t kLayoutVersion = 5;
+inline constexpr uint32_t kLayoutVersion = 6;
 // Room for a few hundred processes on one device at once (the fault tests
 // start 200), each with its default stream and a few more.
 inline constexpr int kMaxProcesses = 256;
@@ -58,6 +58,11 @@ struct ProcessSlot {
   double gpu_time_ns;          // busy wall time, split evenly among running kernels
   double work_ns;              // solo-equivalent kernel time completed
   double active_ns;            // wall time with at least one kernel of this process running
+  // Wall time its kernels ran, each interval weighted by their mean progress
+  // rate: the GPU time the same work takes alone, which is what a GPU that
+  // time-slices between processes accounts to it. NVML's per-process
+  // utilisation reports this.
+  double solo_time_ns;
   uint64_t kernels_launched;
   uint64_t kernels_completed;
 };

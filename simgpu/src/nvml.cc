@@ -67,7 +67,7 @@ struct ProcessReading {
   uint64_t start_ticks;  // pid reuse guard
   int64_t registered_ns;
   int64_t t_ns;
-  double gpu_time_ns;
+  double solo_time_ns;
 };
 
 struct NvmlDevice {
@@ -355,8 +355,14 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t de
 
 
 
-// Per process: the share of device time its kernels used (simgpu's gpu_time_ns,
-// busy time split evenly among running kernels) over one aggregate sample:
+// Per process: the share of device time its kernels used over one aggregate
+// sample, as a GPU that time-slices between processes accounts it: the time
+// the same work takes alone (simgpu's solo_time_ns). simgpu runs kernels of
+// different processes side by side, and splitting that wall time evenly
+// between them would credit a process with less than the work it got done
+// whenever overlapping kernels together progress faster than one alone, so a
+// share held against it would give a throttled job more than its share of
+// iterations. Over one aggregate sample:
 // with lastSeenTimeStamp 0, or for a process this client has not queried
 // before, since the process started; otherwise since this client's previous
 // query (callers pass the newest timeStamp they saw, so that is the interval
@@ -376,7 +382,7 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
     const int64_t now = lock.AdvanceToNow();
     for (const simgpu::ProcessSlot& p : lock.state().procs) {
       if (!p.in_use) continue;
-      readings.push_back({p.pid, p.start_ticks, p.registered_ns, now, p.gpu_time_ns});
+      readings.push_back({p.pid, p.start_ticks, p.registered_ns, now, p.solo_time_ns});
     }
   }
   Nvml& n = State();
@@ -390,7 +396,7 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
         if (old.pid == r.pid && old.start_ticks == r.start_ticks && last_seen_us != 0 &&
             old.t_ns < r.t_ns) {
           since_ns = old.t_ns;
-          gpu_before = old.gpu_time_ns;
+          gpu_before = old.solo_time_ns;
           have_previous = true;
         }
       }
@@ -400,7 +406,7 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
       sample.pid = static_cast<unsigned int>(r.pid);
       sample.timeStamp = static_cast<unsigned long long>(r.t_ns / 1000);
       sample.smUtil = static_cast<unsigned int>(
-          std::lround(std::clamp(100.0 * (r.gpu_time_ns - gpu_before) / interval, 0.0, 100.0)));
+          std::lround(std::clamp(100.0 * (r.solo_time_ns - gpu_before) / interval, 0.0, 100.0)));
       sample.memUtil = NVML_VALUE_NOT_AVAILABLE_UINT;
       sample.encUtil = sample.decUtil = 0;
       found.push_back(sample);

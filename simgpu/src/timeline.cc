@@ -139,6 +139,16 @@ class StateSink {
       if (!counted[it.process]) {
         counted[it.process] = true;
         p.active_ns += dt;
+        // What the interval is worth to the process: wall time at the mean
+        // progress rate of its kernels (few items: a scan is cheapest).
+        double rate_sum = 0;
+        int running = 0;
+        for (size_t j = i; j < items.size(); ++j) {
+          if (items[j].kind != OpKind::kKernel || items[j].process != it.process) continue;
+          rate_sum += rates[j];
+          ++running;
+        }
+        p.solo_time_ns += dt * rate_sum / running;
       }
     }
   }

@@ -76,6 +76,25 @@ TEST_F(TimelineTest, ComputeBoundKernelsOfTwoProcessesShareTheSms) {
   // The busy time is split evenly between the two processes.
   EXPECT_NEAR(s().procs[proc_a_].gpu_time_ns, s().busy_ns / 2, 1);
   EXPECT_NEAR(s().procs[proc_a_].gpu_time_ns + s().procs[proc_b_].gpu_time_ns, s().busy_ns, 1);
+  // Each got 100 us of its work done: the time it would have taken alone.
+  EXPECT_NEAR(s().procs[proc_a_].solo_time_ns, 100'000, 1);
+  EXPECT_NEAR(s().procs[proc_b_].solo_time_ns, 100'000, 1);
+}
+
+// Kernels that overlap well (a compute-bound and a memory-bound one) get more
+// done together than one GPU's time: each process is accounted the solo time
+// of its work, not half of the wall time.
+TEST_F(TimelineTest, EachProcessIsAccountedTheSoloTimeOfItsWork) {
+  const int a = AllocStream(s(), proc_a_);
+  const int b = AllocStream(s(), proc_b_);
+  ASSERT_TRUE(Enqueue(s(), a, Kernel(100, 0.0f), nullptr));
+  ASSERT_TRUE(Enqueue(s(), b, Kernel(300, 1.0f), nullptr));
+  Advance(s(), 1'000'000, params_);
+  ASSERT_EQ(s().streams[a].completed, 1u);
+  ASSERT_EQ(s().streams[b].completed, 1u);
+  EXPECT_NEAR(s().procs[proc_a_].solo_time_ns, 100'000, 1);
+  EXPECT_NEAR(s().procs[proc_b_].solo_time_ns, 300'000, 1);
+  EXPECT_LT(s().procs[proc_a_].gpu_time_ns, 100'000);  // half of an overlap
 }
 
 TEST_F(TimelineTest, ComputeAndMemoryBoundKernelsOverlap) {
