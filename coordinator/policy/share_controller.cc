@@ -293,7 +293,9 @@ ShareAction ShareController::Raise(double ratio, double calm_for_s, std::vector<
       ratio / total < options_.ceiling_gain_drop * state_.ceiling_gain) {
     state_.ceiling.reset();
   }
-  const double step = options_.increase_step * n;
+  // At least increase_step per job; from a low total, up to doubling it, so
+  // that a job cut to the floor climbs back in a few raises rather than many.
+  const double step = std::max(options_.increase_step * n, total);
   double limit = std::max(options_.max_share, options_.min_share) * n;
   // If harm grows (at most) in proportion to the total share, this total
   // brings the worst ratio to `headroom`.

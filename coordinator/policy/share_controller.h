@@ -16,8 +16,8 @@
 //    first cut of an episode remembers T as the *ceiling*, and r/T there as
 //    the *gain*.
 //  - Calm (every ratio known and below the calm threshold for calm_s, and
-//    cooldown_s since the last cut): T is raised by increase_step per job,
-//    but to no more than T * h / mean r (where a linear plant would reach
+//    cooldown_s since the last cut): T is raised by increase_step per job
+//    or doubled, whichever is more, but to no more than T * h / mean r (where a linear plant would reach
 //    h * target, h the headroom: a raise cannot jump over the band) and no
 //    more than ceiling * (1 - ceiling_margin). Shares are raised equally
 //    (water-filling).

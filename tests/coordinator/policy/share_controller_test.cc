@@ -202,16 +202,18 @@ TEST(ShareControllerTest, RaisesSharesEquallyAndCapsAtOne) {
   ShareControllerOptions o;
   o.increase_step = 0.1;
   ShareController c(o);
-  std::vector<OpportunisticJob> opp = {{"a", 0.2}, {"b", 0.97}};
+  std::vector<OpportunisticJob> opp = {{"a", 0.05}, {"b", 0.97}, {"c", 0.05}};
   ShareStep step;
   for (int64_t t = 0; t <= 10; ++t) {
     step = c.Step(t * kS, G(0.0), opp);
     if (step.action == ShareAction::kRaise) break;
   }
   ASSERT_EQ(step.action, ShareAction::kRaise);
-  // 0.2 total to add: b takes 0.03 and a the rest.
-  EXPECT_NEAR(step.shares[0].share, 0.37, 1e-9);
+  // A raise may double the total (1.07) when that is more than a step per
+  // job: b takes 0.03 up to its cap, a and c the rest, equally.
+  EXPECT_NEAR(step.shares[0].share, 0.05 + (1.07 - 0.03) / 2, 1e-9);
   EXPECT_NEAR(step.shares[1].share, 1.0, 1e-9);
+  EXPECT_NEAR(step.shares[2].share, step.shares[0].share, 1e-9);
 }
 
 TEST(ShareControllerTest, CeilingRisesSlowlyAndIsForgottenWhenJobsChange) {
