@@ -4,8 +4,8 @@
 #
 # Installs and builds if needed (scripts/setup.sh), starts iashim-coordinator,
 # and runs one guaranteed and two opportunistic iashim-fakejob models through
-# `iashim run`: each alone, then all three together without budgets, then all
-# three with the control loop on. Ends with a table of throughputs, the
+# `iashim run`: each alone on a simulated GPU of its own, then all three
+# together on GPU 0 without budgets, then with the control loop on. Ends with a table of throughputs, the
 # guaranteed job's slowdown, the final shares and each job's energy per
 # iteration alone and shared (simgpu's power model).
 #
@@ -15,7 +15,7 @@
 # same four jobs on two more GPUs placed round-robin in arrival order, as a
 # scheduler that ignores interference would. Both run the control loop. Its
 # table gives each job's GPU and throughput, the guaranteed jobs' slowdown and
-# the total GPUs' worth of progress of each placement. About 110 s after the
+# the total GPUs' worth of progress of each placement. About 100 s after the
 # build.
 #
 #   scripts/demo.sh [--guaranteed MODEL] [--opportunistic "MODEL MODEL"]
@@ -68,7 +68,10 @@ run_dir=/tmp/iashim-demo-$(id -u)-$$
 mkdir -p "$run_dir"
 chmod 700 "$run_dir"
 export SIMGPU_NAMESPACE="iashim-demo-$$"
-export SIMGPU_DEVICES="Tesla V100-SXM2-32GB:32GiB:80"
+# One simulated V100 per job, so that the solo runs go side by side; the
+# shared acts pin every job to GPU 0.
+jobs_n=$(wc -w <<<"$guaranteed $opportunistic")
+export SIMGPU_DEVICES="${jobs_n}xTesla V100-SXM2-32GB:32GiB:80"
 export LD_LIBRARY_PATH="$build/simgpu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"  # NVML for the coordinator
 export IASHIM_COORDINATOR="ipc://$run_dir/router"
 pub="ipc://$run_dir/pub"
@@ -105,9 +108,10 @@ stop_coordinator() {
   wait "$coordinator_pid" || true
   coordinator_pid=""
 }
-# Runs MODEL for SECONDS through `iashim run`, per-second lines into FILE.
-start_job() {  # PRIORITY MODEL SECONDS FILE
-  "$iashim" run --simgpu --priority "$1" --mem 10GiB --job "demo-$2" --kind "$2" -- \
+# Runs MODEL for SECONDS on GPU (default 0) through `iashim run`, per-second
+# lines into FILE.
+start_job() {  # PRIORITY MODEL SECONDS FILE [GPU]
+  "$iashim" run --simgpu --priority "$1" --mem 10GiB --job "demo-$2" --kind "$2" --gpu "${5:-0}" -- \
     "$fakejob" --model "$2" --seconds "$3" >"$4" 2>>"$tmp/jobs.log" &
   job_pids+=($!)
 }
@@ -126,17 +130,20 @@ rate() {  # FILE FROM TO
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
 echo "iashim demo: one guaranteed job ($guaranteed) and opportunistic jobs ($opportunistic)"
-echo "on one simulated Tesla V100 (simgpu). Watch it live in another terminal:"
+echo "on simulated Tesla V100s (simgpu). Watch it live in another terminal:"
 echo "    $build/coordinator/top/iashim-top --pub $pub"
 echo
 
 start_coordinator
-echo "== 1. each job alone (${solo_s}s each): solo throughput, and the coordinator's solo baselines =="
+echo "== 1. each job alone, on a GPU of its own (${solo_s}s): solo throughput, and the coordinator's solo baselines =="
+gpu=0
 for m in $guaranteed $opportunistic; do
-  start_job guaranteed "$m" "$solo_s" "$tmp/solo-$m"
-  sleep $((solo_s - 1))
-  "$iashim" status --json >"$tmp/solo-status-$m.json" 2>/dev/null || true
-  wait_jobs
+  start_job guaranteed "$m" "$solo_s" "$tmp/solo-$m" $((gpu++))
+done
+sleep $((solo_s - 1))
+"$iashim" status --json >"$tmp/solo-status.json" 2>/dev/null || true
+wait_jobs
+for m in $guaranteed $opportunistic; do
   printf '   %-12s %8s it/s\n' "$m" "$(rate "$tmp/solo-$m" 1 "$solo_s")"
 done
 stop_coordinator
@@ -182,7 +189,7 @@ for m in $guaranteed $opportunistic; do
   printf '| %-12s | %-13s | %9s | %15s | %13s | %11s | %10s | %13s |\n' "$m" "$prio" \
     "$(rate "$tmp/solo-$m" 1 "$solo_s")" "$(rate "$tmp/unmanaged-$m" 3 "$unmanaged_s")" \
     "$(rate "$tmp/managed-$m" "$from" "$managed_s")" "${share:--}" \
-    "$(joules "$(field_of "$tmp/solo-status-$m.json" "demo-$m" energy_per_iteration_j)")" \
+    "$(joules "$(field_of "$tmp/solo-status.json" "demo-$m" energy_per_iteration_j)")" \
     "$(joules "$(field_of "$tmp/status.json" "demo-$m" energy_per_iteration_j)")"
 done
 slow_unmanaged=$(awk -v s="$solo_g" -v r="$unmanaged_g" 'BEGIN { printf "%.1f", 100 * (s / r - 1) }')
@@ -309,7 +316,7 @@ if [[ $check == 1 ]]; then
     exit 1
   }
   for m in $guaranteed $opportunistic; do
-    for f in "$tmp/solo-status-$m.json" "$tmp/status.json"; do
+    for f in "$tmp/solo-status.json" "$tmp/status.json"; do
       [[ -n "$(field_of "$f" "demo-$m" energy_per_iteration_j)" ]] || {
         echo "demo.sh --check: FAILED (no energy per iteration for $m in $(basename "$f"))" >&2
         exit 1
