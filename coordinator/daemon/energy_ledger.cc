@@ -5,6 +5,17 @@
 
 namespace iashim::daemon {
 
+namespace {
+
+// Folds the mean power of an interval of `seconds` into `smoothed`, an
+// exponential average with time constant kPowerTauS.
+void SmoothPower(std::optional<double>& smoothed, double watts, double seconds) {
+  const double keep = std::exp(-seconds / EnergyLedger::kPowerTauS);
+  smoothed = smoothed ? keep * *smoothed + (1 - keep) * watts : watts;
+}
+
+}  // namespace
+
 void EnergyLedger::Reading(const policy::GpuId& gpu, double counter_j) {
   if (!std::isfinite(counter_j) || counter_j < 0) return;
   Gpu& g = gpus_[gpu];
@@ -30,19 +41,11 @@ void EnergyLedger::Attribute(const std::map<policy::GpuId, std::vector<GpuTime>>
                                         : 1.0 / double(jobs->second.size());
         JobEnergy& e = jobs_[t.job];
         e.joules += drawn * weight;
-        if (seconds > 0) {
-          const double power = drawn * weight / seconds;
-          const double keep = std::exp(-seconds / kPowerTauS);
-          e.power_w = e.power_w ? keep * *e.power_w + (1 - keep) * power : power;
-        }
+        if (seconds > 0) SmoothPower(e.power_w, drawn * weight / seconds, seconds);
       }
-      if (seconds > 0) {
-        // Smoothed like the jobs' power: readings come every half second or
-        // so, so one interval can hold one reading more or less than it spans.
-        const double keep = std::exp(-seconds / kPowerTauS);
-        const double power = drawn / seconds;
-        g.power_w = g.power_w ? keep * *g.power_w + (1 - keep) * power : power;
-      }
+      // The GPU's power is smoothed too: readings come every half second or
+      // so, so one interval can hold one reading more or less than it spans.
+      if (seconds > 0) SmoothPower(g.power_w, drawn / seconds, seconds);
     } else if (!g.attributed_j) {
       for (const GpuTime& t : jobs->second) jobs_.try_emplace(t.job);  // attributed from here
     }
