@@ -139,8 +139,7 @@ ShareStep ShareController::Step(int64_t now_ns, std::span<const GuaranteedJob> g
     state_.ceiling.reset();
     state_.calm_since_ns.reset();
     state_.violating = false;
-    state_.spread_sum = state_.spread_sum_sq = 0;
-    state_.spread_n = 0;
+    RestartSpread();
     state_.ratio_sd = -1;
   }
   if (state_.ceiling.has_value()) {
@@ -167,9 +166,7 @@ ShareStep ShareController::Step(int64_t now_ns, std::span<const GuaranteedJob> g
   if (out.worst_ratio.has_value()) NoteSpread(*out.worst_ratio);
   out.action = Control(now_ns, out.worst_ratio, any_unknown, out.shares);
   if (out.action == ShareAction::kCut || out.action == ShareAction::kRaise) {
-    // The plant moves to a new point: the spread is measured afresh there.
-    state_.spread_sum = state_.spread_sum_sq = 0;
-    state_.spread_n = 0;
+    RestartSpread();  // the plant moves to a new point: measured afresh there
   }
   if (out.worst_ratio.has_value() && *out.worst_ratio > 1) {
     out.saturated = std::all_of(out.shares.begin(), out.shares.end(),
@@ -219,11 +216,13 @@ ShareAction ShareController::Control(int64_t now_ns, std::optional<double> worst
                SecondsSince(now_ns, state_.calm_since_ns), shares);
 }
 
+void ShareController::RestartSpread() {
+  state_.spread_sum = state_.spread_sum_sq = 0;
+  state_.spread_n = 0;
+}
+
 void ShareController::NoteSpread(double ratio) {
-  if (state_.spread_n >= kMaxSpreadSamples) {
-    state_.spread_sum = state_.spread_sum_sq = 0;
-    state_.spread_n = 0;
-  }
+  if (state_.spread_n >= kMaxSpreadSamples) RestartSpread();
   state_.spread_sum += ratio;
   state_.spread_sum_sq += ratio * ratio;
   ++state_.spread_n;

@@ -170,6 +170,8 @@ class ShareController {
   ShareAction Raise(double ratio, double calm_for_s, std::vector<JobShare>& shares);
   // Folds one worst-ratio sample into the noise estimate.
   void NoteSpread(double ratio);
+  // Starts a new noise window; the last estimate (ratio_sd) stands.
+  void RestartSpread();
   // The calm threshold and the headroom for the noise measured so far.
   struct Band {
     double calm;
