@@ -375,37 +375,37 @@ std::string Coordinator::NewJobId(std::string_view command, int64_t unix_ns) {
 double Coordinator::InitialShare(const Job& job) const {
   if (!options_.control || job.priority != policy::Priority::kOpportunistic || !job.gpu) return 1.0;
   // Join at the share the GPU's other opportunistic jobs hold, so a newcomer
-  // does not undo what the control loop has established for the guaranteed ones.
+  // does not undo what the control loop has established for the guaranteed
+  // ones, and no higher than what the model predicts keeps each of those
+  // within its target.
+  const policy::JobTraits newcomer = Traits(job);
   double share = 1.0;
   bool guaranteed = false;
   for (const auto& [id, other] : jobs_) {
     if (id == job.id || other.gpu != job.gpu) continue;
-    if (other.priority == policy::Priority::kGuaranteed) guaranteed = true;
+    if (other.priority == policy::Priority::kGuaranteed) {
+      guaranteed = true;
+      share = std::min(share, ProtectiveShare(other, newcomer));
+    }
     if (other.priority == policy::Priority::kOpportunistic) {
       share = std::min(share, other.held ? other.share_before_hold : other.sent_share);
     }
   }
-  if (!guaranteed) return 1.0;
-  return std::min(share, PredictedProtectiveShare(job));
+  return guaranteed ? share : 1.0;
 }
 
-double Coordinator::PredictedProtectiveShare(const Job& job) const {
-  double share = 1.0;
-  const policy::JobTraits newcomer = Traits(job);
-  for (const auto& [id, other] : jobs_) {
-    if (id == job.id || other.gpu != job.gpu || other.priority != policy::Priority::kGuaranteed) {
-      continue;
-    }
-    const policy::InterferencePrediction p = interference_.Predict(Traits(other), newcomer);
-    if (p.evidence == 0) continue;  // a guess: the control loop finds the budget
-    const double target = other.slowdown_target > 0 ? other.slowdown_target : options_.slowdown_target;
-    const double floor = 1.0 / (1.0 + target);
-    if (p.throughput >= floor) continue;
-    // The guaranteed job loses (1 - p) next to the newcomer at full speed; at
-    // share s, about s times that (its kernels run s of the time they would).
-    share = std::min(share, (1.0 - floor) / (1.0 - p.throughput));
-  }
-  return std::clamp(share, policy::ShareControllerOptions{}.min_share, 1.0);
+double Coordinator::ProtectiveShare(const Job& guaranteed,
+                                    const policy::JobTraits& newcomer) const {
+  const policy::InterferencePrediction p = interference_.Predict(Traits(guaranteed), newcomer);
+  if (p.evidence == 0) return 1.0;  // a guess: the control loop finds the budget
+  const double target =
+      guaranteed.slowdown_target > 0 ? guaranteed.slowdown_target : options_.slowdown_target;
+  const double floor = 1.0 / (1.0 + target);
+  if (p.throughput >= floor) return 1.0;
+  // The guaranteed job loses (1 - p) next to the newcomer at full speed; at
+  // share s, about s times that (its kernels run s of the time they would).
+  return std::clamp((1.0 - floor) / (1.0 - p.throughput),
+                    policy::ShareControllerOptions{}.min_share, 1.0);
 }
 
 std::string Coordinator::EncodePlaceReply(const PlaceReplyFields& r) const {

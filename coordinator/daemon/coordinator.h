@@ -190,9 +190,9 @@ class Coordinator {
   policy::ClusterState PlacementView() const;
   double InitialShare(const Job& job) const;
   // The highest share at which the model, from pairs it has seen, expects
-  // every guaranteed job on `job`'s GPU to keep its target next to `job`
-  // (1 when it has seen none of them with `job`'s kind).
-  double PredictedProtectiveShare(const Job& job) const;
+  // `guaranteed` to keep its target next to `newcomer` (1 when it has not seen
+  // the pair, or predicts no harm past the target).
+  double ProtectiveShare(const Job& guaranteed, const policy::JobTraits& newcomer) const;
 
   void RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out);
   // Splits each GPU's energy since the last control tick among its jobs.
