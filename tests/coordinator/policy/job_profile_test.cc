@@ -113,6 +113,27 @@ TEST(JobProfileTest, EwmaFollowsAChangeOverTime) {
   EXPECT_NEAR(*p.iteration_ns(), 200.0 * kMs, 1e-3 * kMs);
 }
 
+// An iteration longer than the telemetry window completes in only some
+// windows; the average still follows a change with the time constant in wall
+// time, not in the time of the windows that happened to complete one.
+TEST(JobProfileTest, EwmaFollowsInWallTimeWhenIterationsSpanSeveralWindows) {
+  JobProfileOptions o;
+  o.tau_s = 3;
+  JobProfile p(o);
+  Windows w(100 * kMs);
+  // One 300 ms iteration completes every third 100 ms window.
+  auto run = [&](double seconds, uint64_t iteration_ns) {
+    for (int i = 0; i < int(std::lround(seconds * 10)); ++i) {
+      const bool completes = i % 3 == 2;
+      p.AddWindow(w.Next(100, completes ? 1 : 0, completes ? iteration_ns : 0), false);
+    }
+  };
+  run(30, 300 * kMs);
+  EXPECT_NEAR(*p.iteration_ns(), 300.0 * kMs, 1);
+  run(3, 600 * kMs);  // 3 s of the new value: 63% absorbed
+  EXPECT_NEAR(*p.iteration_ns(), (300 + 300 * (1 - std::exp(-1.0))) * kMs, 2 * kMs);
+}
+
 TEST(JobProfileTest, WindowsWithoutIterationsLeaveIterationTimeAlone) {
   JobProfile p;
   Windows w;
