@@ -11,9 +11,9 @@ namespace {
 
 constexpr double kNsPerS = 1e9;
 constexpr double kEpsilon = 1e-9;
-// The noise window restarts after this many samples, so that the estimate
-// follows a measurement that gets steadier or noisier.
-constexpr int64_t kMaxSpreadSamples = 60;
+// The noise estimate forgets old samples with this memory (in samples), so
+// that it follows a measurement that gets steadier or noisier.
+constexpr double kNoiseMemorySamples = 60;
 // The headroom stays at least this far above the calm threshold.
 constexpr double kMinBandWidth = 0.05;
 
@@ -140,6 +140,7 @@ ShareStep ShareController::Step(int64_t now_ns, std::span<const GuaranteedJob> g
     state_.calm_since_ns.reset();
     state_.violating = false;
     RestartSpread();
+    state_.noise_sum_sq_diff = state_.noise_diffs = 0;
     state_.ratio_sd = -1;
   }
   if (state_.ceiling.has_value()) {
@@ -210,26 +211,38 @@ ShareAction ShareController::Control(int64_t now_ns, std::optional<double> worst
   if (SecondsSince(now_ns, state_.calm_since_ns) < options_.calm_s) {
     return ShareAction::kHoldCalming;
   }
-  // The run's mean, not the last sample: a raise is sized by (and the
-  // ceiling judged on) a measurement with less noise.
-  return Raise(state_.calm_ratio_sum / static_cast<double>(state_.calm_steps),
-               SecondsSince(now_ns, state_.calm_since_ns), shares);
+  // A mean, not the last sample: a raise is sized by (and the ceiling judged
+  // on) a measurement with less noise. Preferably the mean of every sample
+  // since the shares last changed: the calm run's own mean is biased low
+  // under noise (a run counts as calm because its samples happened to be).
+  const double calm_mean = state_.calm_ratio_sum / static_cast<double>(state_.calm_steps);
+  const double ratio = state_.spread_n >= std::max<int64_t>(options_.noise_samples, 2)
+                           ? std::max(calm_mean, state_.spread_sum / static_cast<double>(state_.spread_n))
+                           : calm_mean;
+  return Raise(ratio, SecondsSince(now_ns, state_.calm_since_ns), shares);
 }
 
 void ShareController::RestartSpread() {
-  state_.spread_sum = state_.spread_sum_sq = 0;
+  state_.spread_sum = state_.spread_last = 0;
   state_.spread_n = 0;
 }
 
 void ShareController::NoteSpread(double ratio) {
-  if (state_.spread_n >= kMaxSpreadSamples) RestartSpread();
+  // The first sample at a new operating point is not differenced against the
+  // last one at the old point: that difference is the change, not noise.
+  if (state_.spread_n > 0) {
+    const double d = ratio - state_.spread_last;
+    const double keep = 1.0 - 1.0 / kNoiseMemorySamples;
+    state_.noise_sum_sq_diff = state_.noise_sum_sq_diff * keep + d * d;
+    state_.noise_diffs = state_.noise_diffs * keep + 1;
+  }
+  state_.spread_last = ratio;
   state_.spread_sum += ratio;
-  state_.spread_sum_sq += ratio * ratio;
   ++state_.spread_n;
-  if (state_.spread_n >= std::max<int64_t>(options_.noise_samples, 2)) {
-    const double n = static_cast<double>(state_.spread_n);
-    const double var = (state_.spread_sum_sq - state_.spread_sum * state_.spread_sum / n) / (n - 1);
-    state_.ratio_sd = std::sqrt(std::max(0.0, var));
+  if (state_.noise_diffs >= static_cast<double>(std::max<int64_t>(options_.noise_samples, 2) - 1)) {
+    // Independent noise of variance v makes successive differences of
+    // variance 2v; a slow drift adds little to them.
+    state_.ratio_sd = std::sqrt(state_.noise_sum_sq_diff / (2 * state_.noise_diffs));
   }
 }
 
@@ -238,8 +251,9 @@ ShareController::Band ShareController::CurrentBand() const {
   if (!(state_.ratio_sd >= 0)) return {floor, std::max(options_.headroom, floor + kMinBandWidth)};
   const double calm =
       std::clamp(1.0 - options_.noise_margin * state_.ratio_sd, floor, options_.calm_ratio);
-  const double headroom = std::clamp(1.0 - options_.headroom_margin * state_.ratio_sd,
-                                     calm + kMinBandWidth, std::max(options_.headroom, calm + kMinBandWidth));
+  const double headroom =
+      std::clamp(1.0 - options_.headroom_margin * state_.ratio_sd, calm + kMinBandWidth,
+                 std::max(options_.quiet_headroom, calm + kMinBandWidth));
   return {calm, headroom};
 }
 

@@ -27,10 +27,13 @@
 // opportunistic jobs get the slack) while a noisy one keeps a wide band that
 // neither noise nor a raise's landing point flips between raising and
 // cutting. The noise is the standard deviation sd of the worst ratio while
-// the shares stayed put (at least noise_samples of them); then the calm
+// the shares stayed put (at least noise_samples of them, remembered over the
+// last 60), estimated from the differences between successive samples (von
+// Neumann's estimator), so that the measurement still settling after a change
+// (a drift, not noise) does not widen the band; then the calm
 // threshold is 1 - noise_margin * sd and the headroom 1 - headroom_margin *
-// sd, within [min_calm_ratio, calm_ratio] and [that + 0.05, headroom]. Until
-// the noise is known: min_calm_ratio and headroom.
+// sd, within [min_calm_ratio, calm_ratio] and [that + 0.05, quiet_headroom].
+// Until the noise is known: min_calm_ratio and headroom.
 // The ceiling rises slowly (ceiling_rise_per_s, relative), so a GPU whose
 // guaranteed job later suffers less is given more in time; it is dropped at
 // once when the evidence says the plant changed: the set of jobs changed, or
@@ -86,11 +89,12 @@ struct ShareControllerOptions {
   double decrease_hold_s = 3.0;  // between cuts: the measurement's lag
   double cooldown_s = 10.0;      // after a cut, before any raise
 
-  double calm_ratio = 0.7;      // calm: every slowdown < calm_ratio * target, at most...
+  double calm_ratio = 0.85;     // calm: every slowdown < calm_ratio * target, at most...
   double min_calm_ratio = 0.5;  // ...and at least this, by the noise (above)
   double calm_s = 3.0;          // calm this long before (each) raise
   double increase_step = 0.05;  // per job, per raise
-  double headroom = 0.85;       // a raise aims no higher than headroom * target
+  double headroom = 0.85;       // a raise aims no higher than headroom * target...
+  double quiet_headroom = 0.92;  // ...or this, once the measurement is known to be steady
   double noise_margin = 3.0;     // calm threshold: 1 - noise_margin * sd
   double headroom_margin = 2.0;  // headroom: 1 - headroom_margin * sd
   int64_t noise_samples = 5;     // samples with the shares unchanged before sd counts
@@ -117,11 +121,16 @@ struct ShareControllerState {
   std::optional<double> ceiling;  // total share at which a violation began
   double ceiling_gain = 0;        // worst ratio / total share at that moment
   uint64_t membership = 0;        // hash of the job ids the ceiling is for
-  // The worst ratio's samples since the shares last changed (sum, sum of
-  // squares, count), and the latest standard deviation from them (-1 unknown).
+  // The worst ratio's samples since the shares last changed: their sum, the
+  // last one and the count (the operating point's mean).
   double spread_sum = 0;
-  double spread_sum_sq = 0;
+  double spread_last = 0;
   int64_t spread_n = 0;
+  // The noise: squared differences between successive samples at the same
+  // operating point, and how many, both with a memory of 60 samples; the
+  // standard deviation from them (-1 unknown).
+  double noise_sum_sq_diff = 0;
+  double noise_diffs = 0;
   double ratio_sd = -1;
 
   friend bool operator==(const ShareControllerState&, const ShareControllerState&) = default;
@@ -170,7 +179,7 @@ class ShareController {
   ShareAction Raise(double ratio, double calm_for_s, std::vector<JobShare>& shares);
   // Folds one worst-ratio sample into the noise estimate.
   void NoteSpread(double ratio);
-  // Starts a new noise window; the last estimate (ratio_sd) stands.
+  // A new operating point: its mean starts afresh; the noise estimate stands.
   void RestartSpread();
   // The calm threshold and the headroom for the noise measured so far.
   struct Band {
