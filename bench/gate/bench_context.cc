@@ -15,11 +15,11 @@ JobSpec BenchContext::Job(const std::string& model) const {
 }
 
 absl::StatusOr<RunResult> RunStep(const BenchContext& ctx, const std::string& label,
-                                  const std::vector<JobSpec>& specs) {
+                                  const std::vector<JobSpec>& specs, const StartBeside& beside) {
   std::fprintf(stderr, "iashim-gate-bench: %s ...", label.c_str());
   std::fflush(stderr);
   const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<RunResult> result = RunJobs(ctx.paths, ctx.timing, specs, ctx.inherited_env);
+  absl::StatusOr<RunResult> result = RunJobs(ctx.paths, ctx.timing, specs, ctx.inherited_env, beside);
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stderr, " %s (%.1f s)\n", result.ok() ? "done" : "FAILED", took);

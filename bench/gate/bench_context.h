@@ -31,7 +31,8 @@ struct BenchContext {
 
 // Runs `specs` (RunJobs) after one progress line on stderr ("label ... 6.8 s").
 absl::StatusOr<RunResult> RunStep(const BenchContext& ctx, const std::string& label,
-                                  const std::vector<JobSpec>& specs);
+                                  const std::vector<JobSpec>& specs,
+                                  const StartBeside& beside = nullptr);
 
 }  // namespace iashim::gatebench
 

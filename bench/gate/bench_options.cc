@@ -43,11 +43,13 @@ std::string BenchUsageText() {
       "Measures libiashim's launch gate with real iashim-fakejob processes sharing\n"
       "one simulated GPU (simgpu), from simgpu's own per-process accounting.\n"
       "\n"
-      "  --mode split|protect|all\n"
+      "  --mode split|protect|harvest|all\n"
       "                   split: GPU-time split between two busy jobs against the\n"
       "                   requested IASHIM_SHARE, and the unthrottled shim's cost;\n"
       "                   protect: a guaranteed job's throughput next to an\n"
-      "                   opportunistic one at shares 1, 0.5, 0.25, 0.1 (default all)\n"
+      "                   opportunistic one at shares 1, 0.5, 0.25, 0.1;\n"
+      "                   harvest: a sweep of fixed shares against the coordinator's\n"
+      "                   control loop, for a 10% slowdown target (default all)\n"
       "  --warmup-s S     seconds from both jobs' start to the first snapshot\n"
       "                   (default ",
       kDefaultWarmupS,
@@ -55,13 +57,21 @@ std::string BenchUsageText() {
       "  --window-s S     seconds between the two snapshots (default ",
       kDefaultWindowS,
       ")\n"
+      "  --settle-s S     harvest: seconds the control loop settles before its\n"
+      "                   window of ",
+      kLoopWindowS,
+      " s (default ",
+      kDefaultSettleS,
+      ")\n"
       "  --models A+B,... model pairs (bench/data/models); split uses the first,\n"
       "                   protect all (default resnet50+lstm,transformer+resnet18,\n"
       "                   bert_base+vgg16,neumf+recoder)\n"
       "  --quick          short warm-up and window (",
       kQuickWarmupS, " s, ", kQuickWindowS,
+      " s; harvest ",
+      kQuickSettleS, " s, ", kQuickLoopWindowS,
       " s) for a smoke\n"
-      "                   test; --warmup-s and --window-s still win\n"
+      "                   test; --warmup-s, --window-s, --settle-s still win\n"
       "  --help           this text\n"
       "\n"
       "Prints Markdown tables. Exit: 0 ran (accuracy is reported, not judged),\n"
@@ -86,9 +96,9 @@ absl::StatusOr<std::vector<ModelPair>> ParseModelPairs(const std::string& value)
 
 absl::StatusOr<BenchOptions> ParseBenchOptions(const std::vector<std::string>& args) {
   BenchOptions opt;
-  std::optional<double> warmup_s, window_s;
+  std::optional<double> warmup_s, window_s, settle_s;
   fakejob::CliArgs cli(args, {"--quick", "--help", "-h"},
-                       {"--mode", "--warmup-s", "--window-s", "--models"});
+                       {"--mode", "--warmup-s", "--window-s", "--settle-s", "--models"});
   for (;;) {
     absl::StatusOr<std::optional<fakejob::CliArg>> next = cli.Next();
     if (!next.ok()) return next.status();
@@ -104,10 +114,12 @@ absl::StatusOr<BenchOptions> ParseBenchOptions(const std::vector<std::string>& a
         opt.mode = Mode::kSplit;
       } else if (value == "protect") {
         opt.mode = Mode::kProtect;
+      } else if (value == "harvest") {
+        opt.mode = Mode::kHarvest;
       } else if (value == "all") {
         opt.mode = Mode::kAll;
       } else {
-        return BadValue(arg, value, "must be 'split', 'protect' or 'all'");
+        return BadValue(arg, value, "must be 'split', 'protect', 'harvest' or 'all'");
       }
     } else if (arg == "--warmup-s") {
       warmup_s = ParseSeconds(value, /*allow_zero=*/true);
@@ -115,6 +127,9 @@ absl::StatusOr<BenchOptions> ParseBenchOptions(const std::vector<std::string>& a
     } else if (arg == "--window-s") {
       window_s = ParseSeconds(value, /*allow_zero=*/false);
       if (!window_s) return BadValue(arg, value, "must be seconds in (0, 600]");
+    } else if (arg == "--settle-s") {
+      settle_s = ParseSeconds(value, /*allow_zero=*/true);
+      if (!settle_s) return BadValue(arg, value, "must be seconds in [0, 600]");
     } else if (arg == "--models") {
       absl::StatusOr<std::vector<ModelPair>> pairs = ParseModelPairs(value);
       if (!pairs.ok()) return pairs.status();
@@ -124,7 +139,10 @@ absl::StatusOr<BenchOptions> ParseBenchOptions(const std::vector<std::string>& a
   if (opt.quick) {
     opt.warmup_s = kQuickWarmupS;
     opt.window_s = kQuickWindowS;
+    opt.settle_s = kQuickSettleS;
+    opt.loop_window_s = kQuickLoopWindowS;
   }
+  if (settle_s) opt.settle_s = *settle_s;
   if (warmup_s) opt.warmup_s = *warmup_s;
   if (window_s) opt.window_s = *window_s;
   return opt;

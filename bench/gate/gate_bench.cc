@@ -16,6 +16,7 @@
 #include "bench/fakejob/options.h"
 #include "bench/gate/bench_context.h"
 #include "bench/gate/bench_options.h"
+#include "bench/gate/harvest_mode.h"
 #include "bench/gate/interrupt.h"
 #include "bench/gate/job_runner.h"
 #include "bench/gate/protect_mode.h"
@@ -50,7 +51,8 @@ absl::Status CheckPaths(const Paths& p) {
     std::string path, target;
   };
   for (const Need& n : {Need{p.fakejob, "iashim-fakejob"}, Need{p.shim, "iashim"},
-                        Need{p.simgpu_dir + "/libcuda.so.1", "simgpu_cuda"}}) {
+                        Need{p.simgpu_dir + "/libcuda.so.1", "simgpu_cuda"},
+                        Need{p.coordinator, "iashim-coordinator"}}) {
     std::error_code ec;
     if (!fs::exists(n.path, ec)) {
       return absl::FailedPreconditionError(n.path + " is missing: cmake --build build --target " +
@@ -91,7 +93,8 @@ int Run(int argc, char** argv) {
     return 0;
   }
   BenchContext ctx;
-  ctx.paths = Paths{GATE_BENCH_FAKEJOB, GATE_BENCH_SHIM, GATE_BENCH_SIMGPU_DIR};
+  ctx.paths =
+      Paths{GATE_BENCH_FAKEJOB, GATE_BENCH_SHIM, GATE_BENCH_SIMGPU_DIR, GATE_BENCH_COORDINATOR};
   ctx.timing.warmup_s = opt->warmup_s;
   ctx.timing.window_s = opt->window_s;
   for (char** e = environ; *e != nullptr; ++e) ctx.inherited_env.emplace_back(*e);
@@ -111,6 +114,13 @@ int Run(int argc, char** argv) {
   }
   if (opt->mode == Mode::kProtect || opt->mode == Mode::kAll) {
     absl::StatusOr<std::string> tables = RunProtectMode(ctx, opt->pairs);
+    if (!tables.ok()) return Fail(tables.status());
+    std::printf("%s\n", tables->c_str());
+    std::fflush(stdout);
+  }
+  if (opt->mode == Mode::kHarvest || opt->mode == Mode::kAll) {
+    absl::StatusOr<std::string> tables =
+        RunHarvestMode(ctx, opt->pairs, HarvestTiming{opt->settle_s, opt->loop_window_s});
     if (!tables.ok()) return Fail(tables.status());
     std::printf("%s\n", tables->c_str());
   }

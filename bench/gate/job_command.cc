@@ -37,18 +37,25 @@ std::vector<std::string> JobArgv(const Paths& paths, const JobSpec& spec) {
   return argv;
 }
 
-std::vector<std::string> JobEnv(const std::vector<std::string>& inherited, const Paths& paths,
-                                const JobSpec& spec, const std::string& simgpu_namespace) {
+std::vector<std::string> CleanEnv(const std::vector<std::string>& inherited, const Paths& paths,
+                                  const std::string& simgpu_namespace) {
   std::vector<std::string> env;
   for (const std::string& entry : inherited) {
     if (!Dropped(entry)) env.push_back(entry);
   }
   env.push_back("LD_LIBRARY_PATH=" + paths.simgpu_dir);
   env.push_back("SIMGPU_NAMESPACE=" + simgpu_namespace);
+  return env;
+}
+
+std::vector<std::string> JobEnv(const std::vector<std::string>& inherited, const Paths& paths,
+                                const JobSpec& spec, const std::string& simgpu_namespace) {
+  std::vector<std::string> env = CleanEnv(inherited, paths, simgpu_namespace);
   if (spec.shim) {
     env.push_back("LD_PRELOAD=" + paths.shim);
     if (spec.share) env.push_back("IASHIM_SHARE=" + Number(*spec.share));
     if (spec.priority) env.push_back("IASHIM_PRIORITY=" + *spec.priority);
+    env.insert(env.end(), spec.shim_env.begin(), spec.shim_env.end());
   }
   return env;
 }

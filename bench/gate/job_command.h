@@ -15,6 +15,7 @@ struct Paths {
   std::string fakejob;     // build/bench/iashim-fakejob
   std::string shim;        // build/libiashim/libiashim.so
   std::string simgpu_dir;  // build/simgpu (holds libcuda.so.1)
+  std::string coordinator;  // build/coordinator/daemon/iashim-coordinator (harvest mode)
 };
 
 struct JobSpec {
@@ -26,6 +27,7 @@ struct JobSpec {
   std::optional<std::string> priority;  // IASHIM_PRIORITY
   bool sync_kernel = false;             // --sync kernel
   std::optional<double> host_gap_us;    // --host-gap-us
+  std::vector<std::string> shim_env;    // more "NAME=value" for the shim (IASHIM_COORDINATOR...)
 };
 
 // argv (argv[0] included). The job runs until it is sent SIGINT.
@@ -34,6 +36,9 @@ std::vector<std::string> JobArgv(const Paths& paths, const JobSpec& spec);
 // `inherited` ("NAME=value" entries, as environ) without anything that would
 // change what the job measures (LD_PRELOAD, LD_LIBRARY_PATH, SIMGPU_*,
 // IASHIM_*, CUDA_VISIBLE_DEVICES), plus the job's own settings.
+std::vector<std::string> CleanEnv(const std::vector<std::string>& inherited, const Paths& paths,
+                                  const std::string& simgpu_namespace);
+// CleanEnv plus the shim and its settings.
 std::vector<std::string> JobEnv(const std::vector<std::string>& inherited, const Paths& paths,
                                 const JobSpec& spec, const std::string& simgpu_namespace);
 

@@ -85,12 +85,26 @@ absl::StatusOr<double> SummaryItersPerS(const std::string& stdout_text) {
 
 absl::StatusOr<RunResult> RunJobs(const Paths& paths, const Timing& timing,
                                   const std::vector<JobSpec>& specs,
-                                  const std::vector<std::string>& inherited_env) {
+                                  const std::vector<std::string>& inherited_env,
+                                  const StartBeside& beside) {
   if (specs.empty()) return absl::InvalidArgumentError("no jobs");
   // Destroyed in reverse order: probe (unmap), children (killed if still
-  // running), then the device files.
+  // running), the process beside them, then the device files.
   DeviceFiles files{NextNamespace()};
   RemoveDeviceFiles(files.ns);  // a previous benchmark with this pid may have crashed
+  std::unique_ptr<ChildProcess> beside_process;
+  if (beside) {
+    absl::StatusOr<std::unique_ptr<ChildProcess>> started = beside(files.ns);
+    if (!started.ok()) return started.status();
+    beside_process = *std::move(started);
+  }
+  auto beside_died = [&]() -> absl::Status {
+    if (beside_process == nullptr || beside_process->Running()) return absl::OkStatus();
+    return absl::InternalError(absl::StrCat("the process beside the jobs (pid ",
+                                            beside_process->pid(), ") exited [",
+                                            beside_process->DescribeStatus(),
+                                            "]: ", StderrTail(*beside_process)));
+  };
   std::vector<std::unique_ptr<ChildProcess>> children;
   std::vector<pid_t> pids;
   for (const JobSpec& spec : specs) {
@@ -110,7 +124,7 @@ absl::StatusOr<RunResult> RunJobs(const Paths& paths, const Timing& timing,
     for (size_t i = 0; i < children.size(); ++i) {
       if (!children[i]->Running()) return JobFailed(specs[i], *children[i], "exited early");
     }
-    return absl::OkStatus();
+    return beside_died();
   };
 
   absl::StatusOr<std::unique_ptr<DeviceProbe>> probe =

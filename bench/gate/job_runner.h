@@ -6,9 +6,13 @@
 #ifndef IASHIM_BENCH_GATE_JOB_RUNNER_H_
 #define IASHIM_BENCH_GATE_JOB_RUNNER_H_
 
+#include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "bench/gate/child_process.h"
 #include "bench/gate/device_probe.h"
 #include "bench/gate/job_command.h"
 
@@ -35,11 +39,17 @@ struct RunResult {
   std::vector<JobResult> jobs;  // in the order of the specs
 };
 
+// Starts a process that runs beside the jobs in the run's simgpu namespace
+// (harvest mode's coordinator): before the jobs, stopped after them.
+using StartBeside =
+    std::function<absl::StatusOr<std::unique_ptr<ChildProcess>>(const std::string& simgpu_namespace)>;
+
 // Errors name the job and carry the end of its stderr. `inherited_env` is
-// passed to JobEnv.
+// passed to JobEnv. A process `beside` that exits during the run fails it.
 absl::StatusOr<RunResult> RunJobs(const Paths& paths, const Timing& timing,
                                   const std::vector<JobSpec>& specs,
-                                  const std::vector<std::string>& inherited_env);
+                                  const std::vector<std::string>& inherited_env,
+                                  const StartBeside& beside = nullptr);
 
 // Removes the device files of runs whose benchmark died without cleaning up
 // (SIGKILL): /dev/shm/iashim-gate-<pid>-* of pids that no longer exist.

@@ -25,6 +25,7 @@ TEST(BenchOptionsTest, AllOptionsBothSpellings) {
   EXPECT_EQ(o->mode, Mode::kProtect);
   EXPECT_DOUBLE_EQ(o->warmup_s, 0);
   EXPECT_DOUBLE_EQ(o->window_s, 2.5);
+  EXPECT_DOUBLE_EQ(o->settle_s, kDefaultSettleS);
   EXPECT_EQ(o->pairs, (std::vector<ModelPair>{{"a", "b"}, {"c_1", "d-2"}}));
 }
 
@@ -41,10 +42,23 @@ TEST(BenchOptionsTest, QuickShortensWindowsUnlessGiven) {
   EXPECT_DOUBLE_EQ(o->warmup_s, kQuickWarmupS);
 }
 
+TEST(BenchOptionsTest, HarvestSettlesForItsOwnTime) {
+  absl::StatusOr<BenchOptions> o = ParseBenchOptions({"--mode", "harvest", "--settle-s", "30"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->mode, Mode::kHarvest);
+  EXPECT_DOUBLE_EQ(o->settle_s, 30);
+  EXPECT_DOUBLE_EQ(o->loop_window_s, kLoopWindowS);
+  o = ParseBenchOptions({"--quick", "--mode=harvest"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_DOUBLE_EQ(o->settle_s, kQuickSettleS);
+  EXPECT_DOUBLE_EQ(o->loop_window_s, kQuickLoopWindowS);
+}
+
 TEST(BenchOptionsTest, HelpDocumentsEveryOption) {
   EXPECT_TRUE(ParseBenchOptions({"--help"})->help);
   const std::string usage = BenchUsageText();
-  for (const char* option : {"--mode", "--warmup-s", "--window-s", "--models", "--quick"}) {
+  for (const char* option :
+       {"--mode", "--warmup-s", "--window-s", "--settle-s", "--models", "--quick", "harvest"}) {
     EXPECT_NE(usage.find(option), std::string::npos) << option;
   }
 }
@@ -75,6 +89,8 @@ INSTANTIATE_TEST_SUITE_P(
                     BadArgs{{"--window-s", "601"}, "'601' for --window-s"},
                     BadArgs{{"--warmup-s", "x"}, "'x' for --warmup-s"},
                     BadArgs{{"--warmup-s", "nan"}, "'nan' for --warmup-s"},
+                    BadArgs{{"--settle-s", "-2"}, "'-2' for --settle-s"},
+                    BadArgs{{"--settle-s", "700"}, "'700' for --settle-s"},
                     BadArgs{{"--models", "resnet50"}, "'resnet50' is not a pair"},
                     BadArgs{{"--models", "a+b+c"}, "'a+b+c' is not a pair"},
                     BadArgs{{"--models", "a+b,"}, "'' is not a pair"},

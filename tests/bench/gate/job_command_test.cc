@@ -13,7 +13,8 @@ bool Has(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-const Paths kPaths{"/b/bench/iashim-fakejob", "/b/libiashim/libiashim.so", "/b/simgpu"};
+const Paths kPaths{"/b/bench/iashim-fakejob", "/b/libiashim/libiashim.so", "/b/simgpu",
+                   "/b/coordinator/daemon/iashim-coordinator"};
 
 JobSpec Spec() {
   JobSpec spec;
@@ -65,6 +66,26 @@ TEST(JobCommandTest, EnvReplacesWhatWouldChangeTheMeasurement) {
     EXPECT_NE(e.rfind("IASHIM_COORDINATOR=", 0), 0u) << e;
     EXPECT_NE(e.rfind("CUDA_VISIBLE_DEVICES=", 0), 0u) << e;
   }
+}
+
+TEST(JobCommandTest, ShimEnvReachesTheShimOnly) {
+  JobSpec spec = Spec();
+  spec.shim_env = {"IASHIM_COORDINATOR=ipc:///tmp/h/router", "IASHIM_JOB=harvest-g"};
+  // The caller's coordinator is dropped; the run's own is set.
+  std::vector<std::string> env =
+      JobEnv({"IASHIM_COORDINATOR=tcp://elsewhere:1"}, kPaths, spec, "ns");
+  EXPECT_TRUE(Has(env, "IASHIM_COORDINATOR=ipc:///tmp/h/router"));
+  EXPECT_TRUE(Has(env, "IASHIM_JOB=harvest-g"));
+  EXPECT_FALSE(Has(env, "IASHIM_COORDINATOR=tcp://elsewhere:1"));
+  spec.shim = false;
+  env = JobEnv({}, kPaths, spec, "ns");
+  EXPECT_FALSE(Has(env, "IASHIM_JOB=harvest-g"));
+  // What a process beside the jobs gets: the run's device, nothing of the shim.
+  env = CleanEnv({"LD_PRELOAD=/x.so", "HOME=/root"}, kPaths, "ns-2");
+  EXPECT_TRUE(Has(env, "SIMGPU_NAMESPACE=ns-2"));
+  EXPECT_TRUE(Has(env, "LD_LIBRARY_PATH=/b/simgpu"));
+  EXPECT_TRUE(Has(env, "HOME=/root"));
+  EXPECT_FALSE(Has(env, "LD_PRELOAD=/x.so"));
 }
 
 TEST(JobCommandTest, NoShimMeansNoPreloadAndNoBudget) {
