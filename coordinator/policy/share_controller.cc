@@ -11,9 +11,10 @@ namespace {
 
 constexpr double kNsPerS = 1e9;
 constexpr double kEpsilon = 1e-9;
-// The noise estimate forgets old samples with this memory (in samples), so
-// that it follows a measurement that gets steadier or noisier.
-constexpr double kNoiseMemorySamples = 60;
+// For normal noise of standard deviation s, the difference of two samples has
+// standard deviation s * sqrt(2) and its absolute value a median of 0.6745
+// times that: s = median |difference| / 0.9539.
+constexpr double kSdPerMedianAbsDiff = 1.0 / (0.6745 * 1.41421356);
 // The headroom stays at least this far above the calm threshold.
 constexpr double kMinBandWidth = 0.05;
 
@@ -82,6 +83,8 @@ std::string_view ShareActionName(ShareAction action) {
       return "raise";
     case ShareAction::kHoldUnknown:
       return "hold: slowdown unknown";
+    case ShareAction::kTrim:
+      return "trim";
     case ShareAction::kHoldBand:
       return "hold: within band";
     case ShareAction::kHoldCooldown:
@@ -140,7 +143,7 @@ ShareStep ShareController::Step(int64_t now_ns, std::span<const GuaranteedJob> g
     state_.calm_since_ns.reset();
     state_.violating = false;
     RestartSpread();
-    state_.noise_sum_sq_diff = state_.noise_diffs = 0;
+    state_.noise_count = state_.noise_next = 0;
     state_.ratio_sd = -1;
   }
   if (state_.ceiling.has_value()) {
@@ -164,10 +167,12 @@ ShareStep ShareController::Step(int64_t now_ns, std::span<const GuaranteedJob> g
     out.worst_ratio = std::max(out.worst_ratio.value_or(ratio), ratio);
   }
 
-  if (out.worst_ratio.has_value()) NoteSpread(*out.worst_ratio);
+  if (out.worst_ratio.has_value()) NoteSpread(now_ns, *out.worst_ratio);
   out.action = Control(now_ns, out.worst_ratio, any_unknown, out.shares);
-  if (out.action == ShareAction::kCut || out.action == ShareAction::kRaise) {
+  if (out.action == ShareAction::kCut || out.action == ShareAction::kRaise ||
+      out.action == ShareAction::kTrim) {
     RestartSpread();  // the plant moves to a new point: measured afresh there
+    state_.last_change_ns = now_ns;
   }
   if (out.worst_ratio.has_value() && *out.worst_ratio > 1) {
     out.saturated = std::all_of(out.shares.begin(), out.shares.end(),
@@ -196,7 +201,7 @@ ShareAction ShareController::Control(int64_t now_ns, std::optional<double> worst
   const Band band = CurrentBand();
   if (*worst_ratio >= band.calm) {
     state_.calm_since_ns.reset();
-    return ShareAction::kHoldBand;
+    return Trim(band, shares) ? ShareAction::kTrim : ShareAction::kHoldBand;
   }
   if (!state_.calm_since_ns.has_value()) {
     state_.calm_since_ns = now_ns;
@@ -222,28 +227,55 @@ ShareAction ShareController::Control(int64_t now_ns, std::optional<double> worst
   return Raise(ratio, SecondsSince(now_ns, state_.calm_since_ns), shares);
 }
 
+bool ShareController::Trim(const Band& band, std::vector<JobShare>& shares) {
+  // Only on a known, steady measurement and a mean over long enough for the
+  // measurement to have caught up (several of its time constants), and only
+  // when the mean is above the band's upper half by more than its own
+  // uncertainty: then the last raise landed closer to the target than it
+  // aimed, and a small step back restores the margin that noise and a
+  // measurement's bias need. Anywhere else in the band the controller holds.
+  if (state_.ratio_sd < 0 || state_.spread_n < options_.trim_samples) return false;
+  const double n = static_cast<double>(state_.spread_n);
+  const double mean = state_.spread_sum / n;
+  const double upper_half = (1.0 + band.headroom) / 2;
+  if (mean - 2 * state_.ratio_sd / std::sqrt(n) <= upper_half) return false;
+  const double factor = std::max(band.headroom / mean, 1.0 - options_.max_trim);
+  const double min_share = options_.min_share;
+  bool moved = false;
+  for (JobShare& s : shares) {
+    const double trimmed = std::max(min_share, s.share * factor);
+    moved = moved || trimmed < s.share - kEpsilon;
+    s.share = trimmed;
+  }
+  return moved;
+}
+
 void ShareController::RestartSpread() {
   state_.spread_sum = state_.spread_last = 0;
   state_.spread_n = 0;
 }
 
-void ShareController::NoteSpread(double ratio) {
+void ShareController::NoteSpread(int64_t now_ns, double ratio) {
   // The first sample at a new operating point is not differenced against the
-  // last one at the old point: that difference is the change, not noise.
-  if (state_.spread_n > 0) {
-    const double d = ratio - state_.spread_last;
-    const double keep = 1.0 - 1.0 / kNoiseMemorySamples;
-    state_.noise_sum_sq_diff = state_.noise_sum_sq_diff * keep + d * d;
-    state_.noise_diffs = state_.noise_diffs * keep + 1;
+  // last one at the old point (that difference is the change), nor are the
+  // samples while the measurement catches up with the change.
+  const bool caught_up = SecondsSince(now_ns, state_.last_change_ns) >= options_.decrease_hold_s;
+  if (state_.spread_n > 0 && caught_up) {
+    constexpr auto kRing = static_cast<int64_t>(ShareControllerState::kNoiseDiffs);
+    const int64_t at = std::clamp<int64_t>(state_.noise_next, 0, kRing - 1);
+    state_.noise_abs_diff[static_cast<size_t>(at)] = std::abs(ratio - state_.spread_last);
+    state_.noise_next = (at + 1) % kRing;
+    state_.noise_count = std::min(std::max<int64_t>(state_.noise_count, 0) + 1, kRing);
+    if (state_.noise_count >= std::max<int64_t>(options_.noise_samples, 2) - 1) {
+      std::array<double, ShareControllerState::kNoiseDiffs> sorted = state_.noise_abs_diff;
+      const auto n = static_cast<size_t>(state_.noise_count);
+      std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.begin() + n);
+      state_.ratio_sd = sorted[n / 2] * kSdPerMedianAbsDiff;
+    }
   }
   state_.spread_last = ratio;
   state_.spread_sum += ratio;
   ++state_.spread_n;
-  if (state_.noise_diffs >= static_cast<double>(std::max<int64_t>(options_.noise_samples, 2) - 1)) {
-    // Independent noise of variance v makes successive differences of
-    // variance 2v; a slow drift adds little to them.
-    state_.ratio_sd = std::sqrt(state_.noise_sum_sq_diff / (2 * state_.noise_diffs));
-  }
 }
 
 ShareController::Band ShareController::CurrentBand() const {

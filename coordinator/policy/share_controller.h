@@ -21,16 +21,22 @@
 //    h * target, h the headroom: a raise cannot jump over the band) and no
 //    more than ceiling * (1 - ceiling_margin). Shares are raised equally
 //    (water-filling).
-//  - Between (calm threshold <= r <= 1): hold.
+//  - Between (calm threshold <= r <= 1): hold, unless the mean since the
+//    last change, over trim_samples or more, sits in the upper half of
+//    [headroom, 1] by more than its standard error twice: then trim every
+//    share by headroom / mean (at most max_trim), a step back that restores
+//    the margin a raise that landed high left too thin.
 // The band adapts to how noisy the measurement is, so that a steady
 // measurement lets the guaranteed job sit close under its target (the
 // opportunistic jobs get the slack) while a noisy one keeps a wide band that
 // neither noise nor a raise's landing point flips between raising and
 // cutting. The noise is the standard deviation sd of the worst ratio while
-// the shares stayed put (at least noise_samples of them, remembered over the
-// last 60), estimated from the differences between successive samples (von
-// Neumann's estimator), so that the measurement still settling after a change
-// (a drift, not noise) does not widen the band; then the calm
+// the shares stayed put, from the median absolute difference between
+// successive samples (the last 32, at least noise_samples - 1), leaving out
+// the first decrease_hold_s after a change: a measurement still settling
+// drifts, and neither that drift nor the jump of a lagged EWMA right after a
+// change is noise; the median keeps a few such outliers from widening the
+// band. Then the calm
 // threshold is 1 - noise_margin * sd and the headroom 1 - headroom_margin *
 // sd, within [min_calm_ratio, calm_ratio] and [that + 0.05, quiet_headroom].
 // Until the noise is known: min_calm_ratio and headroom.
@@ -47,6 +53,7 @@
 #ifndef IASHIM_POLICY_SHARE_CONTROLLER_H_
 #define IASHIM_POLICY_SHARE_CONTROLLER_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -94,10 +101,12 @@ struct ShareControllerOptions {
   double calm_s = 3.0;          // calm this long before (each) raise
   double increase_step = 0.05;  // per job, per raise
   double headroom = 0.85;       // a raise aims no higher than headroom * target...
-  double quiet_headroom = 0.92;  // ...or this, once the measurement is known to be steady
+  double quiet_headroom = 0.90;  // ...or this, once the measurement is known to be steady
   double noise_margin = 3.0;     // calm threshold: 1 - noise_margin * sd
   double headroom_margin = 2.0;  // headroom: 1 - headroom_margin * sd
   int64_t noise_samples = 5;     // samples with the shares unchanged before sd counts
+  int64_t trim_samples = 15;     // samples at one point before a trim (5 of the EWMA's 3 s)
+  double max_trim = 0.1;         // a trim removes at most this fraction
 
   double ceiling_margin = 0.1;             // raises stop at (1 - margin) * ceiling
   double ceiling_rise_per_s = 1.0 / 1800;  // +3.4% a minute (relative)
@@ -126,12 +135,16 @@ struct ShareControllerState {
   double spread_sum = 0;
   double spread_last = 0;
   int64_t spread_n = 0;
-  // The noise: squared differences between successive samples at the same
-  // operating point, and how many, both with a memory of 60 samples; the
-  // standard deviation from them (-1 unknown).
-  double noise_sum_sq_diff = 0;
-  double noise_diffs = 0;
+  // The noise: the last 32 absolute differences between successive samples
+  // at the same operating point once the measurement has caught up with the
+  // last change (a ring; noise_count of them filled, noise_next the next
+  // slot), and the standard deviation from them (-1 unknown).
+  static constexpr size_t kNoiseDiffs = 32;
+  std::array<double, kNoiseDiffs> noise_abs_diff{};
+  int64_t noise_count = 0;
+  int64_t noise_next = 0;
   double ratio_sd = -1;
+  std::optional<int64_t> last_change_ns;  // the shares' last cut or raise
 
   friend bool operator==(const ShareControllerState&, const ShareControllerState&) = default;
 };
@@ -145,6 +158,7 @@ enum class ShareAction {
   kFloor,         // over target with every share at min_share: shares cannot help
   kRaise,         // calm: shares raised
   kHoldUnknown,   // a guaranteed job's slowdown is not known
+  kTrim,          // steadily in the band's upper half: shares trimmed back toward the headroom
   kHoldBand,      // within the target band
   kHoldCooldown,  // calm, but a cut was recent
   kHoldCalming,   // calm, not yet for calm_s
@@ -177,8 +191,13 @@ class ShareController {
                       std::vector<JobShare>& shares);
   ShareAction Cut(int64_t now_ns, double ratio, std::vector<JobShare>& shares);
   ShareAction Raise(double ratio, double calm_for_s, std::vector<JobShare>& shares);
-  // Folds one worst-ratio sample into the noise estimate.
-  void NoteSpread(double ratio);
+  struct Band;
+  // In the band: trims the shares back toward the headroom if the operating
+  // point's mean sits steadily in the band's upper half. True if it did.
+  bool Trim(const Band& band, std::vector<JobShare>& shares);
+  // Folds one worst-ratio sample into the operating point's mean and the
+  // noise estimate.
+  void NoteSpread(int64_t now_ns, double ratio);
   // A new operating point: its mean starts afresh; the noise estimate stands.
   void RestartSpread();
   // The calm threshold and the headroom for the noise measured so far.

@@ -168,7 +168,7 @@ TEST(ShareControllerTest, ModelLimitsARaiseToTheHeadroom) {
 
 // A steady measurement lets the guaranteed job sit close under its target:
 // at 0.65 of it (held for a while) the shares are raised, toward the quiet
-// headroom (0.92 of the target), not only the 0.85 of a measurement whose
+// headroom (0.9 of the target), not only the 0.85 of a measurement whose
 // noise is not known yet.
 TEST(ShareControllerTest, ASteadyMeasurementNarrowsTheBand) {
   ShareController c;
@@ -201,6 +201,31 @@ TEST(ShareControllerTest, ASettlingMeasurementIsNotNoise) {
     raised = step.action == ShareAction::kRaise;
   }
   EXPECT_TRUE(raised);
+}
+
+// A raise that landed just under the target (0.98 of it, steadily) is trimmed
+// back toward the headroom once the mean is known well enough; one that
+// landed in the band's lower half is left alone.
+TEST(ShareControllerTest, TrimsBackFromJustUnderTheTarget) {
+  for (double ratio : {0.98, 0.93}) {
+    ShareController c;
+    ShareStep step;
+    step.shares = {{"o", 0.5}};
+    bool trimmed = false;
+    for (int64_t t = 0; t < 40 && !trimmed; ++t) {
+      step = c.Step(t * kS, G(0.1 * ratio), Apply(step));
+      EXPECT_NE(step.action, ShareAction::kCut);
+      trimmed = step.action == ShareAction::kTrim;
+    }
+    SCOPED_TRACE(ratio);
+    if (ratio > 0.95) {
+      ASSERT_TRUE(trimmed);
+      EXPECT_NEAR(step.shares[0].share, 0.5 * ShareControllerOptions{}.quiet_headroom / ratio, 1e-9);
+    } else {
+      EXPECT_FALSE(trimmed);
+      EXPECT_DOUBLE_EQ(step.shares[0].share, 0.5);
+    }
+  }
 }
 
 // The same mean under noise (samples 0.45 and 0.85 of the target in turn):
