@@ -1,5 +1,6 @@
 #include "bench/gate/bench_context.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -12,6 +13,36 @@ JobSpec BenchContext::Job(const std::string& model) const {
   spec.profile = info.profile;
   spec.kernels_per_iter = info.kernels_per_iter;
   return spec;
+}
+
+std::vector<JobSpec> BenchContext::GuaranteedPair(const ModelPair& pair,
+                                                  std::optional<double> opportunistic_share) const {
+  JobSpec guaranteed = Job(pair.first);
+  guaranteed.priority = "guaranteed";
+  JobSpec opportunistic = Job(pair.second);
+  opportunistic.priority = "opportunistic";
+  if (opportunistic_share) {
+    guaranteed.share = 1.0;
+    opportunistic.share = *opportunistic_share;
+  }
+  return {guaranteed, opportunistic};
+}
+
+absl::StatusOr<std::vector<SoloRun>> RunSolos(const BenchContext& ctx,
+                                              const std::vector<ModelPair>& pairs) {
+  std::vector<SoloRun> solos;
+  for (const ModelPair& pair : pairs) {
+    for (const std::string& model : {pair.first, pair.second}) {
+      if (std::any_of(solos.begin(), solos.end(),
+                      [&](const SoloRun& s) { return s.model == model; })) {
+        continue;
+      }
+      absl::StatusOr<RunResult> r = RunStep(ctx, model + " alone", {ctx.Job(model)});
+      if (!r.ok()) return r.status();
+      solos.push_back({model, *std::move(r)});
+    }
+  }
+  return solos;
 }
 
 absl::StatusOr<RunResult> RunStep(const BenchContext& ctx, const std::string& label,

@@ -63,15 +63,10 @@ std::string Percent(double fraction) { return Fixed(100 * fraction, 1); }
 absl::StatusOr<std::string> RunHarvestMode(const BenchContext& ctx,
                                            const std::vector<ModelPair>& pairs,
                                            const HarvestTiming& controlled) {
+  absl::StatusOr<std::vector<SoloRun>> solos = RunSolos(ctx, pairs);
+  if (!solos.ok()) return solos.status();
   std::map<std::string, double> solo;
-  for (const ModelPair& pair : pairs) {
-    for (const std::string& model : {pair.first, pair.second}) {
-      if (solo.count(model) != 0) continue;
-      absl::StatusOr<RunResult> r = RunStep(ctx, absl::StrCat(model, " alone"), {ctx.Job(model)});
-      if (!r.ok()) return r.status();
-      solo[model] = r->jobs[0].iters_per_s;
-    }
-  }
+  for (const SoloRun& s : *solos) solo[s.model] = s.run.jobs[0].iters_per_s;
 
   Table sweep({"pair (guaranteed+opportunistic)", "opp. share", "guaranteed slowdown %",
                "opportunistic it/s", "of solo", "opp. GPU time %"});
@@ -87,14 +82,8 @@ absl::StatusOr<std::string> RunHarvestMode(const BenchContext& ctx,
     const double solo_o = solo[pair.second];
     std::optional<std::pair<double, Measured>> best;
     for (double share : kSweepShares) {
-      JobSpec guaranteed = ctx.Job(pair.first);
-      guaranteed.priority = "guaranteed";
-      guaranteed.share = 1.0;
-      JobSpec opportunistic = ctx.Job(pair.second);
-      opportunistic.priority = "opportunistic";
-      opportunistic.share = share;
-      absl::StatusOr<RunResult> r = RunStep(
-          ctx, absl::StrFormat("%s, fixed share %g", name, share), {guaranteed, opportunistic});
+      absl::StatusOr<RunResult> r = RunStep(ctx, absl::StrFormat("%s, fixed share %g", name, share),
+                                            ctx.GuaranteedPair(pair, share));
       if (!r.ok()) return r.status();
       const Measured m = Measure(*r, solo_g);
       sweep.AddRow({name, absl::StrFormat("%g", share), Percent(m.guaranteed_slowdown),
@@ -119,16 +108,13 @@ absl::StatusOr<std::string> RunHarvestMode(const BenchContext& ctx,
       return ChildProcess::Start(ctx.paths.coordinator, argv,
                                  CleanEnv(ctx.inherited_env, ctx.paths, ns));
     };
-    JobSpec guaranteed = ctx.Job(pair.first);
-    guaranteed.priority = "guaranteed";
-    guaranteed.shim_env = {"IASHIM_COORDINATOR=" + router, "IASHIM_JOB=harvest-guaranteed"};
-    JobSpec opportunistic = ctx.Job(pair.second);
-    opportunistic.priority = "opportunistic";
-    opportunistic.shim_env = {"IASHIM_COORDINATOR=" + router, "IASHIM_JOB=harvest-opportunistic"};
+    std::vector<JobSpec> jobs = ctx.GuaranteedPair(pair, std::nullopt);
+    jobs[0].shim_env = {"IASHIM_COORDINATOR=" + router, "IASHIM_JOB=harvest-guaranteed"};
+    jobs[1].shim_env = {"IASHIM_COORDINATOR=" + router, "IASHIM_JOB=harvest-opportunistic"};
     absl::StatusOr<RunResult> r =
         RunStep(loop_ctx, absl::StrFormat("%s, control loop (%g s to settle, %g s measured)", name,
                                           controlled.settle_s, controlled.window_s),
-                {guaranteed, opportunistic}, coordinator);
+                jobs, coordinator);
     if (!r.ok()) return r.status();
     const Measured loop = Measure(*r, solo_g);
     const double best_o = best ? best->second.opportunistic_it_s : 0;

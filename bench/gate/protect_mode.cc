@@ -18,33 +18,24 @@ absl::StatusOr<std::string> RunProtectMode(const BenchContext& ctx,
                                            const std::vector<ModelPair>& pairs) {
   // Solo first: every fraction below is against the model alone on the GPU,
   // with the shim loaded and unthrottled. Jobs keep their profile's host gap.
+  absl::StatusOr<std::vector<SoloRun>> solos = RunSolos(ctx, pairs);
+  if (!solos.ok()) return solos.status();
   std::map<std::string, double> solo;
   Table solo_table({"model", "solo it/s", "GPU busy %"});
-  for (const ModelPair& pair : pairs) {
-    for (const std::string& model : {pair.first, pair.second}) {
-      if (solo.count(model) != 0) continue;
-      absl::StatusOr<RunResult> r = RunStep(ctx, absl::StrCat(model, " alone"), {ctx.Job(model)});
-      if (!r.ok()) return r.status();
-      solo[model] = r->jobs[0].iters_per_s;
-      solo_table.AddRow(
-          {model, Fixed(r->jobs[0].iters_per_s, 2), Fixed(100 * r->busy_fraction, 0)});
-    }
+  for (const SoloRun& s : *solos) {
+    solo[s.model] = s.run.jobs[0].iters_per_s;
+    solo_table.AddRow(
+        {s.model, Fixed(s.run.jobs[0].iters_per_s, 2), Fixed(100 * s.run.busy_fraction, 0)});
   }
 
   Table table({"pair (guaranteed+opportunistic)", "opp. share", "guaranteed it/s", "of solo",
                "opportunistic it/s", "of solo", "GPU busy %"});
   for (const ModelPair& pair : pairs) {
     for (double share : kOpportunisticShares) {
-      JobSpec guaranteed = ctx.Job(pair.first);
-      guaranteed.priority = "guaranteed";
-      guaranteed.share = 1.0;
-      JobSpec opportunistic = ctx.Job(pair.second);
-      opportunistic.priority = "opportunistic";
-      opportunistic.share = share;
       const std::string name = absl::StrCat(pair.first, "+", pair.second);
       absl::StatusOr<RunResult> r =
           RunStep(ctx, absl::StrFormat("%s, opportunistic share %g", name, share),
-                  {guaranteed, opportunistic});
+                  ctx.GuaranteedPair(pair, share));
       if (!r.ok()) return r.status();
       const double g = r->jobs[0].iters_per_s;
       const double o = r->jobs[1].iters_per_s;
