@@ -17,10 +17,11 @@
 //    the *gain*.
 //  - Calm (every ratio known and below the calm threshold for calm_s, and
 //    cooldown_s since the last cut): T is raised by increase_step per job
-//    or doubled, whichever is more, but to no more than T * h / mean r (where a linear plant would reach
-//    h * target, h the headroom: a raise cannot jump over the band) and no
-//    more than ceiling * (1 - ceiling_margin). Shares are raised equally
-//    (water-filling).
+//    or doubled, whichever is more, but to no more than T * h / mean r (where
+//    a linear plant would reach h * target, h the headroom: a raise cannot
+//    jump over the band; mean r over the samples since the last change, or
+//    the calm run's if higher) and no more than ceiling * (1 - ceiling_margin).
+//    Shares are raised equally (water-filling).
 //  - Between (calm threshold <= r <= 1): hold, unless the mean since the
 //    last change, over trim_samples or more, sits in the upper half of
 //    [headroom, 1] by more than its standard error twice: then trim every
@@ -36,10 +37,10 @@
 // the first decrease_hold_s after a change: a measurement still settling
 // drifts, and neither that drift nor the jump of a lagged EWMA right after a
 // change is noise; the median keeps a few such outliers from widening the
-// band. Then the calm
-// threshold is 1 - noise_margin * sd and the headroom 1 - headroom_margin *
-// sd, within [min_calm_ratio, calm_ratio] and [that + 0.05, quiet_headroom].
-// Until the noise is known: min_calm_ratio and headroom.
+// band. Then the calm threshold is 1 - noise_margin * sd and the headroom
+// 1 - headroom_margin * sd, within [min_calm_ratio, calm_ratio] and
+// [that + 0.05, quiet_headroom]. Until the noise is known: min_calm_ratio and
+// headroom.
 // The ceiling rises slowly (ceiling_rise_per_s, relative), so a GPU whose
 // guaranteed job later suffers less is given more in time; it is dropped at
 // once when the evidence says the plant changed: the set of jobs changed, or
