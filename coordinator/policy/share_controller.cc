@@ -46,6 +46,17 @@ uint64_t Membership(std::span<const GuaranteedJob> guaranteed,
   return h;
 }
 
+// Multiplies every share by `factor`, none below `min`. True if any fell.
+bool Scale(double factor, double min, std::vector<JobShare>& shares) {
+  bool fell = false;
+  for (JobShare& s : shares) {
+    const double scaled = std::max(min, s.share * factor);
+    fell = fell || scaled < s.share - kEpsilon;
+    s.share = scaled;
+  }
+  return fell;
+}
+
 // Adds `delta` to the total in equal parts, capping each share at `max` and
 // handing what a capped job cannot take to the others.
 void Distribute(double delta, double max, std::vector<JobShare>& shares) {
@@ -222,7 +233,7 @@ ShareAction ShareController::Control(int64_t now_ns, std::optional<double> worst
   // under noise (a run counts as calm because its samples happened to be).
   const double calm_mean = state_.calm_ratio_sum / static_cast<double>(state_.calm_steps);
   const double ratio = state_.spread_n >= std::max<int64_t>(options_.noise_samples, 2)
-                           ? std::max(calm_mean, state_.spread_sum / static_cast<double>(state_.spread_n))
+                           ? std::max(calm_mean, OperatingPointMean())
                            : calm_mean;
   return Raise(ratio, SecondsSince(now_ns, state_.calm_since_ns), shares);
 }
@@ -235,19 +246,16 @@ bool ShareController::Trim(const Band& band, std::vector<JobShare>& shares) {
   // aimed, and a small step back restores the margin that noise and a
   // measurement's bias need. Anywhere else in the band the controller holds.
   if (state_.ratio_sd < 0 || state_.spread_n < options_.trim_samples) return false;
-  const double n = static_cast<double>(state_.spread_n);
-  const double mean = state_.spread_sum / n;
+  const double mean = OperatingPointMean();
   const double upper_half = (1.0 + band.headroom) / 2;
-  if (mean - 2 * state_.ratio_sd / std::sqrt(n) <= upper_half) return false;
-  const double factor = std::max(band.headroom / mean, 1.0 - options_.max_trim);
-  const double min_share = options_.min_share;
-  bool moved = false;
-  for (JobShare& s : shares) {
-    const double trimmed = std::max(min_share, s.share * factor);
-    moved = moved || trimmed < s.share - kEpsilon;
-    s.share = trimmed;
-  }
-  return moved;
+  const double standard_error = state_.ratio_sd / std::sqrt(static_cast<double>(state_.spread_n));
+  if (mean - 2 * standard_error <= upper_half) return false;
+  return Scale(std::max(band.headroom / mean, 1.0 - options_.max_trim), options_.min_share,
+               shares);
+}
+
+double ShareController::OperatingPointMean() const {
+  return state_.spread_n > 0 ? state_.spread_sum / static_cast<double>(state_.spread_n) : 0;
 }
 
 void ShareController::RestartSpread() {
@@ -320,7 +328,7 @@ ShareAction ShareController::Cut(int64_t now_ns, double ratio, std::vector<JobSh
   state_.violating = true;
   const double factor = std::clamp(1.0 - options_.decrease_gain * (mean_ratio - 1.0),
                                    options_.max_cut, 1.0 - options_.min_cut);
-  for (JobShare& s : shares) s.share = std::max(min_share, s.share * factor);
+  Scale(factor, min_share, shares);
   state_.last_cut_ns = now_ns;
   state_.over_steps = 0;
   state_.over_ratio_sum = 0;

@@ -201,6 +201,8 @@ class ShareController {
   void NoteSpread(int64_t now_ns, double ratio);
   // A new operating point: its mean starts afresh; the noise estimate stands.
   void RestartSpread();
+  // The mean worst ratio since the shares last changed (0 before a sample).
+  double OperatingPointMean() const;
   // The calm threshold and the headroom for the noise measured so far.
   struct Band {
     double calm;
