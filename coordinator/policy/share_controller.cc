@@ -250,8 +250,7 @@ bool ShareController::Trim(const Band& band, std::vector<JobShare>& shares) {
   const double upper_half = (1.0 + band.headroom) / 2;
   const double standard_error = state_.ratio_sd / std::sqrt(static_cast<double>(state_.spread_n));
   if (mean - 2 * standard_error <= upper_half) return false;
-  return Scale(std::max(band.headroom / mean, 1.0 - options_.max_trim), options_.min_share,
-               shares);
+  return Scale(std::max(band.headroom / mean, 1.0 - options_.max_trim), options_.min_share, shares);
 }
 
 double ShareController::OperatingPointMean() const {

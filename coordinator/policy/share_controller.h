@@ -97,11 +97,11 @@ struct ShareControllerOptions {
   double decrease_hold_s = 3.0;  // between cuts: the measurement's lag
   double cooldown_s = 10.0;      // after a cut, before any raise
 
-  double calm_ratio = 0.85;     // calm: every slowdown < calm_ratio * target, at most...
-  double min_calm_ratio = 0.5;  // ...and at least this, by the noise (above)
-  double calm_s = 3.0;          // calm this long before (each) raise
-  double increase_step = 0.05;  // per job, per raise
-  double headroom = 0.85;       // a raise aims no higher than headroom * target...
+  double calm_ratio = 0.85;      // calm: every slowdown < calm_ratio * target, at most...
+  double min_calm_ratio = 0.5;   // ...and at least this, by the noise (above)
+  double calm_s = 3.0;           // calm this long before (each) raise
+  double increase_step = 0.05;   // per job, per raise
+  double headroom = 0.85;        // a raise aims no higher than headroom * target...
   double quiet_headroom = 0.90;  // ...or this, once the measurement is known to be steady
   double noise_margin = 3.0;     // calm threshold: 1 - noise_margin * sd
   double headroom_margin = 2.0;  // headroom: 1 - headroom_margin * sd
