@@ -174,6 +174,16 @@ void Driver::ReturnDeviceMemory(int ordinal, size_t bytes) {
 }
 
 CUresult Driver::Allocate(int ordinal, size_t bytes, CUdeviceptr* out, MemPool* pool) {
+  uint64_t id;
+  return AllocateTagged(ordinal, bytes, out, pool, false, &id);
+}
+
+CUresult Driver::AllocateForGraph(int ordinal, size_t bytes, CUdeviceptr* out, uint64_t* id) {
+  return AllocateTagged(ordinal, bytes, out, nullptr, true, id);
+}
+
+CUresult Driver::AllocateTagged(int ordinal, size_t bytes, CUdeviceptr* out, MemPool* pool,
+                                bool graph, uint64_t* id) {
   if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
   if (pool != nullptr) {
     // The pool's bound is checked and taken first, so that concurrent
@@ -204,18 +214,23 @@ CUresult Driver::Allocate(int ordinal, size_t bytes, CUdeviceptr* out, MemPool* 
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   std::lock_guard<std::mutex> lock(mu_);
-  allocations_[reinterpret_cast<uintptr_t>(p)] = {bytes, visible_[ordinal], p, mapped, pool};
+  *id = next_allocation_id_++;
+  allocations_[reinterpret_cast<uintptr_t>(p)] = {bytes, visible_[ordinal], p, mapped, pool, *id,
+                                                  graph};
   *out = reinterpret_cast<CUdeviceptr>(p);
   return CUDA_SUCCESS;
 }
 
-CUresult Driver::Free(CUdeviceptr ptr) {
+CUresult Driver::Free(CUdeviceptr ptr) { return FreeGraphAllocation(ptr, 0); }
+
+CUresult Driver::FreeGraphAllocation(CUdeviceptr ptr, uint64_t id) {
   Allocation a;
   SharedDevice* dev;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = allocations_.find(static_cast<uintptr_t>(ptr));
     if (it == allocations_.end()) return CUDA_ERROR_INVALID_VALUE;
+    if (id != 0 && it->second.id != id) return CUDA_ERROR_INVALID_VALUE;
     a = it->second;
     allocations_.erase(it);
     dev = devices_[a.physical].get();
@@ -228,6 +243,12 @@ CUresult Driver::Free(CUdeviceptr ptr) {
   SharedDevice::Lock lock(*dev);
   ReturnMemory(lock.state(), dev->process_slot(), a.bytes);
   return CUDA_SUCCESS;
+}
+
+bool Driver::IsGraphAllocation(CUdeviceptr ptr) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = allocations_.find(static_cast<uintptr_t>(ptr));
+  return it != allocations_.end() && it->second.graph;
 }
 
 bool Driver::Contains(CUdeviceptr ptr, size_t bytes, bool write) {
@@ -329,6 +350,11 @@ Function* AsKernel(CUkernel k) {
 Graph* AsGraph(CUgraph g) { return FromHandle<Graph>(g, kGraphMagic); }
 GraphExec* AsGraphExec(CUgraphExec g) { return FromHandle<GraphExec>(g, kGraphExecMagic); }
 MemPool* AsMemPool(CUmemoryPool p) { return FromHandle<MemPool>(p, kMemPoolMagic); }
+GraphNode* AsGraphNode(CUgraphNode n) { return FromHandle<GraphNode>(n, kGraphNodeMagic); }
+Array* AsArray(CUarray a) { return FromHandle<Array>(a, kArrayMagic); }
+MipmappedArray* AsMipmappedArray(CUmipmappedArray m) {
+  return FromHandle<MipmappedArray>(m, kMipmappedArrayMagic);
+}
 
 Function* FindFunction(const std::vector<std::unique_ptr<Function>>& functions, const char* name) {
   for (const auto& f : functions) {

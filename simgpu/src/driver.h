@@ -36,6 +36,9 @@ inline constexpr uint32_t kLibraryMagic = 0x11B7A7u;
 inline constexpr uint32_t kGraphMagic = 0x67A9Fu;
 inline constexpr uint32_t kGraphExecMagic = 0x67A9FE8u;
 inline constexpr uint32_t kMemPoolMagic = 0x3E3900u;
+inline constexpr uint32_t kGraphNodeMagic = 0x67A9F40u;
+inline constexpr uint32_t kArrayMagic = 0xA77A4u;
+inline constexpr uint32_t kMipmappedArrayMagic = 0x313A77A4u;
 
 struct Context;
 struct Graph;
@@ -84,6 +87,13 @@ struct Function {
   Module* module = nullptr;    // set for cuModuleGetFunction's functions
   Library* library = nullptr;  // set for a library's kernels
   KernelModel model;
+  // What the legacy launch API (cuFuncSetBlockShape, cuParamSet*) set for
+  // cuLaunch/cuLaunchGrid(Async); a block of 0 threads means never set.
+  std::mutex legacy_mu;
+  unsigned block[3] = {0, 0, 0};
+  unsigned shared_bytes = 0;
+  unsigned param_size = 0;
+  std::vector<unsigned char> params;
 };
 
 struct Event {
@@ -101,15 +111,25 @@ struct Event {
   bool captured = false;
 };
 
-// One operation of a graph: a kernel launch or an event record.
+enum class NodeKind { kKernel, kEventRecord, kMemAlloc, kMemFree };
+
+// One operation of a graph: a kernel launch, an event record, or a memory
+// allocation or free (entry_graph_memory.cc), which does its work when added.
 struct GraphNode {
-  OpKind kind = OpKind::kKernel;
+  uint32_t magic = kGraphNodeMagic;
+  NodeKind kind = NodeKind::kKernel;
   KernelModel model;       // kKernel: a copy, so the graph outlives its module
   uint64_t blocks = 0;     // kKernel
   Event* event = nullptr;  // kEventRecord
+  CUdeviceptr dptr = 0;    // kMemAlloc, kMemFree
+  uint64_t alloc_id = 0;   // kMemAlloc: Driver's id of the allocation
+  // kMemAlloc: the parameters as given, with the access descriptors copied.
+  CUDA_MEM_ALLOC_NODE_PARAMS alloc{};
+  std::vector<CUmemAccessDesc> access;
 };
 
-// A graph made by stream capture: its nodes run in order.
+// A graph made by stream capture, or by cuGraphCreate and memory nodes: its
+// nodes run in order.
 struct Graph {
   uint32_t magic = kGraphMagic;
   Context* ctx = nullptr;
@@ -148,6 +168,25 @@ struct Allocation {
   void* base;
   size_t mapped;
   MemPool* pool;  // the pool it came from, or null
+  uint64_t id;    // tells it from a later allocation at the same address
+  bool graph;     // made by a graph's memory-allocation node
+};
+
+// A CUDA array (cuArrayCreate, cuArray3DCreate). It holds device memory
+// without an address (ReserveDeviceMemory): simgpu moves no texels.
+struct Array {
+  uint32_t magic = kArrayMagic;
+  CUDA_ARRAY3D_DESCRIPTOR desc{};
+  int ordinal = 0;
+  size_t bytes = 0;
+};
+
+struct MipmappedArray {
+  uint32_t magic = kMipmappedArrayMagic;
+  CUDA_ARRAY3D_DESCRIPTOR desc{};
+  unsigned levels = 0;
+  int ordinal = 0;
+  size_t bytes = 0;
 };
 
 class Driver {
@@ -178,7 +217,14 @@ class Driver {
   // allocations cost no RAM until touched. Allocates on visible device
   // `ordinal`, counting against `pool` if given.
   CUresult Allocate(int ordinal, size_t bytes, CUdeviceptr* out, MemPool* pool = nullptr);
+  // An allocation of a graph's memory-allocation node; `*id` names it for FreeGraphAllocation.
+  CUresult AllocateForGraph(int ordinal, size_t bytes, CUdeviceptr* out, uint64_t* id);
   CUresult Free(CUdeviceptr ptr);
+  // Frees `ptr` if it is still the graph allocation `id` (cuMemFree may have
+  // freed it, and the address been reused, since).
+  CUresult FreeGraphAllocation(CUdeviceptr ptr, uint64_t id);
+  // Whether `ptr` is the start of a live allocation of a graph's allocation node.
+  bool IsGraphAllocation(CUdeviceptr ptr);
   // Whether [ptr, ptr + bytes) lies in one allocation, or in mapped virtual
   // memory that grants read (or, with `write`, read-write) access.
   bool Contains(CUdeviceptr ptr, size_t bytes, bool write = false);
@@ -198,6 +244,8 @@ class Driver {
  private:
   Driver() = default;
   CUresult DoInit();
+  CUresult AllocateTagged(int ordinal, size_t bytes, CUdeviceptr* out, MemPool* pool, bool graph,
+                          uint64_t* id);
 
   std::atomic<CUresult> init_result_{CUDA_ERROR_NOT_INITIALIZED};
   std::once_flag init_once_;
@@ -212,6 +260,7 @@ class Driver {
   std::vector<unsigned> primary_flags_;
   std::map<uintptr_t, Allocation> allocations_;
   std::vector<MemPool*> default_pools_;  // by ordinal
+  uint64_t next_allocation_id_ = 1;
 };
 
 // CUDA_SUCCESS if the driver is initialised and `ordinal` is a visible device.
@@ -234,6 +283,9 @@ Function* AsKernel(CUkernel k);
 Graph* AsGraph(CUgraph g);
 GraphExec* AsGraphExec(CUgraphExec g);
 MemPool* AsMemPool(CUmemoryPool p);
+GraphNode* AsGraphNode(CUgraphNode n);
+Array* AsArray(CUarray a);
+MipmappedArray* AsMipmappedArray(CUmipmappedArray m);
 
 // The function called `name` among a module's or library's, or null.
 Function* FindFunction(const std::vector<std::unique_ptr<Function>>& functions, const char* name);
@@ -242,6 +294,12 @@ Function* FindFunction(const std::vector<std::unique_ptr<Function>>& functions, 
 // stream, or this thread's stream when `per_thread` (the _ptsz/_ptds entry
 // points, or CU_STREAM_PER_THREAD). Returns nullptr if invalid.
 Stream* ResolveStream(CUstream s, bool per_thread, CUresult* rc);
+
+// Launches `blocks` of `f`, or captures the launch if the stream captures; every
+// launch entry point goes through it (entry_launch.cc).
+CUresult LaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                      unsigned by, unsigned bz, CUstream hstream, bool per_thread,
+                      bool cooperative);
 
 // Enqueues `op` on `stream`, blocking while its queue is full. Returns its seq.
 uint64_t EnqueueBlocking(Stream* stream, const Op& op);
@@ -285,6 +343,11 @@ CUresult RejectIfContextCapturing(Context* ctx);
 void AbortCapture(Stream* stream);
 // Whether `graph` is still being captured into.
 bool BeingCaptured(Graph* graph);
+
+// ---- Graph memory nodes (entry_graph_memory.cc) ----------------------------
+// Gives back the memory of every allocation node of `graph` that a free node
+// of the same graph frees (at cuGraphDestroy).
+void ReleaseGraphMemory(Graph* graph);
 
 // ---- Virtual memory (entry_vmm.cc) -----------------------------------------
 // Whether [ptr, ptr + bytes) is contiguous mapped virtual memory with at least

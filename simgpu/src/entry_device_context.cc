@@ -137,6 +137,7 @@ SIMGPU_EXPORT CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attri
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED:
     case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
     case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: *value = 1; break;
+    case CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: *value = 1; break;
     case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: *value = 2; break;
     case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: *value = dev + 1; break;
     default: *value = 0; break;  // not modelled

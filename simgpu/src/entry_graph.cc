@@ -3,7 +3,8 @@
 // A captured graph is the stream's kernel launches and external event records in
 // order (stream_capture.cc). Instantiating copies them; launching enqueues them
 // on the launch stream, so a graph takes the same simulated time as the work it
-// captured. Graphs built node by node (cuGraphAdd*Node) are not modelled.
+// captured. Of the graphs built node by node, only memory nodes are modelled
+// (entry_graph_memory.cc).
 #include <cstdio>
 
 #include "simgpu/src/driver.h"
@@ -12,6 +13,7 @@ using simgpu::Event;
 using simgpu::Graph;
 using simgpu::GraphExec;
 using simgpu::GraphNode;
+using simgpu::NodeKind;
 using simgpu::Stream;
 
 namespace {
@@ -123,8 +125,11 @@ CUresult Launch(CUgraphExec hexec, CUstream h, bool per_thread) {
   CUresult rc;
   Stream* s = simgpu::ResolveStream(h, per_thread, &rc);
   if (s == nullptr) return rc;
-  if (s->ctx->dev != exec->ctx->dev) return CUDA_ERROR_INVALID_VALUE;
+  // A graph made by cuGraphCreate outside any context may launch anywhere.
+  if (exec->ctx != nullptr && s->ctx->dev != exec->ctx->dev) return CUDA_ERROR_INVALID_VALUE;
   for (const GraphNode& node : exec->nodes) {
+    // Memory nodes did their work when added (entry_graph_memory.cc).
+    if (node.kind == NodeKind::kMemAlloc || node.kind == NodeKind::kMemFree) continue;
     // Launched into a capture, the graph's work joins it (as a child graph would).
     if (simgpu::Capturing(s)) {
       bool captured = false;
@@ -132,7 +137,7 @@ CUresult Launch(CUgraphExec hexec, CUstream h, bool per_thread) {
       if (rc != CUDA_SUCCESS) return rc;
       if (captured) continue;
     }
-    if (node.kind == simgpu::OpKind::kKernel) {
+    if (node.kind == NodeKind::kKernel) {
       simgpu::EnqueueBlocking(s, simgpu::KernelOp(node.model, node.blocks, s));
     } else if (Event* e = simgpu::AsEvent(reinterpret_cast<CUevent>(node.event));
                e != nullptr && e->ctx->dev == s->ctx->dev) {
@@ -255,6 +260,8 @@ SIMGPU_EXPORT CUresult cuGraphDestroy(CUgraph hgraph) {
   Graph* g = simgpu::AsGraph(hgraph);
   // A graph being captured belongs to its capture until cuStreamEndCapture.
   if (g == nullptr || simgpu::BeingCaptured(g)) return CUDA_ERROR_INVALID_VALUE;
+  simgpu::ReleaseGraphMemory(g);
+  for (auto& node : g->nodes) node->magic = 0;
   g->magic = 0;
   delete g;
   return CUDA_SUCCESS;

@@ -3,8 +3,10 @@
 // capturing stream the launch is recorded into the capture's graph instead.
 //
 // A CUkernel (cuLibraryGetKernel) may be passed as the CUfunction, as on CUDA 12:
-// both handles are simgpu Function objects.
+// both handles are simgpu Function objects. The legacy launches (cuLaunchGrid
+// and its block-shape and parameter calls) are in entry_launch_legacy.cc.
 #include <algorithm>
+#include <vector>
 
 #include "simgpu/src/driver.h"
 
@@ -24,30 +26,14 @@ uint64_t MaxCoResidentBlocks(uint64_t threads_per_block, int sm_count) {
   return uint64_t(sm_count) * std::min(kBlocksPerSm, kThreadsPerSm / threads_per_block);
 }
 
-CUresult Launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                unsigned bz, CUstream hstream, bool per_thread, bool cooperative) {
-  Function* fn = simgpu::AsFunction(f);
-  if (fn == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+// A grid's dimensions and block shape; block threads within 1..1024.
+bool ValidShape(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz) {
   const uint64_t threads = uint64_t(bx) * by * bz;
-  if (gx == 0 || gy == 0 || gz == 0 || threads == 0 || threads > 1024)
-    return CUDA_ERROR_INVALID_VALUE;
-  CUresult rc;
-  Stream* stream = simgpu::ResolveStream(hstream, per_thread, &rc);
-  if (stream == nullptr) return rc;
-  const uint64_t blocks = uint64_t(gx) * gy * gz;
-  if (cooperative && blocks > MaxCoResidentBlocks(threads, stream->ctx->dev->state().spec.sm_count))
-    return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
-  if (simgpu::Capturing(stream)) {
-    simgpu::GraphNode node;
-    node.kind = simgpu::OpKind::kKernel;
-    node.model = fn->model;
-    node.blocks = blocks;
-    bool captured = false;
-    rc = simgpu::CaptureNode(stream, node, &captured);
-    if (rc != CUDA_SUCCESS || captured) return rc;
-  }
-  simgpu::EnqueueBlocking(stream, simgpu::KernelOp(fn->model, blocks, stream));
-  return CUDA_SUCCESS;
+  return gx != 0 && gy != 0 && gz != 0 && threads != 0 && threads <= 1024;
+}
+
+bool FitsCoResident(uint64_t blocks, uint64_t threads, const Stream* stream) {
+  return blocks <= MaxCoResidentBlocks(threads, stream->ctx->dev->state().spec.sm_count);
 }
 
 CUresult LaunchEx(const CUlaunchConfig* config, CUfunction f, bool per_thread) {
@@ -59,24 +45,91 @@ CUresult LaunchEx(const CUlaunchConfig* config, CUfunction f, bool per_thread) {
     if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE)
       cooperative = config->attrs[i].value.cooperative != 0;
   }
-  return Launch(f, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX,
-                config->blockDimY, config->blockDimZ, config->hStream, per_thread, cooperative);
+  return simgpu::LaunchKernel(f, config->gridDimX, config->gridDimY, config->gridDimZ,
+                              config->blockDimX, config->blockDimY, config->blockDimZ,
+                              config->hStream, per_thread, cooperative);
+}
+
+// cuLaunchCooperativeKernelMultiDevice's rules, checked for every entry before
+// any is launched: one grid and block shape for all, each on a stream of its
+// own device that is not a default stream, each grid co-resident.
+CUresult CheckMultiDevice(const CUDA_LAUNCH_PARAMS* list, unsigned count, unsigned flags) {
+  constexpr unsigned kFlags = CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC |
+                              CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_POST_LAUNCH_SYNC;
+  if (list == nullptr || count == 0 || (flags & ~kFlags) != 0) return CUDA_ERROR_INVALID_VALUE;
+  std::vector<int> devices;
+  for (unsigned i = 0; i < count; ++i) {
+    const CUDA_LAUNCH_PARAMS& p = list[i];
+    const CUDA_LAUNCH_PARAMS& first = list[0];
+    if (p.gridDimX != first.gridDimX || p.gridDimY != first.gridDimY ||
+        p.gridDimZ != first.gridDimZ || p.blockDimX != first.blockDimX ||
+        p.blockDimY != first.blockDimY || p.blockDimZ != first.blockDimZ ||
+        p.sharedMemBytes != first.sharedMemBytes)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (!ValidShape(p.gridDimX, p.gridDimY, p.gridDimZ, p.blockDimX, p.blockDimY, p.blockDimZ))
+      return CUDA_ERROR_INVALID_VALUE;
+    const Function* fn = simgpu::AsFunction(p.function);
+    if (fn == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+    // The streams say which device each kernel runs on: default streams cannot.
+    if (p.hStream == nullptr || p.hStream == CU_STREAM_LEGACY || p.hStream == CU_STREAM_PER_THREAD)
+      return CUDA_ERROR_INVALID_VALUE;
+    const Stream* s = simgpu::AsStream(p.hStream);
+    if (s == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+    // A module's function belongs to its context; a library's kernel to none.
+    if (fn->module != nullptr && fn->module->ctx != s->ctx) return CUDA_ERROR_INVALID_CONTEXT;
+    for (int d : devices) {
+      if (d == s->ctx->physical) return CUDA_ERROR_INVALID_VALUE;
+    }
+    devices.push_back(s->ctx->physical);
+    const uint64_t threads = uint64_t(p.blockDimX) * p.blockDimY * p.blockDimZ;
+    if (!FitsCoResident(uint64_t(p.gridDimX) * p.gridDimY * p.gridDimZ, threads, s))
+      return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+  }
+  return CUDA_SUCCESS;
 }
 
 }  // namespace
+
+namespace simgpu {
+
+CUresult LaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                      unsigned bz, CUstream hstream, bool per_thread, bool cooperative) {
+  Function* fn = AsFunction(f);
+  if (fn == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  if (!ValidShape(gx, gy, gz, bx, by, bz)) return CUDA_ERROR_INVALID_VALUE;
+  CUresult rc;
+  Stream* stream = ResolveStream(hstream, per_thread, &rc);
+  if (stream == nullptr) return rc;
+  const uint64_t blocks = uint64_t(gx) * gy * gz;
+  if (cooperative && !FitsCoResident(blocks, uint64_t(bx) * by * bz, stream))
+    return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+  if (Capturing(stream)) {
+    GraphNode node;
+    node.kind = NodeKind::kKernel;
+    node.model = fn->model;
+    node.blocks = blocks;
+    bool captured = false;
+    rc = CaptureNode(stream, node, &captured);
+    if (rc != CUDA_SUCCESS || captured) return rc;
+  }
+  EnqueueBlocking(stream, KernelOp(fn->model, blocks, stream));
+  return CUDA_SUCCESS;
+}
+
+}  // namespace simgpu
 
 SIMGPU_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
                                       unsigned int gz, unsigned int bx, unsigned int by,
                                       unsigned int bz, unsigned int, CUstream hstream, void**,
                                       void**) {
-  return Launch(f, gx, gy, gz, bx, by, bz, hstream, false, false);
+  return simgpu::LaunchKernel(f, gx, gy, gz, bx, by, bz, hstream, false, false);
 }
 
 SIMGPU_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy,
                                            unsigned int gz, unsigned int bx, unsigned int by,
                                            unsigned int bz, unsigned int, CUstream hstream, void**,
                                            void**) {
-  return Launch(f, gx, gy, gz, bx, by, bz, hstream, true, false);
+  return simgpu::LaunchKernel(f, gx, gy, gz, bx, by, bz, hstream, true, false);
 }
 
 SIMGPU_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void**,
@@ -93,7 +146,7 @@ SIMGPU_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, 
                                                  unsigned int gz, unsigned int bx, unsigned int by,
                                                  unsigned int bz, unsigned int, CUstream hstream,
                                                  void**) {
-  return Launch(f, gx, gy, gz, bx, by, bz, hstream, false, true);
+  return simgpu::LaunchKernel(f, gx, gy, gz, bx, by, bz, hstream, false, true);
 }
 
 SIMGPU_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gx,
@@ -101,5 +154,22 @@ SIMGPU_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int
                                                       unsigned int bx, unsigned int by,
                                                       unsigned int bz, unsigned int,
                                                       CUstream hstream, void**) {
-  return Launch(f, gx, gy, gz, bx, by, bz, hstream, true, true);
+  return simgpu::LaunchKernel(f, gx, gy, gz, bx, by, bz, hstream, true, true);
+}
+
+// The kernels run side by side on their devices, each as a cooperative launch on
+// its stream. The grid-wide barrier across devices before and after (unless the
+// NO_PRE/NO_POST_LAUNCH_SYNC flags) is not modelled: each stream runs on its own.
+SIMGPU_EXPORT CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS* list,
+                                                            unsigned int count,
+                                                            unsigned int flags) {
+  if (CUresult rc = CheckMultiDevice(list, count, flags); rc != CUDA_SUCCESS) return rc;
+  for (unsigned i = 0; i < count; ++i) {
+    const CUDA_LAUNCH_PARAMS& p = list[i];
+    const CUresult rc =
+        simgpu::LaunchKernel(p.function, p.gridDimX, p.gridDimY, p.gridDimZ, p.blockDimX,
+                             p.blockDimY, p.blockDimZ, p.hStream, false, true);
+    if (rc != CUDA_SUCCESS) return rc;
+  }
+  return CUDA_SUCCESS;
 }

@@ -47,7 +47,7 @@ CUresult EventRecord(CUevent h, CUstream hs, unsigned flags, bool per_thread) {
     if (flags & CU_EVENT_RECORD_EXTERNAL) {
       // An external record becomes a graph node that records the event when run.
       simgpu::GraphNode node;
-      node.kind = simgpu::OpKind::kEventRecord;
+      node.kind = simgpu::NodeKind::kEventRecord;
       node.event = e;
       bool captured = false;
       rc = simgpu::CaptureNode(s, node, &captured);

@@ -21,9 +21,13 @@ size_t SkipSpaces(const std::string& s, size_t i) {
   return i;
 }
 
-// Matches "CUresult CUDAAPI cuName(" at the start of a line (after spaces).
+// Matches "CUresult CUDAAPI cuName(" at the start of a line (after spaces, and
+// after "__CUDA_DEPRECATED " for the deprecated entry points drivers still export).
 bool FunctionName(const std::string& line, std::string* name) {
   size_t i = SkipSpaces(line, 0);
+  const std::string deprecated = "__CUDA_DEPRECATED";
+  if (line.compare(i, deprecated.size(), deprecated) == 0)
+    i = SkipSpaces(line, i + deprecated.size());
   for (const char* word : {"CUresult", "CUDAAPI"}) {
     const std::string w = word;
     if (line.compare(i, w.size(), w) != 0) return false;

@@ -215,9 +215,9 @@ TEST_F(DriverApiTest, ProcAddressHonoursVersionsAndPerThreadFlag) {
   EXPECT_EQ(cuGetProcAddress_v2("cuNoSuchThing", &fn, 12000, 0, &status), CUDA_ERROR_NOT_FOUND);
   EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
   // An entry point simgpu lacks resolves to a stub that says so.
-  ASSERT_CU(cuGetProcAddress_v2("cuArrayCreate", &fn, 12000, 0, &status));
-  auto array_create = reinterpret_cast<CUresult (*)(CUarray*, const CUDA_ARRAY_DESCRIPTOR*)>(fn);
-  EXPECT_EQ(array_create(nullptr, nullptr), CUDA_ERROR_NOT_SUPPORTED);
+  ASSERT_CU(cuGetProcAddress_v2("cuMemsetD8", &fn, 12000, 0, &status));
+  auto memset_d8 = reinterpret_cast<CUresult (*)(CUdeviceptr, unsigned char, size_t)>(fn);
+  EXPECT_EQ(memset_d8(0, 0, 0), CUDA_ERROR_NOT_SUPPORTED);
   // The v1 lookup (CUDA 11.3 runtimes).
   auto v1 = reinterpret_cast<CUresult (*)(const char*, void**, int, cuuint64_t)>(
       Sym("cuGetProcAddress"));
