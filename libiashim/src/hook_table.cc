@@ -72,6 +72,10 @@ bool IsLaunchHook(int hook) {
     case Entry::k_cuLaunchCooperativeKernel_ptsz:
     case Entry::k_cuGraphLaunch:
     case Entry::k_cuGraphLaunch_ptsz:
+    case Entry::k_cuLaunch:
+    case Entry::k_cuLaunchGrid:
+    case Entry::k_cuLaunchGridAsync:
+    case Entry::k_cuLaunchCooperativeKernelMultiDevice:
       return true;
     default:
       return false;

@@ -1,5 +1,8 @@
 // Hooks: kernel and graph launches. Each forwards to the real entry point of
-// the same name and records the launch (launch_path.h).
+// the same name and records the launch (launch_path.h). The legacy launches
+// (cuLaunch, cuLaunchGrid, cuLaunchGridAsync: the block shape set beforehand
+// with cuFuncSetBlockShape) and the deprecated multi-device cooperative launch
+// are gated like the others, so no launch family runs past a budget.
 #include "libiashim/src/cuda_api.h"
 #include "libiashim/src/forward.h"
 #include "libiashim/src/launch_path.h"
@@ -64,6 +67,50 @@ CUresult GraphLaunch(Fn real, bool per_thread, CUgraphExec exec, CUstream stream
                          stream, per_thread, [&] { return real(exec, stream); });
 }
 
+// The legacy launches: a grid of w x h blocks of the function's preset shape,
+// which the shim does not track, so the record carries the grid only.
+template <typename Call>
+CUresult LaunchLegacy(const void* f, unsigned gx, unsigned gy, CUstream stream, Call&& call) {
+  iashim::Runtime* rt = ActiveRuntime();
+  if (rt == nullptr) return call();
+  const LaunchShape shape{{gx, gy, 1}, {0, 0, 0}, 0};
+  return InterceptLaunch(rt, RecordKind::kLaunch, CallApi::kLaunchLegacy, f, &shape, stream,
+                         false, call);
+}
+
+// One call launches a kernel on each of several devices' streams. Each is
+// admitted by the budget in turn before the one real call, and recorded as
+// its own launch; the call is not timed (one event pair cannot time kernels on
+// several devices).
+template <typename Fn>
+CUresult LaunchMultiDevice(Fn real, CUDA_LAUNCH_PARAMS* list, unsigned count, unsigned flags) {
+  constexpr unsigned kMaxDevices = 64;
+  iashim::Runtime* rt = ActiveRuntime();
+  iashim::ThreadBuffer* tb = iashim::ThreadBuffer::Current();
+  if (rt == nullptr || real == nullptr || tb == nullptr || list == nullptr || count == 0 ||
+      count > kMaxDevices) {
+    return Forward(real, list, count, flags);
+  }
+  uint32_t kernels[kMaxDevices];
+  const bool gated = rt->gate().throttled();
+  for (unsigned i = 0; i < count; ++i) {
+    kernels[i] = list[i].function != nullptr ? rt->kernels().IdOf(list[i].function) : 0;
+    if (gated) iashim::HoldForBudget(rt, kernels[i], list[i].hStream, false);
+  }
+  const CUresult rc = real(list, count, flags);
+  if (rc != CUDA_SUCCESS) return rc;
+  for (unsigned i = 0; i < count; ++i) {
+    const CUDA_LAUNCH_PARAMS& p = list[i];
+    const LaunchShape shape{{p.gridDimX, p.gridDimY, p.gridDimZ},
+                            {p.blockDimX, p.blockDimY, p.blockDimZ},
+                            p.sharedMemBytes};
+    iashim::Record(tb, RecordKind::kLaunch, CallApi::kLaunchCooperativeMultiDevice, false,
+                   kernels[i], &shape, p.hStream);
+    if (gated) rt->gate().Submitted(p.hStream, false);
+  }
+  return rc;
+}
+
 }  // namespace
 
 IASHIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
@@ -112,4 +159,30 @@ IASHIM_EXPORT CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream) {
 
 IASHIM_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream stream) {
   return GraphLaunch(IASHIM_REAL(cuGraphLaunch_ptsz), true, exec, stream);
+}
+
+IASHIM_EXPORT CUresult cuLaunch(CUfunction f) {
+  auto real = IASHIM_REAL(cuLaunch);
+  if (real == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
+  return LaunchLegacy(f, 1, 1, nullptr, [&] { return real(f); });
+}
+
+IASHIM_EXPORT CUresult cuLaunchGrid(CUfunction f, int width, int height) {
+  auto real = IASHIM_REAL(cuLaunchGrid);
+  if (real == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
+  return LaunchLegacy(f, unsigned(width), unsigned(height), nullptr,
+                      [&] { return real(f, width, height); });
+}
+
+IASHIM_EXPORT CUresult cuLaunchGridAsync(CUfunction f, int width, int height, CUstream stream) {
+  auto real = IASHIM_REAL(cuLaunchGridAsync);
+  if (real == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
+  return LaunchLegacy(f, unsigned(width), unsigned(height), stream,
+                      [&] { return real(f, width, height, stream); });
+}
+
+IASHIM_EXPORT CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS* list,
+                                                            unsigned int count,
+                                                            unsigned int flags) {
+  return LaunchMultiDevice(IASHIM_REAL(cuLaunchCooperativeKernelMultiDevice), list, count, flags);
 }

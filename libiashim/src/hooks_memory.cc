@@ -4,18 +4,16 @@
 // size. Over quota, the call returns CUDA_ERROR_OUT_OF_MEMORY without reaching
 // the driver: the one place the shim says no.
 #include <algorithm>
-#include <atomic>
-#include <string>
 
-#include "common/text/text.h"
+#include "libiashim/src/allocation_path.h"
 #include "libiashim/src/cuda_api.h"
-#include "libiashim/src/cycle_clock.h"
 #include "libiashim/src/forward.h"
-#include "libiashim/src/log.h"
 #include "libiashim/src/real_driver.h"
 #include "libiashim/src/runtime.h"
 
 using iashim::ActiveRuntime;
+using iashim::Allocate;
+using iashim::CurrentDevice;
 using iashim::Forward;
 using iashim::MemoryLedger;
 
@@ -23,73 +21,13 @@ namespace {
 
 constexpr size_t kPitchAlignment = 512;
 
-// The device of the calling thread's current context, or -1.
-int CurrentDevice() {
-  auto get = IASHIM_REAL(cuCtxGetDevice);
-  CUdevice dev = -1;
-  if (get == nullptr || get(&dev) != CUDA_SUCCESS) return -1;
-  return dev;
-}
-
-// One line per refusal, at most one a second (the rest are counted).
-void LogRefusal(const char* call, int device, uint64_t bytes, const MemoryLedger& ledger) {
-  static std::atomic<uint64_t> last_ns{0};
-  static std::atomic<uint64_t> suppressed{0};
-  const uint64_t now = iashim::MonotonicNs();
-  uint64_t last = last_ns.load(std::memory_order_relaxed);
-  if (last != 0 && now - last < 1'000'000'000ULL) {
-    suppressed.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  if (!last_ns.compare_exchange_strong(last, now, std::memory_order_relaxed)) {
-    suppressed.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  const uint64_t quiet = suppressed.exchange(0, std::memory_order_relaxed);
-  try {  // formatting allocates; nothing may escape into the driver API
-    IASHIM_WARN("%s of %s on device %d refused: %s of the %s IASHIM_MEM_LIMIT in use%s", call,
-                iashim::FormatBytes(bytes).c_str(), device,
-                iashim::FormatBytes(ledger.used(device)).c_str(),
-                iashim::FormatBytes(ledger.limit()).c_str(),
-                quiet ? (" (" + std::to_string(quiet) + " more refusals not shown)").c_str() : "");
-  } catch (...) {
-  }
-}
-
-// Reserve on `device`, run `allocate`, record under the key it produced.
-template <typename AllocateFn>
-CUresult Allocate(const char* call, MemoryLedger::Kind kind, int device, uint64_t bytes,
-                  AllocateFn&& allocate) {
-  iashim::Runtime* rt = ActiveRuntime();
-  if (rt == nullptr || device < 0) {
-    uint64_t key;
-    return allocate(&key);
-  }
-  MemoryLedger& ledger = rt->memory();
-  if (!ledger.Reserve(device, bytes)) {
-    iashim::g_counters.mem_refused.fetch_add(1, std::memory_order_relaxed);
-    LogRefusal(call, device, bytes, ledger);
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  }
-  uint64_t key = 0;
-  const CUresult rc = allocate(&key);
-  if (rc == CUDA_SUCCESS) {
-    ledger.Record(kind, key, device, bytes);
-  } else {
-    ledger.Unreserve(device, bytes);
-  }
-  return rc;
-}
-
-void ForgetPointer(CUdeviceptr p) {
-  if (iashim::Runtime* rt = ActiveRuntime()) rt->memory().Forget(MemoryLedger::Kind::kPointer, p);
-}
+void ForgetPointer(CUdeviceptr p) { iashim::Forget(MemoryLedger::Kind::kPointer, p); }
 
 // A device-pointer allocation `real(dptr, args...)`, charged `bytes` on the
-// calling thread's current device.
-template <typename Fn, typename... Args>
-CUresult AllocatePointer(const char* call, Fn real, uint64_t bytes, CUdeviceptr* dptr,
-                         Args... args) {
+// calling thread's current device. `Ptr` is CUdeviceptr, or the 32-bit
+// CUdeviceptr_v1 of the legacy entry points.
+template <typename Ptr, typename Fn, typename... Args>
+CUresult AllocatePointer(const char* call, Fn real, uint64_t bytes, Ptr* dptr, Args... args) {
   if (real == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
   return Allocate(call, MemoryLedger::Kind::kPointer, CurrentDevice(), bytes, [&](uint64_t* key) {
     const CUresult rc = real(dptr, args...);
@@ -99,8 +37,8 @@ CUresult AllocatePointer(const char* call, Fn real, uint64_t bytes, CUdeviceptr*
 }
 
 // A free `real(dptr, args...)`; on success the pointer's bytes come back.
-template <typename Fn, typename... Args>
-CUresult FreePointer(Fn real, CUdeviceptr dptr, Args... args) {
+template <typename Ptr, typename Fn, typename... Args>
+CUresult FreePointer(Fn real, Ptr dptr, Args... args) {
   if (real == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
   const CUresult rc = real(dptr, args...);
   if (rc == CUDA_SUCCESS) ForgetPointer(dptr);
@@ -119,6 +57,24 @@ IASHIM_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr* dptr, size_t* pitch, size
   const uint64_t padded = (uint64_t(width) + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
   return AllocatePointer("cuMemAllocPitch", IASHIM_REAL(cuMemAllocPitch_v2), padded * height, dptr,
                          pitch, width, height, element_size);
+}
+
+// The CUDA 3.1 ABI, 32-bit pointers and sizes, which the driver still exports:
+// a program built against it must not escape the quota either.
+IASHIM_EXPORT CUresult cuMemAlloc(CUdeviceptr_v1* dptr, unsigned int bytes) {
+  return AllocatePointer("cuMemAlloc", IASHIM_REAL(cuMemAlloc), bytes, dptr, bytes);
+}
+
+IASHIM_EXPORT CUresult cuMemAllocPitch(CUdeviceptr_v1* dptr, unsigned int* pitch,
+                                       unsigned int width, unsigned int height,
+                                       unsigned int element_size) {
+  const uint64_t padded = (uint64_t(width) + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
+  return AllocatePointer("cuMemAllocPitch", IASHIM_REAL(cuMemAllocPitch), padded * height, dptr,
+                         pitch, width, height, element_size);
+}
+
+IASHIM_EXPORT CUresult cuMemFree(CUdeviceptr_v1 dptr) {
+  return FreePointer(IASHIM_REAL(cuMemFree), dptr);
 }
 
 IASHIM_EXPORT CUresult cuMemAllocManaged(CUdeviceptr* dptr, size_t bytes, unsigned flags) {
@@ -180,7 +136,7 @@ IASHIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle) {
   if (real == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
   const CUresult rc = real(handle);
   if (rc == CUDA_SUCCESS) {
-    if (iashim::Runtime* rt = ActiveRuntime()) rt->memory().Forget(MemoryLedger::Kind::kVmmHandle, handle);
+    iashim::Forget(MemoryLedger::Kind::kVmmHandle, handle);
   }
   return rc;
 }

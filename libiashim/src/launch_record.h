@@ -17,6 +17,8 @@ enum class CallApi : uint8_t {
   kStreamSynchronize = 4,
   kCtxSynchronize = 5,
   kEventSynchronize = 6,
+  kLaunchLegacy = 7,                    // cuLaunch, cuLaunchGrid, cuLaunchGridAsync
+  kLaunchCooperativeMultiDevice = 8,    // one record per device's kernel
 };
 
 inline constexpr uint8_t kNotSampled = 0xff;

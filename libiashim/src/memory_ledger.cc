@@ -61,7 +61,10 @@ struct MemoryLedger::Table {
 };
 
 MemoryLedger::MemoryLedger(uint64_t limit_bytes)
-    : limit_(limit_bytes), pointers_(std::make_unique<Table>()), handles_(std::make_unique<Table>()) {}
+    : limit_(limit_bytes),
+      pointers_(std::make_unique<Table>()),
+      handles_(std::make_unique<Table>()),
+      arrays_(std::make_unique<Table>()) {}
 
 MemoryLedger::~MemoryLedger() = default;
 

@@ -17,7 +17,9 @@ namespace iashim {
 class MemoryLedger {
  public:
   static constexpr int kMaxDevices = 64;
-  enum class Kind { kPointer, kVmmHandle };
+  // Keys: a device pointer, a VMM handle, or a CUarray / CUmipmappedArray
+  // handle (distinct live driver objects, so one table serves both).
+  enum class Kind { kPointer, kVmmHandle, kArray };
 
   // `limit_bytes` per device; 0 means no quota (accounting only).
   explicit MemoryLedger(uint64_t limit_bytes);
@@ -47,12 +49,15 @@ class MemoryLedger {
 
  private:
   struct Table;
-  Table& table(Kind kind) { return kind == Kind::kPointer ? *pointers_ : *handles_; }
+  Table& table(Kind kind) {
+    return kind == Kind::kPointer ? *pointers_ : kind == Kind::kVmmHandle ? *handles_ : *arrays_;
+  }
   static bool Valid(int device) { return device >= 0 && device < kMaxDevices; }
 
   const uint64_t limit_;
   std::unique_ptr<Table> pointers_;
   std::unique_ptr<Table> handles_;
+  std::unique_ptr<Table> arrays_;
   std::atomic<uint64_t> used_[kMaxDevices] = {};
   std::atomic<uint64_t> peak_[kMaxDevices] = {};
   std::atomic<uint64_t> refused_[kMaxDevices] = {};

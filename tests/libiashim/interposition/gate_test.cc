@@ -194,6 +194,36 @@ TEST_F(GateTest, InflightCapHoldsTheNextLaunchUntilAnEarlierOneFinishes) {
   EXPECT_CU(cuEventDestroy_v2(first_done));
 }
 
+// The legacy launches go through the same gate: with two kernels in flight
+// allowed, the third cuLaunchGridAsync returns only once the first finished.
+TEST_F(GateTest, InflightCapHoldsLegacyLaunchesToo) {
+  FakeCoordinator coordinator;
+  ASSERT_CU(cuLaunchKernel(k0_, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr));
+  ASSERT_TRUE(coordinator.AwaitShim());
+  coordinator.SendBudget(/*share=*/1.0, /*max_inflight=*/2, 0);
+  const auto start = Clock::now();
+  while (Stats().budget_max_inflight != 2 && Clock::now() - start < std::chrono::seconds(5)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_EQ(Stats().budget_max_inflight, 2u);
+  ASSERT_CU(cuFuncSetBlockShape(k500ms_, 128, 1, 1));
+  CUstream s[3];
+  CUevent first_done;
+  ASSERT_CU(cuEventCreate(&first_done, CU_EVENT_DISABLE_TIMING));
+  for (CUstream& x : s) ASSERT_CU(cuStreamCreate(&x, CU_STREAM_NON_BLOCKING));
+  ASSERT_CU(cuLaunchGridAsync(k500ms_, 80, 1, s[0]));
+  ASSERT_CU(cuEventRecord(first_done, s[0]));
+  ASSERT_CU(cuLaunchGridAsync(k500ms_, 80, 1, s[1]));
+  EXPECT_EQ(cuEventQuery(first_done), CUDA_ERROR_NOT_READY);
+  ASSERT_CU(cuLaunchGridAsync(k500ms_, 80, 1, s[2]));
+  EXPECT_CU(cuEventQuery(first_done));
+  ASSERT_CU(cuCtxSynchronize());
+  for (CUstream& x : s) EXPECT_CU(cuStreamDestroy_v2(x));
+  EXPECT_CU(cuEventDestroy_v2(first_done));
+  coordinator.SendBudget(1.0, 0, 0);
+  AwaitShare(1.0, std::chrono::seconds(5));
+}
+
 // A stream synchronised by one thread while another thread's launch on it is
 // held finishes; so does a thread that launches (held) and then synchronises.
 TEST_F(GateTest, SynchronisingWhileLaunchesAreHeldDoesNotDeadlock) {

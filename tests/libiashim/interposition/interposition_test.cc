@@ -242,6 +242,73 @@ TEST_F(InterpositionTest, ExCooperativeAndGraphLaunchesAreCounted) {
   EXPECT_CU(cuStreamDestroy_v2(s));
 }
 
+TEST_F(InterpositionTest, LegacyLaunchesAreCountedHoweverFound) {
+  const iashim_stats before = Stats();
+  ASSERT_CU(cuFuncSetBlockShape(k0_, 64, 1, 1));
+  ASSERT_CU(cuLaunch(k0_));
+  ASSERT_CU(cuLaunchGrid(k0_, 4, 2));
+  CUstream s;
+  ASSERT_CU(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  ASSERT_CU(cuLaunchGridAsync(k0_, 4, 2, s));
+  // Found through the driver's lookup, the legacy launch is still ours.
+  void* found = nullptr;
+  ASSERT_CU(cuGetProcAddress_v2("cuLaunchGridAsync", &found, 12000, CU_GET_PROC_ADDRESS_DEFAULT,
+                                nullptr));
+  EXPECT_EQ(found, Hook("cuLaunchGridAsync"));
+  auto grid_async = reinterpret_cast<CUresult (*)(CUfunction, int, int, CUstream)>(found);
+  ASSERT_CU(grid_async(k0_, 1, 1, s));
+  ASSERT_CU(cuStreamSynchronize(s));
+  ASSERT_CU(cuCtxSynchronize());
+  EXPECT_EQ(Stats().launches - before.launches, 4u);
+  EXPECT_CU(cuStreamDestroy_v2(s));
+}
+
+TEST_F(InterpositionTest, MultiDeviceCooperativeLaunchCountsTheKernelOfEachDevice) {
+  // Device 1's context, module and stream beside device 0's.
+  CUdevice second = 0;
+  ASSERT_CU(cuDeviceGet(&second, 1));
+  CUcontext ctx1 = nullptr;
+  ASSERT_CU(cuDevicePrimaryCtxRetain(&ctx1, second));
+  ASSERT_CU(cuCtxSetCurrent(ctx1));
+  CUmodule module1 = nullptr;
+  CUfunction k1 = nullptr;
+  ASSERT_CU(cuModuleLoadData(&module1, iashim_test::kShimTestImage));
+  ASSERT_CU(cuModuleGetFunction(&k1, module1, "k0"));
+  CUstream s1 = nullptr;
+  ASSERT_CU(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
+  ASSERT_CU(cuCtxSetCurrent(ctx_));
+  CUstream s0 = nullptr;
+  ASSERT_CU(cuStreamCreate(&s0, CU_STREAM_NON_BLOCKING));
+
+  const iashim_stats before = Stats();
+  CUDA_LAUNCH_PARAMS params[2] = {};
+  params[0].function = k0_;
+  params[0].hStream = s0;
+  params[1].function = k1;
+  params[1].hStream = s1;
+  for (CUDA_LAUNCH_PARAMS& p : params) {
+    p.gridDimX = 2;
+    p.gridDimY = p.gridDimZ = 1;
+    p.blockDimX = 64;
+    p.blockDimY = p.blockDimZ = 1;
+  }
+  ASSERT_CU(cuLaunchCooperativeKernelMultiDevice(params, 2, 0));
+  EXPECT_EQ(Stats().launches - before.launches, 2u);
+  // A launch the driver refuses (grids differ) is not counted.
+  params[1].gridDimX = 3;
+  EXPECT_NE(cuLaunchCooperativeKernelMultiDevice(params, 2, 0), CUDA_SUCCESS);
+  EXPECT_EQ(Stats().launches - before.launches, 2u);
+
+  ASSERT_CU(cuStreamSynchronize(s0));
+  EXPECT_CU(cuStreamDestroy_v2(s0));
+  ASSERT_CU(cuCtxSetCurrent(ctx1));
+  ASSERT_CU(cuStreamSynchronize(s1));
+  EXPECT_CU(cuStreamDestroy_v2(s1));
+  EXPECT_CU(cuModuleUnload(module1));
+  ASSERT_CU(cuCtxSetCurrent(ctx_));
+  EXPECT_CU(cuDevicePrimaryCtxRelease(second));
+}
+
 // The trace written so far (Stats() drains and flushes it first).
 iashim::Trace TraceSoFar() {
   Stats();
@@ -348,7 +415,7 @@ TEST_F(InterpositionTest, ForkedChildRunsAndTheParentKeepsCounting) {
 int main(int argc, char** argv) {
   const std::string ns = iashim_test::UniqueNamespace("shim");
   setenv("SIMGPU_NAMESPACE", ns.c_str(), 1);
-  setenv("SIMGPU_DEVICES", "Test GPU:4GiB:80", 1);
+  setenv("SIMGPU_DEVICES", "2xTest GPU:4GiB:80", 1);
   unsetenv("CUDA_VISIBLE_DEVICES");
   // Telemetry on (sampling on), sent nowhere: the worst case for the hooks.
   setenv("IASHIM_COORDINATOR", ("ipc:///tmp/" + ns + "-nobody").c_str(), 1);

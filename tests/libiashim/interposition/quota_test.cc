@@ -1,6 +1,7 @@
 // IASHIM_MEM_LIMIT (set to 64 MiB for this binary by CMake) is enforced for
-// every allocation family, reported by cuMemGetInfo/cuDeviceTotalMem, and
-// given back by every free; a free of memory the shim never saw passes through.
+// every allocation family (pointers, VMM handles, CUDA arrays, graph memory
+// nodes), reported by cuMemGetInfo/cuDeviceTotalMem, and given back by every
+// free; a free of memory the shim never saw passes through.
 #include <cstdlib>
 #include <string>
 
@@ -118,6 +119,157 @@ TEST_F(QuotaTest, VirtualMemoryHandlesCount) {
   ASSERT_CU(cuMemUnmap(va, size));
   ASSERT_CU(cuMemAddressFree(va, size));
   EXPECT_CU(cuMemRelease(h1));
+}
+
+// 2048 x 2048 float4 texels: 64 MiB, exactly the quota.
+CUDA_ARRAY_DESCRIPTOR Float4Array(size_t width, size_t height) {
+  CUDA_ARRAY_DESCRIPTOR d{};
+  d.Width = width;
+  d.Height = height;
+  d.Format = CU_AD_FORMAT_FLOAT;
+  d.NumChannels = 4;
+  return d;
+}
+
+TEST_F(QuotaTest, ArraysCountTheirTexels) {
+  // 1024 x 1024 float4: 16 MiB; 2048 x 1536: 48 MiB.
+  CUDA_ARRAY_DESCRIPTOR small = Float4Array(1024, 1024);
+  CUDA_ARRAY_DESCRIPTOR large = Float4Array(2048, 1536);
+  CUarray a = nullptr, b = nullptr, c = nullptr;
+  ASSERT_CU(cuArrayCreate_v2(&a, &small));
+  EXPECT_EQ(Stats().mem_used[0], 16 * kMiB);
+  ASSERT_CU(cuArrayCreate_v2(&b, &large));
+  EXPECT_EQ(Stats().mem_used[0], kLimit);
+  const uint64_t refused_before = Stats().mem_refused;
+  EXPECT_EQ(cuArrayCreate_v2(&c, &small), CUDA_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(Stats().mem_refused - refused_before, 1u);
+  EXPECT_CU(cuArrayDestroy(b));
+  EXPECT_EQ(Stats().mem_used[0], 16 * kMiB);
+  EXPECT_CU(cuArrayDestroy(a));
+}
+
+TEST_F(QuotaTest, ThreeDimensionalAndLegacyArraysCount) {
+  // 256 x 256 x 128 of 2-channel 16-bit texels: 32 MiB, through the _v2 and
+  // the 32-bit legacy descriptors alike.
+  CUDA_ARRAY3D_DESCRIPTOR d{};
+  d.Width = 256;
+  d.Height = 256;
+  d.Depth = 128;
+  d.Format = CU_AD_FORMAT_UNSIGNED_INT16;
+  d.NumChannels = 2;
+  CUDA_ARRAY3D_DESCRIPTOR_v1 legacy{};
+  legacy.Width = 256;
+  legacy.Height = 256;
+  legacy.Depth = 128;
+  legacy.Format = CU_AD_FORMAT_UNSIGNED_INT16;
+  legacy.NumChannels = 2;
+  CUarray a = nullptr, b = nullptr, c = nullptr;
+  ASSERT_CU(cuArray3DCreate_v2(&a, &d));
+  EXPECT_EQ(Stats().mem_used[0], 32 * kMiB);
+  ASSERT_CU(cuArray3DCreate(&b, &legacy));
+  EXPECT_EQ(Stats().mem_used[0], kLimit);
+  EXPECT_EQ(cuArray3DCreate(&c, &legacy), CUDA_ERROR_OUT_OF_MEMORY);
+  CUDA_ARRAY_DESCRIPTOR_v1 flat{};
+  flat.Width = 1024;
+  flat.Height = 1024;
+  flat.Format = CU_AD_FORMAT_UNSIGNED_INT8;
+  flat.NumChannels = 1;
+  EXPECT_EQ(cuArrayCreate(&c, &flat), CUDA_ERROR_OUT_OF_MEMORY);
+  EXPECT_CU(cuArrayDestroy(a));
+  EXPECT_CU(cuArrayDestroy(b));
+}
+
+TEST_F(QuotaTest, MipmappedArraysCountEveryLevel) {
+  // 2048 x 2048 single-channel floats: 16 MiB at level 0, then 4, 1, 0.25 ...:
+  // all 12 levels come to just over 21.3 MiB, so three fit and a fourth does not.
+  CUDA_ARRAY3D_DESCRIPTOR d{};
+  d.Width = 2048;
+  d.Height = 2048;
+  d.Format = CU_AD_FORMAT_FLOAT;
+  d.NumChannels = 1;
+  CUmipmappedArray m[4] = {};
+  for (int i = 0; i < 3; ++i) ASSERT_CU(cuMipmappedArrayCreate(&m[i], &d, 12));
+  EXPECT_GT(Stats().mem_used[0], 3 * 21 * kMiB);
+  EXPECT_LE(Stats().mem_used[0], kLimit);
+  EXPECT_EQ(cuMipmappedArrayCreate(&m[3], &d, 12), CUDA_ERROR_OUT_OF_MEMORY);
+  for (int i = 0; i < 3; ++i) EXPECT_CU(cuMipmappedArrayDestroy(m[i]));
+}
+
+TEST_F(QuotaTest, ARefusedOrFailedArrayTakesNothing) {
+  // The driver refuses a 3-channel array: the reservation is given back.
+  CUDA_ARRAY_DESCRIPTOR bad = Float4Array(16, 16);
+  bad.NumChannels = 3;
+  CUarray a = nullptr;
+  EXPECT_NE(cuArrayCreate_v2(&a, &bad), CUDA_SUCCESS);
+  EXPECT_EQ(Stats().mem_used[0], 0u);
+  EXPECT_NE(cuArrayCreate_v2(&a, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(Stats().mem_used[0], 0u);
+}
+
+CUDA_MEM_ALLOC_NODE_PARAMS GraphAllocation(int device, size_t bytes) {
+  CUDA_MEM_ALLOC_NODE_PARAMS p{};
+  p.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  p.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  p.poolProps.location.id = device;
+  p.bytesize = bytes;
+  return p;
+}
+
+TEST_F(QuotaTest, GraphMemoryNodesCountAndAFreeOutsideGivesBack) {
+  CUgraph graph = nullptr;
+  ASSERT_CU(cuGraphCreate(&graph, 0));
+  CUDA_MEM_ALLOC_NODE_PARAMS a = GraphAllocation(device_, 40 * kMiB);
+  CUDA_MEM_ALLOC_NODE_PARAMS b = GraphAllocation(device_, 40 * kMiB);
+  CUgraphNode na = nullptr, nb = nullptr;
+  ASSERT_CU(cuGraphAddMemAllocNode(&na, graph, nullptr, 0, &a));
+  EXPECT_NE(a.dptr, 0u);
+  EXPECT_EQ(Stats().mem_used[0], 40 * kMiB);
+  EXPECT_EQ(cuGraphAddMemAllocNode(&nb, graph, nullptr, 0, &b), CUDA_ERROR_OUT_OF_MEMORY);
+  // Through the generic cuGraphAddNode too.
+  CUgraphNodeParams generic{};
+  generic.type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
+  generic.alloc.poolProps = b.poolProps;
+  generic.alloc.bytesize = 40 * kMiB;
+  EXPECT_EQ(cuGraphAddNode_v2(&nb, graph, nullptr, nullptr, 0, &generic),
+            CUDA_ERROR_OUT_OF_MEMORY);
+  // Freed outside the graph (as a real driver allows): the bytes come back.
+  ASSERT_CU(cuMemFree_v2(a.dptr));
+  EXPECT_EQ(Stats().mem_used[0], 0u);
+  ASSERT_CU(cuGraphAddNode_v2(&nb, graph, nullptr, nullptr, 0, &generic));
+  EXPECT_EQ(Stats().mem_used[0], 40 * kMiB);
+  ASSERT_CU(cuMemFree_v2(generic.alloc.dptr));
+  EXPECT_CU(cuGraphDestroy(graph));
+}
+
+TEST_F(QuotaTest, AGraphThatFreesItsOwnMemoryHoldsItUntilDestroyed) {
+  CUgraph graph = nullptr;
+  ASSERT_CU(cuGraphCreate(&graph, 0));
+  CUDA_MEM_ALLOC_NODE_PARAMS a = GraphAllocation(device_, 48 * kMiB);
+  CUgraphNode na = nullptr, nf = nullptr;
+  ASSERT_CU(cuGraphAddMemAllocNode(&na, graph, nullptr, 0, &a));
+  ASSERT_CU(cuGraphAddMemFreeNode(&nf, graph, &na, 1, a.dptr));
+  EXPECT_EQ(Stats().mem_used[0], 48 * kMiB);
+  CUdeviceptr p = 0;
+  EXPECT_EQ(cuMemAlloc_v2(&p, 32 * kMiB), CUDA_ERROR_OUT_OF_MEMORY);
+  ASSERT_CU(cuGraphDestroy(graph));
+  EXPECT_EQ(Stats().mem_used[0], 0u);
+  ASSERT_CU(cuMemAlloc_v2(&p, 32 * kMiB));
+  EXPECT_CU(cuMemFree_v2(p));
+}
+
+TEST_F(QuotaTest, LegacyThirtyTwoBitAllocationsAreChargedBeforeTheDriverSeesThem) {
+  // The CUDA 3.1 forms: over quota they never reach the driver; a call the
+  // driver fails (simgpu has no 32-bit addresses to give) leaves nothing charged.
+  CUdeviceptr_v1 p = 0;
+  EXPECT_EQ(cuMemAlloc(&p, unsigned(65 * kMiB)), CUDA_ERROR_OUT_OF_MEMORY);
+  const CUresult rc = cuMemAlloc(&p, unsigned(kMiB));
+  if (rc == CUDA_SUCCESS) {
+    EXPECT_EQ(Stats().mem_used[0], kMiB);
+    EXPECT_CU(cuMemFree(p));
+  }
+  EXPECT_EQ(Stats().mem_used[0], 0u);
+  unsigned pitch = 0;
+  EXPECT_EQ(cuMemAllocPitch(&p, &pitch, 1000, 140000, 4), CUDA_ERROR_OUT_OF_MEMORY);
 }
 
 TEST_F(QuotaTest, FreeOfMemoryNeverSeenPassesThrough) {
