@@ -35,6 +35,10 @@ std::optional<double> ParseWatts(std::string_view text) {
 
 }  // namespace
 
+std::optional<double> ParseLinkGbps(std::string_view text) {
+  return iashim::ParseDouble(Trim(text), 0.01, 100000);
+}
+
 bool ValidNamespace(std::string_view ns) {
   if (ns.empty() || ns.size() > 64) return false;
   for (char c : ns) {

@@ -26,6 +26,10 @@ inline constexpr const char* kDefaultDevices = "Tesla V100-SXM2-32GB:32GiB:80";
 bool ParseDeviceList(std::string_view text, std::string_view ns, std::vector<DeviceSpec>* out,
                      std::string* error);
 
+// SIMGPU_LINK_GBPS: the bus bandwidth of the links between a node's GPUs that
+// collectives use, in GB/s, 0.01..100000 (collective_cost.h).
+std::optional<double> ParseLinkGbps(std::string_view text);
+
 // SIMGPU_NAMESPACE: letters, digits, '.', '_' and '-', 1..64 characters.
 bool ValidNamespace(std::string_view ns);
 

@@ -11,7 +11,7 @@
 namespace simgpu {
 
 inline constexpr uint64_t kDeviceStateMagic = 0x53494d4750550001ULL;  // "SIMGPU" + 1
-inline constexpr uint32_t kLayoutVersion = 6;
+inline constexpr uint32_t kLayoutVersion = 7;
 // Room for a few hundred processes on one device at once (the fault tests
 // start 200), each with its default stream and a few more.
 inline constexpr int kMaxProcesses = 256;
@@ -25,6 +25,13 @@ enum class OpKind : uint8_t {
   kKernel = 0,
   kCopy = 1,         // host<->device transfer: contends only with other copies
   kEventRecord = 2,  // zero-work marker; completes the event when it reaches the head
+  // A collective kernel (an all-reduce, collective_bus.h) runs in two phases.
+  // Waiting: from reaching the head of its stream until every rank of its
+  // group has reached the same collective; it occupies its SMs (NCCL's kernels
+  // spin) but makes no progress. Then the transfer: `remaining_ns` of link time,
+  // which SM and memory contention do not slow.
+  kCollectiveWaiting = 3,
+  kCollectiveTransfer = 4,
 };
 
 // One queued item of a stream.
@@ -32,8 +39,9 @@ struct Op {
   double remaining_ns;     // solo-equivalent work still to do
   float mem_intensity;     // 0 = compute-bound .. 1 = memory-bound
   float sm_fill;           // fraction of the SMs the kernel can occupy, 0..1
-  int32_t event_slot;      // kEventRecord: which event
-  uint32_t event_generation;
+  int32_t event_slot;      // kEventRecord: which event; collectives: the group's slot
+  uint32_t event_generation;  // kEventRecord; collectives: this rank in the group
+  uint64_t collective_seq;    // collectives: the rank's how-manyth collective in the group (1..)
   OpKind kind;
 };
 

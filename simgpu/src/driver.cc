@@ -5,8 +5,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <set>
 
+#include "simgpu/src/collective_cost.h"
 #include "simgpu/src/config_parse.h"
 #include "simgpu/src/device_slots.h"
 #include "simgpu/src/timeline.h"
@@ -44,6 +46,18 @@ CUresult Driver::DoInit() {
     std::fprintf(stderr, "simgpu: SIMGPU_DEVICES='%s' is invalid: %s\n", devices_env,
                  error.c_str());
     return CUDA_ERROR_INVALID_VALUE;
+  }
+  link_gbps_ = kDefaultLinkGbps;
+  if (const char* link_env = std::getenv("SIMGPU_LINK_GBPS")) {
+    const std::optional<double> gbps = ParseLinkGbps(link_env);
+    if (!gbps) {
+      std::fprintf(stderr,
+                   "simgpu: SIMGPU_LINK_GBPS='%s' is invalid: give the links' bus bandwidth in "
+                   "GB/s, 0.01..100000\n",
+                   link_env);
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    link_gbps_ = *gbps;
   }
   const char* visible_env = std::getenv("CUDA_VISIBLE_DEVICES");
   visible_ = ParseVisibleDevices(
@@ -242,6 +256,30 @@ CUresult Driver::FreeGraphAllocation(CUdeviceptr ptr, uint64_t id) {
   ::munmap(a.base, a.mapped);
   SharedDevice::Lock lock(*dev);
   ReturnMemory(lock.state(), dev->process_slot(), a.bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult Driver::NextCollective(SharedDevice* dev, const simgpu_collective_args& args,
+                               int32_t* slot, uint64_t* seq) {
+  const std::string group(args.group, strnlen(args.group, sizeof(args.group)));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = collectives_.find({group, args.rank});
+  if (it == collectives_.end()) {
+    std::string error = "no collective groups (shared memory)";
+    const int joined = dev->collectives() == nullptr
+                           ? -1
+                           : dev->collectives()->Join(group, args.rank, args.nranks,
+                                                      static_cast<int32_t>(::getpid()),
+                                                      SelfStartTicks(), dev->index(), &error);
+    if (joined < 0) {
+      LogOnce("collective launch refused: " + error);
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    it = collectives_.emplace(std::make_pair(group, args.rank), CollectiveMembership{joined, 0})
+             .first;
+  }
+  *slot = it->second.slot;
+  *seq = ++it->second.launched;
   return CUDA_SUCCESS;
 }
 
@@ -444,6 +482,17 @@ Op KernelOp(const KernelModel& model, uint64_t blocks, const Stream* stream) {
   op.mem_intensity = model.mem_intensity;
   op.sm_fill = KernelModel::SmFill(blocks, sms);
   op.event_slot = -1;
+  return op;
+}
+
+Op CollectiveOp(const KernelModel& model, uint64_t blocks, const Stream* stream, int32_t slot,
+                uint32_t rank, uint64_t seq, double transfer_ns) {
+  Op op = KernelOp(model, blocks, stream);
+  op.kind = OpKind::kCollectiveWaiting;
+  op.remaining_ns = transfer_ns;
+  op.event_slot = slot;
+  op.event_generation = rank;
+  op.collective_seq = seq;
   return op;
 }
 

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "simgpu/include/simgpu/collective.h"
 #include "simgpu/src/device_state.h"
 #include "simgpu/src/module_image.h"
 #include "simgpu/src/shared_device.h"
@@ -225,6 +226,15 @@ class Driver {
   CUresult FreeGraphAllocation(CUdeviceptr ptr, uint64_t id);
   // Whether `ptr` is the start of a live allocation of a graph's allocation node.
   bool IsGraphAllocation(CUdeviceptr ptr);
+
+  // A collective launch of rank `args.rank` of group `args.group` on `dev`:
+  // joins the group the first time this process launches for that rank, and
+  // numbers the launch (1, 2, ... per rank). CUDA_ERROR_INVALID_VALUE, with one
+  // line on stderr, if the group cannot be joined.
+  CUresult NextCollective(SharedDevice* dev, const simgpu_collective_args& args, int32_t* slot,
+                          uint64_t* seq);
+  // SIMGPU_LINK_GBPS, or the default (collective_cost.h).
+  double link_gbps() const { return link_gbps_; }
   // Whether [ptr, ptr + bytes) lies in one allocation, or in mapped virtual
   // memory that grants read (or, with `write`, read-write) access.
   bool Contains(CUdeviceptr ptr, size_t bytes, bool write = false);
@@ -261,6 +271,13 @@ class Driver {
   std::map<uintptr_t, Allocation> allocations_;
   std::vector<MemPool*> default_pools_;  // by ordinal
   uint64_t next_allocation_id_ = 1;
+  double link_gbps_ = 0;
+  // This process's ranks of collective groups: (group, rank) -> slot and launches.
+  struct CollectiveMembership {
+    int32_t slot;
+    uint64_t launched;
+  };
+  std::map<std::pair<std::string, uint32_t>, CollectiveMembership> collectives_;
 };
 
 // CUDA_SUCCESS if the driver is initialised and `ordinal` is a visible device.
@@ -297,14 +314,20 @@ Stream* ResolveStream(CUstream s, bool per_thread, CUresult* rc);
 
 // Launches `blocks` of `f`, or captures the launch if the stream captures; every
 // launch entry point goes through it (entry_launch.cc).
+// `params` are the kernel's parameters, read only by collectives (their first
+// points to a simgpu_collective_args).
 CUresult LaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                       unsigned by, unsigned bz, CUstream hstream, bool per_thread,
-                      bool cooperative);
+                      bool cooperative, void** params);
 
 // Enqueues `op` on `stream`, blocking while its queue is full. Returns its seq.
 uint64_t EnqueueBlocking(Stream* stream, const Op& op);
 // The queued work of a launch of `blocks` blocks of `model` on `stream`'s device.
 Op KernelOp(const KernelModel& model, uint64_t blocks, const Stream* stream);
+// The queued work of collective `seq` of rank `rank` of the group in `slot`:
+// it waits for the other ranks, then transfers for `transfer_ns`.
+Op CollectiveOp(const KernelModel& model, uint64_t blocks, const Stream* stream, int32_t slot,
+                uint32_t rank, uint64_t seq, double transfer_ns);
 // Records `e` on `stream` (not capturing): it completes when the stream reaches it.
 void RecordEvent(Event* e, Stream* stream);
 // Waits for every op enqueued on `stream` so far.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "simgpu/src/collective_cost.h"
 #include "simgpu/src/driver.h"
 
 using simgpu::Function;
@@ -36,7 +37,31 @@ bool FitsCoResident(uint64_t blocks, uint64_t threads, const Stream* stream) {
   return blocks <= MaxCoResidentBlocks(threads, stream->ctx->dev->state().spec.sm_count);
 }
 
-CUresult LaunchEx(const CUlaunchConfig* config, CUfunction f, bool per_thread) {
+// A collective kernel (module_image.h): its first parameter names its group,
+// rank and message size; it waits for the group's other ranks, then takes the
+// all-reduce's transfer time. simgpu does not capture collectives into graphs.
+CUresult LaunchCollective(const Function& fn, uint64_t blocks, Stream* stream, void** params) {
+  if (params == nullptr || params[0] == nullptr) {
+    simgpu::LogOnce("a collective kernel needs a simgpu_collective_args as its first parameter");
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  if (simgpu::Capturing(stream)) {
+    simgpu::LogOnce("collective kernels cannot be captured into a graph");
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  const auto& args = *static_cast<const simgpu_collective_args*>(params[0]);
+  int32_t slot = -1;
+  uint64_t seq = 0;
+  simgpu::Driver& driver = simgpu::Driver::Get();
+  if (CUresult rc = driver.NextCollective(stream->ctx->dev, args, &slot, &seq); rc != CUDA_SUCCESS)
+    return rc;
+  const double transfer_ns = simgpu::AllReduceNs(args.bytes, args.nranks, driver.link_gbps());
+  simgpu::EnqueueBlocking(
+      stream, simgpu::CollectiveOp(fn.model, blocks, stream, slot, args.rank, seq, transfer_ns));
+  return CUDA_SUCCESS;
+}
+
+CUresult LaunchEx(const CUlaunchConfig* config, CUfunction f, bool per_thread, void** params) {
   if (config == nullptr) return CUDA_ERROR_INVALID_VALUE;
   if (config->numAttrs > 0 && config->attrs == nullptr) return CUDA_ERROR_INVALID_VALUE;
   // The cooperative attribute makes it a cooperative launch, with its limit.
@@ -47,7 +72,7 @@ CUresult LaunchEx(const CUlaunchConfig* config, CUfunction f, bool per_thread) {
   }
   return simgpu::LaunchKernel(f, config->gridDimX, config->gridDimY, config->gridDimZ,
                               config->blockDimX, config->blockDimY, config->blockDimZ,
-                              config->hStream, per_thread, cooperative);
+                              config->hStream, per_thread, cooperative, params);
 }
 
 // cuLaunchCooperativeKernelMultiDevice's rules, checked for every entry before
@@ -93,7 +118,8 @@ CUresult CheckMultiDevice(const CUDA_LAUNCH_PARAMS* list, unsigned count, unsign
 namespace simgpu {
 
 CUresult LaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                      unsigned bz, CUstream hstream, bool per_thread, bool cooperative) {
+                      unsigned bz, CUstream hstream, bool per_thread, bool cooperative,
+                      void** params) {
   Function* fn = AsFunction(f);
   if (fn == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   if (!ValidShape(gx, gy, gz, bx, by, bz)) return CUDA_ERROR_INVALID_VALUE;
@@ -103,6 +129,9 @@ CUresult LaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsig
   const uint64_t blocks = uint64_t(gx) * gy * gz;
   if (cooperative && !FitsCoResident(blocks, uint64_t(bx) * by * bz, stream))
     return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+  if (fn->model.collective != Collective::kNone) {
+    return LaunchCollective(*fn, blocks, stream, params);
+  }
   if (Capturing(stream)) {
     GraphNode node;
     node.kind = NodeKind::kKernel;
@@ -120,41 +149,41 @@ CUresult LaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsig
 
 SIMGPU_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
                                       unsigned int gz, unsigned int bx, unsigned int by,
-                                      unsigned int bz, unsigned int, CUstream hstream, void**,
+                                      unsigned int bz, unsigned int, CUstream hstream, void** params,
                                       void**) {
-  return simgpu::LaunchKernel(f, gx, gy, gz, bx, by, bz, hstream, false, false);
+  return simgpu::LaunchKernel(f, gx, gy, gz, bx, by, bz, hstream, false, false, params);
 }
 
 SIMGPU_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy,
                                            unsigned int gz, unsigned int bx, unsigned int by,
-                                           unsigned int bz, unsigned int, CUstream hstream, void**,
-                                           void**) {
-  return simgpu::LaunchKernel(f, gx, gy, gz, bx, by, bz, hstream, true, false);
+                                           unsigned int bz, unsigned int, CUstream hstream,
+                                           void** params, void**) {
+  return simgpu::LaunchKernel(f, gx, gy, gz, bx, by, bz, hstream, true, false, params);
 }
 
-SIMGPU_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void**,
-                                        void**) {
-  return LaunchEx(config, f, false);
+SIMGPU_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f,
+                                        void** params, void**) {
+  return LaunchEx(config, f, false, params);
 }
 
-SIMGPU_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig* config, CUfunction f, void**,
-                                             void**) {
-  return LaunchEx(config, f, true);
+SIMGPU_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig* config, CUfunction f,
+                                             void** params, void**) {
+  return LaunchEx(config, f, true, params);
 }
 
 SIMGPU_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int gy,
                                                  unsigned int gz, unsigned int bx, unsigned int by,
                                                  unsigned int bz, unsigned int, CUstream hstream,
-                                                 void**) {
-  return simgpu::LaunchKernel(f, gx, gy, gz, bx, by, bz, hstream, false, true);
+                                                 void** params) {
+  return simgpu::LaunchKernel(f, gx, gy, gz, bx, by, bz, hstream, false, true, params);
 }
 
 SIMGPU_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gx,
                                                       unsigned int gy, unsigned int gz,
                                                       unsigned int bx, unsigned int by,
                                                       unsigned int bz, unsigned int,
-                                                      CUstream hstream, void**) {
-  return simgpu::LaunchKernel(f, gx, gy, gz, bx, by, bz, hstream, true, true);
+                                                      CUstream hstream, void** params) {
+  return simgpu::LaunchKernel(f, gx, gy, gz, bx, by, bz, hstream, true, true, params);
 }
 
 // The kernels run side by side on their devices, each as a cooperative launch on
@@ -168,7 +197,7 @@ SIMGPU_EXPORT CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS* 
     const CUDA_LAUNCH_PARAMS& p = list[i];
     const CUresult rc =
         simgpu::LaunchKernel(p.function, p.gridDimX, p.gridDimY, p.gridDimZ, p.blockDimX,
-                             p.blockDimY, p.blockDimZ, p.hStream, false, true);
+                             p.blockDimY, p.blockDimZ, p.hStream, false, true, p.kernelParams);
     if (rc != CUDA_SUCCESS) return rc;
   }
   return CUDA_SUCCESS;

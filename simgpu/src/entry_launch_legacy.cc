@@ -42,7 +42,7 @@ CUresult LaunchGrid(CUfunction f, int gx, int gy, CUstream hstream) {
   }
   if (block[0] == 0) return CUDA_ERROR_INVALID_VALUE;
   return simgpu::LaunchKernel(f, unsigned(gx), unsigned(gy), 1, block[0], block[1], block[2],
-                              hstream, false, false);
+                              hstream, false, false, nullptr);
 }
 
 }  // namespace

@@ -89,6 +89,13 @@ bool ParseModuleImage(std::string_view image, std::vector<KernelModel>* kernels,
       if (eq == std::string_view::npos) return fail("expected key=value, got '" +
                                                     std::string(words[w]) + "'");
       const std::string_view key = words[w].substr(0, eq);
+      if (key == "collective") {
+        if (words[w].substr(eq + 1) != "allreduce")
+          return fail("collective must be 'allreduce', got '" +
+                      std::string(words[w].substr(eq + 1)) + "'");
+        k.collective = Collective::kAllReduce;
+        continue;
+      }
       double v = 0;
       if (!ParseDouble(words[w].substr(eq + 1), &v))
         return fail("value of '" + std::string(key) + "' is not a number");

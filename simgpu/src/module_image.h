@@ -8,6 +8,13 @@
 // A kernel's modelled solo duration is fixed_us + us_per_block * max(1, blocks/SMs),
 // and it occupies min(1, blocks/SMs) of the device's SMs. `mem` is its memory
 // intensity: 0 compute-bound, 1 memory-bound (default 0.5).
+//
+//   kernel ncclDevKernel_AllReduce_Sum_f32_RING_LL collective=allreduce mem=0.1
+//
+// makes the kernel a collective: its launch names its group, rank and message
+// size (simgpu/include/simgpu/collective.h), and it takes as long as the ranks
+// take to meet plus the all-reduce's transfer (collective_cost.h), instead of
+// fixed_us and us_per_block.
 #ifndef SIMGPU_MODULE_IMAGE_H_
 #define SIMGPU_MODULE_IMAGE_H_
 
@@ -17,11 +24,14 @@
 
 namespace simgpu {
 
+enum class Collective { kNone, kAllReduce };
+
 struct KernelModel {
   std::string name;
   double fixed_us = 0;
   double us_per_block = 0;
   float mem_intensity = 0.5f;
+  Collective collective = Collective::kNone;
 
   // Solo duration in ns of a launch with `blocks` blocks on `sm_count` SMs.
   double DurationNs(uint64_t blocks, int sm_count) const;

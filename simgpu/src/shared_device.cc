@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "simgpu/src/device_slots.h"
+#include "simgpu/src/shared_region.h"
 
 namespace simgpu {
 
@@ -29,6 +30,10 @@ constexpr int64_t kReapPeriodNs = 50'000'000;
 // A waiter re-checks at least this often, so work freed by a dead process or a
 // destroyed stream is noticed promptly.
 constexpr int64_t kMaxWaitSliceNs = 20'000'000;
+// While its work waits for another rank of a collective, which another process
+// reports, a waiter re-checks this often: the wait ends within this of the
+// last arrival, and the transfer is credited from the arrival itself.
+constexpr int64_t kCollectiveWaitSliceNs = 1'000'000;
 
 uint64_t ReadStartTicks(int32_t pid) {
   char path[64];
@@ -82,8 +87,14 @@ std::string SharedDevicePath(std::string_view ns, int index) {
   return "/dev/shm/" + std::string(ns) + "-gpu" + std::to_string(index);
 }
 
-SharedDevice::SharedDevice(Region* region, size_t size, int process_slot)
-    : region_(region), size_(size), process_slot_(process_slot) {}
+SharedDevice::SharedDevice(Region* region, size_t size, int process_slot, std::string_view ns,
+                           int index)
+    : region_(region),
+      size_(size),
+      process_slot_(process_slot),
+      ns_(ns),
+      index_(index),
+      collectives_(ns) {}
 
 SharedDevice::~SharedDevice() { ::munmap(region_, size_); }
 
@@ -93,56 +104,32 @@ std::unique_ptr<SharedDevice> SharedDevice::Open(std::string_view ns, int index,
                                                  const DeviceSpec& spec,
                                                  bool register_process, std::string* error) {
   const std::string path = SharedDevicePath(ns, index);
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    *error = "cannot open " + path + ": " + std::strerror(errno);
-    return nullptr;
-  }
-  // The exclusive file lock serialises creation: the first process initialises.
-  ::flock(fd, LOCK_EX);
-  struct stat st;
   const size_t size = sizeof(Region);
-  bool fresh = ::fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) != size;
-  if (fresh && ::ftruncate(fd, static_cast<off_t>(size)) != 0) {
-    *error = "cannot size " + path + ": " + std::strerror(errno);
-    ::flock(fd, LOCK_UN);
-    ::close(fd);
-    return nullptr;
-  }
-  void* mem = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (mem == MAP_FAILED) {
-    *error = "cannot map " + path + ": " + std::strerror(errno);
-    ::flock(fd, LOCK_UN);
-    ::close(fd);
-    return nullptr;
-  }
+  void* mem = MapSharedRegion(
+      path, size,
+      [](const void* m) {
+        const DeviceState& state = static_cast<const Region*>(m)->state;
+        return state.magic == kDeviceStateMagic && state.layout_version == kLayoutVersion;
+      },
+      [&spec](void* m) {
+        Region* region = static_cast<Region*>(m);
+        InitRobustMutex(&region->mutex);
+        InitDeviceState(region->state, spec, MonotonicNowNs());
+      },
+      error);
+  if (mem == nullptr) return nullptr;
   Region* region = static_cast<Region*>(mem);
-  if (!fresh && (region->state.magic != kDeviceStateMagic ||
-                 region->state.layout_version != kLayoutVersion)) {
-    fresh = true;
-  }
-  if (fresh) {
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-    pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
-    pthread_mutex_init(&region->mutex, &attr);
-    pthread_mutexattr_destroy(&attr);
-    InitDeviceState(region->state, spec, MonotonicNowNs());
-  } else if (std::strncmp(region->state.spec.name, spec.name, sizeof(spec.name)) != 0 ||
-             region->state.spec.memory_bytes != spec.memory_bytes ||
-             region->state.spec.sm_count != spec.sm_count ||
-             region->state.spec.idle_watts != spec.idle_watts ||
-             region->state.spec.max_watts != spec.max_watts) {
+  const DeviceSpec& existing = region->state.spec;
+  if (std::strncmp(existing.name, spec.name, sizeof(spec.name)) != 0 ||
+      existing.memory_bytes != spec.memory_bytes || existing.sm_count != spec.sm_count ||
+      existing.idle_watts != spec.idle_watts || existing.max_watts != spec.max_watts) {
     std::fprintf(stderr,
                  "simgpu: device %d in %s already exists as '%s'; using it as it is "
                  "(SIMGPU_DEVICES differs between processes)\n",
-                 index, path.c_str(), region->state.spec.name);
+                 index, path.c_str(), existing.name);
   }
-  ::flock(fd, LOCK_UN);
-  ::close(fd);
 
-  std::unique_ptr<SharedDevice> dev(new SharedDevice(region, size, -1));
+  std::unique_ptr<SharedDevice> dev(new SharedDevice(region, size, -1, ns, index));
   if (register_process) {
     Lock lock(*dev);
     lock.AdvanceToNow();
@@ -175,7 +162,7 @@ std::unique_ptr<SharedDevice> SharedDevice::Attach(std::string_view ns, int inde
       Region* region = static_cast<Region*>(mem);
       if (region->state.magic == kDeviceStateMagic &&
           region->state.layout_version == kLayoutVersion) {
-        dev.reset(new SharedDevice(region, sizeof(Region), -1));
+        dev.reset(new SharedDevice(region, sizeof(Region), -1, ns, index));
       } else {
         ::munmap(mem, sizeof(Region));
       }
@@ -186,16 +173,7 @@ std::unique_ptr<SharedDevice> SharedDevice::Attach(std::string_view ns, int inde
   return dev;
 }
 
-SharedDevice::Lock::Lock(SharedDevice& d) : dev_(d) {
-  const int rc = pthread_mutex_lock(&dev_.region_->mutex);
-  if (rc == EOWNERDEAD) {
-    // The holder died mid-update; the state is plain data that every update
-    // leaves usable, so carry on from it.
-    pthread_mutex_consistent(&dev_.region_->mutex);
-  }
-}
-
-SharedDevice::Lock::~Lock() { pthread_mutex_unlock(&dev_.region_->mutex); }
+SharedDevice::Lock::Lock(SharedDevice& d) : dev_(d), lock_(&d.region_->mutex) {}
 
 int64_t SharedDevice::Lock::AdvanceToNow() {
   DeviceState& s = state();
@@ -203,10 +181,10 @@ int64_t SharedDevice::Lock::AdvanceToNow() {
   if (now - s.last_reap_ns >= kReapPeriodNs) {
     s.last_reap_ns = now;
     // Advance first so a dead process's work counts up to now, then drop it.
-    Advance(s, now, dev_.params_);
+    Advance(s, now, dev_.params_, &dev_.collectives_);
     ReapDeadProcesses(s, ProcessAlive);
   }
-  Advance(s, now, dev_.params_);
+  Advance(s, now, dev_.params_, &dev_.collectives_);
   return now;
 }
 
@@ -223,8 +201,32 @@ void SharedDevice::WaitForCompletion(int stream, uint32_t generation, uint64_t s
         return;
       SnapshotPendingWork(lock.state(), work);
     }
-    const int64_t done = ProjectCompletion(work, stream, seq, params_);
+    CollectiveWait blocked;
+    const int64_t done = ProjectCompletion(work, stream, seq, params_, &collectives_, &blocked);
+    if (done == kNeverNs) {
+      SimulateDevicesBehind(blocked);
+      SleepUntilNs(now + kCollectiveWaitSliceNs);
+      continue;
+    }
     SleepUntilNs(std::min(std::max(done, now + 1000), now + kMaxWaitSliceNs));
+  }
+}
+
+void SharedDevice::SimulateDevicesBehind(const CollectiveWait& blocked) {
+  CollectiveGroups* groups = collectives_.Get();
+  if (groups == nullptr || blocked.group < 0) return;
+  for (int device : groups->DevicesBehind(blocked.group, blocked.seq)) {
+    if (device == index_) continue;
+    SharedDevice* peer = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(peers_mu_);
+      std::unique_ptr<SharedDevice>& slot = peers_[device];
+      if (!slot) slot = Attach(ns_, device);
+      peer = slot.get();
+    }
+    if (peer == nullptr) continue;
+    Lock lock(*peer);  // never while holding this device's lock
+    lock.AdvanceToNow();
   }
 }
 

@@ -7,12 +7,16 @@
 #include <pthread.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
+#include "simgpu/src/collective_groups.h"
 #include "simgpu/src/device_state.h"
 #include "simgpu/src/interference_model.h"
+#include "simgpu/src/shared_region.h"
 #include "simgpu/src/timeline.h"
 
 namespace simgpu {
@@ -39,7 +43,8 @@ class SharedDevice {
   static std::unique_ptr<SharedDevice> Open(std::string_view ns, int index,
                                             const DeviceSpec& spec, bool register_process,
                                             std::string* error);
-  // Maps an existing device read-write without creating it (for NVML).
+  // Maps an existing device read-write without creating it (for NVML, and to
+  // simulate another rank's device).
   static std::unique_ptr<SharedDevice> Attach(std::string_view ns, int index);
   ~SharedDevice();
 
@@ -51,17 +56,20 @@ class SharedDevice {
   class Lock {
    public:
     explicit Lock(SharedDevice& d);
-    ~Lock();
     DeviceState& state() { return dev_.state(); }
     int64_t AdvanceToNow();
 
    private:
     SharedDevice& dev_;
+    RobustLock lock_;
   };
 
   DeviceState& state();
   int process_slot() const { return process_slot_; }
+  int index() const { return index_; }
   const InterferenceParams& params() const { return params_; }
+  // The namespace's collective groups (mapped on first use), or null.
+  CollectiveGroups* collectives() { return collectives_.Get(); }
 
   // Blocks until stream `stream` has completed `seq` ops (or the stream's slot
   // was reused, as after the process was reaped).
@@ -72,12 +80,21 @@ class SharedDevice {
 
  private:
   struct Region;
-  SharedDevice(Region* region, size_t size, int process_slot);
+  SharedDevice(Region* region, size_t size, int process_slot, std::string_view ns, int index);
+  // Simulates, up to now, the devices of the ranks `blocked` waits for.
+  void SimulateDevicesBehind(const CollectiveWait& blocked);
 
   Region* region_;
   size_t size_;
   int process_slot_;
   InterferenceParams params_;
+  const std::string ns_;
+  const int index_;
+  // The namespace's collective groups, which the device's collectives meet in.
+  NamespaceCollectives collectives_;
+  // Other devices of the namespace, attached to simulate them (SimulateDevicesBehind).
+  std::mutex peers_mu_;
+  std::map<int, std::unique_ptr<SharedDevice>> peers_;
 };
 
 }  // namespace simgpu

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "simgpu/src/power_model.h"
 
@@ -23,14 +24,51 @@ struct QueueCursor {
   int32_t process;
   int stream;
   uint64_t completed;
+  // A waiting collective at the head: its arrival was reported, and when its
+  // wait ends (infinity while another rank has not arrived).
+  bool arrival_reported = false;
+  double wake = std::numeric_limits<double>::infinity();
 
   Op& Head() { return ring[head]; }
+  const Op& Head() const { return ring[head]; }
   void Pop() {
     head = depth ? (head + 1) % depth : head + 1;
     --pending;
     ++completed;
+    arrival_reported = false;
+    wake = std::numeric_limits<double>::infinity();
   }
 };
+
+bool IsCollective(OpKind kind) {
+  return kind == OpKind::kCollectiveWaiting || kind == OpKind::kCollectiveTransfer;
+}
+
+// A waiting collective at the head of `c` at time `t`: reports its arrival
+// once, then asks when every rank will have arrived. Once that time has come it
+// becomes the transfer, less the link time since the release if the release is
+// learned late (another rank's arrival is recorded when its device is next
+// simulated, which may be after this device passed the release).
+template <typename Sink>
+void ResolveWaitingCollective(QueueCursor& c, double t, Sink& sink) {
+  Op& op = c.Head();
+  if (!c.arrival_reported) {
+    sink.Arrived(c, op, t);
+    c.arrival_reported = true;
+  }
+  const std::optional<int64_t> release = sink.Release(c, op, t);
+  if (!release.has_value()) {
+    c.wake = std::numeric_limits<double>::infinity();
+    return;
+  }
+  const double r = static_cast<double>(*release);
+  if (r > t) {
+    c.wake = r;
+    return;
+  }
+  op.kind = OpKind::kCollectiveTransfer;
+  op.remaining_ns = std::max(0.0, op.remaining_ns - (t - r));
+}
 
 // Runs the queues from t0 towards t_end, reporting completions and intervals to
 // `sink`, until t_end or until sink.Done(). Returns the time reached.
@@ -56,13 +94,27 @@ double RunQueues(std::vector<QueueCursor>& queues, double t0, double t_end,
   for (;;) {
     complete_finished(t);
     if (sink.Done()) return t;
+    // Collectives whose ranks have all arrived become transfers, which may
+    // have nothing left to do.
+    bool released = false;
+    for (QueueCursor& c : queues) {
+      if (c.pending == 0 || c.Head().kind != OpKind::kCollectiveWaiting) continue;
+      ResolveWaitingCollective(c, t, sink);
+      released |= c.Head().kind == OpKind::kCollectiveTransfer;
+    }
+    if (released) {
+      complete_finished(t);
+      if (sink.Done()) return t;
+    }
     items.clear();
     owner.clear();
     for (size_t q = 0; q < queues.size(); ++q) {
       QueueCursor& c = queues[q];
       if (c.pending == 0) continue;
       const Op& op = c.Head();
-      items.push_back({op.kind, op.mem_intensity, op.sm_fill, c.process});
+      // A collective interferes as the kernel it is (its blocks hold SMs).
+      const OpKind kind = IsCollective(op.kind) ? OpKind::kKernel : op.kind;
+      items.push_back({kind, op.mem_intensity, op.sm_fill, c.process});
       owner.push_back(q);
     }
     if (items.empty()) return std::max(t, std::isinf(t_end) ? t : t_end);
@@ -71,16 +123,32 @@ double RunQueues(std::vector<QueueCursor>& queues, double t0, double t_end,
     double dt = std::numeric_limits<double>::infinity();
     size_t first_done = 0;
     for (size_t i = 0; i < items.size(); ++i) {
-      double finish = queues[owner[i]].Head().remaining_ns / rates[i];
+      const QueueCursor& c = queues[owner[i]];
+      double finish;
+      switch (c.Head().kind) {
+        case OpKind::kCollectiveWaiting:  // no progress until every rank is there
+          rates[i] = 0;
+          finish = c.wake - t;
+          break;
+        case OpKind::kCollectiveTransfer:  // link time: SM contention does not slow it
+          rates[i] = 1;
+          finish = c.Head().remaining_ns;
+          break;
+        default:
+          finish = c.Head().remaining_ns / rates[i];
+      }
       if (finish < dt) {
         dt = finish;
         first_done = i;
       }
     }
+    // Only ranks that have not arrived yet are left: a projection cannot end.
+    if (std::isinf(dt) && std::isinf(t_end)) return t_end;
     const bool reaches_end = t + dt > t_end;
     if (reaches_end) dt = t_end - t;
     for (size_t i = 0; i < items.size(); ++i) {
       Op& op = queues[owner[i]].Head();
+      if (op.kind == OpKind::kCollectiveWaiting) continue;
       op.remaining_ns -= rates[i] * dt;
       if (!reaches_end && i == first_done) op.remaining_ns = 0;
     }
@@ -96,13 +164,24 @@ double RunQueues(std::vector<QueueCursor>& queues, double t0, double t_end,
 // Applies what happened to the shared state.
 class StateSink {
  public:
-  explicit StateSink(DeviceState& s) : s_(s) {}
+  StateSink(DeviceState& s, CollectiveBus* bus) : s_(s), bus_(bus) {}
+
+  void Arrived(const QueueCursor&, const Op& op, double t) {
+    if (bus_ != nullptr) {
+      bus_->Arrive(op.event_slot, op.event_generation, op.collective_seq, std::llround(t));
+    }
+  }
+  std::optional<int64_t> Release(const QueueCursor&, const Op& op, double t) {
+    if (bus_ == nullptr) return std::nullopt;
+    return bus_->Release(op.event_slot, op.event_generation, op.collective_seq, std::llround(t));
+  }
 
   void Complete(QueueCursor& c, const Op& op, double t) {
     StreamSlot& slot = s_.streams[c.stream];
     slot.head = c.head;
     slot.completed = c.completed;
-    if (op.kind == OpKind::kKernel && c.process >= 0) s_.procs[c.process].kernels_completed++;
+    if ((op.kind == OpKind::kKernel || IsCollective(op.kind)) && c.process >= 0)
+      s_.procs[c.process].kernels_completed++;
     if (op.kind == OpKind::kEventRecord && op.event_slot >= 0 && op.event_slot < kMaxEvents) {
       EventSlot& e = s_.events[op.event_slot];
       if (e.in_use && e.generation == op.event_generation) {
@@ -157,19 +236,34 @@ class StateSink {
 
  private:
   DeviceState& s_;
+  CollectiveBus* bus_;
 };
 
 // Stops once a given queue has completed a given count; records nothing.
+// A waiting collective is released at the last rank's arrival, this rank's
+// counted as at the projected time if it has not really arrived yet.
 class ProjectionSink {
  public:
-  ProjectionSink(const QueueCursor* target, uint64_t seq) : target_(target), seq_(seq) {}
+  ProjectionSink(const QueueCursor* target, uint64_t seq, CollectiveBus* bus)
+      : target_(target), seq_(seq), bus_(bus) {}
+  void Arrived(const QueueCursor&, const Op&, double) {}
+  std::optional<int64_t> Release(const QueueCursor&, const Op& op, double t) {
+    std::optional<int64_t> release;
+    if (bus_ != nullptr)
+      release = bus_->Release(op.event_slot, op.event_generation, op.collective_seq, std::llround(t));
+    if (!release.has_value()) blocked = {op.event_slot, op.collective_seq};
+    return release;
+  }
   void Complete(QueueCursor&, const Op&, double) {}
   void Interval(const std::vector<RunningItem>&, const std::vector<double>&, double) {}
   bool Done() const { return target_ == nullptr || target_->completed >= seq_; }
 
+  CollectiveWait blocked;  // the last collective found waiting for a rank
+
  private:
   const QueueCursor* target_;
   uint64_t seq_;
+  CollectiveBus* bus_;
 };
 
 void SampleUtilization(DeviceState& s, int64_t now_ns) {
@@ -181,7 +275,7 @@ void SampleUtilization(DeviceState& s, int64_t now_ns) {
 
 }  // namespace
 
-void Advance(DeviceState& s, int64_t now_ns, const InterferenceParams& p) {
+void Advance(DeviceState& s, int64_t now_ns, const InterferenceParams& p, CollectiveBus* bus) {
   if (now_ns <= s.clock_ns) return;
   std::vector<QueueCursor> queues;
   queues.reserve(16);
@@ -197,7 +291,7 @@ void Advance(DeviceState& s, int64_t now_ns, const InterferenceParams& p) {
                       slot.completed});
   }
   s.energy_j += double(s.spec.idle_watts) * double(now_ns - s.clock_ns) * 1e-9;
-  StateSink sink(s);
+  StateSink sink(s, bus);
   RunQueues(queues, static_cast<double>(s.clock_ns), static_cast<double>(now_ns), p, sink);
   for (const QueueCursor& c : queues) {
     StreamSlot& slot = s.streams[c.stream];
@@ -224,7 +318,8 @@ void SnapshotPendingWork(const DeviceState& s, PendingWork& out) {
 }
 
 int64_t ProjectCompletion(PendingWork& work, int stream, uint64_t seq,
-                          const InterferenceParams& p) {
+                          const InterferenceParams& p, CollectiveBus* bus,
+                          CollectiveWait* blocked) {
   std::vector<QueueCursor> queues;
   queues.reserve(work.queues.size());
   for (const PendingWork::Queue& q : work.queues) {
@@ -236,9 +331,13 @@ int64_t ProjectCompletion(PendingWork& work, int stream, uint64_t seq,
     if (c.stream == stream) target = &c;
   }
   if (target == nullptr || target->completed >= seq) return work.clock_ns;
-  ProjectionSink sink(target, seq);
+  ProjectionSink sink(target, seq, bus);
   const double t = RunQueues(queues, static_cast<double>(work.clock_ns),
                              std::numeric_limits<double>::infinity(), p, sink);
+  if (std::isinf(t)) {
+    if (blocked != nullptr) *blocked = sink.blocked;
+    return kNeverNs;
+  }
   return static_cast<int64_t>(std::ceil(t));
 }
 
@@ -248,7 +347,8 @@ bool Enqueue(DeviceState& s, int stream, const Op& op, uint64_t* seq) {
   if (pending >= kStreamQueueDepth) return false;
   slot.ring[(slot.head + pending) % kStreamQueueDepth] = op;
   slot.enqueued++;
-  if (slot.process >= 0 && op.kind == OpKind::kKernel) s.procs[slot.process].kernels_launched++;
+  if (slot.process >= 0 && (op.kind == OpKind::kKernel || IsCollective(op.kind)))
+    s.procs[slot.process].kernels_launched++;
   if (seq != nullptr) *seq = slot.enqueued;
   return true;
 }

@@ -39,5 +39,20 @@ TEST(ModuleImage, ErrorsNameTheLine) {
   EXPECT_FALSE(ParseModuleImage("simgpu-module 1\nkernel a fixed_us=nan\n", &k, &err));
 }
 
+TEST(ModuleImage, CollectiveKernelsAreMarked) {
+  std::vector<KernelModel> k;
+  std::string err;
+  ASSERT_TRUE(ParseModuleImage("simgpu-module 1\n"
+                               "kernel ncclAllReduce collective=allreduce mem=0.1\n"
+                               "kernel gemm fixed_us=10\n",
+                               &k, &err))
+      << err;
+  EXPECT_EQ(k[0].collective, Collective::kAllReduce);
+  EXPECT_FLOAT_EQ(k[0].mem_intensity, 0.1f);
+  EXPECT_EQ(k[1].collective, Collective::kNone);
+  EXPECT_FALSE(ParseModuleImage("simgpu-module 1\nkernel a collective=broadcast\n", &k, &err));
+  EXPECT_NE(err.find("collective must be 'allreduce'"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace simgpu

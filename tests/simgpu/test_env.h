@@ -14,12 +14,13 @@ inline std::string UniqueNamespace(const char* tag) {
   return std::string("iashim-test-") + tag + "-" + std::to_string(::getpid());
 }
 
-// Removes /dev/shm/<ns>-gpu0..15.
+// Removes /dev/shm/<ns>-gpu0..15 and the namespace's collective groups.
 inline void RemoveSimulatedDevices(const std::string& ns) {
   for (int i = 0; i < 16; ++i) {
     const std::string path = "/dev/shm/" + ns + "-gpu" + std::to_string(i);
     ::unlink(path.c_str());
   }
+  ::unlink(("/dev/shm/" + ns + "-collectives").c_str());
 }
 
 }  // namespace iashim_test

@@ -16,34 +16,17 @@
 #include <functional>
 #include <thread>
 
+#include "tests/simgpu/process/child_process.h"
 #include "tests/simgpu/test_env.h"
 
 namespace {
 
+using iashim_test::ExitStatus;
+using iashim_test::Spawn;
+
 constexpr size_t kGiB = 1ULL << 30;
 const char kImage[] = "simgpu-module 1\nkernel long fixed_us=1000000 mem=0.5\n"
                       "kernel short fixed_us=10000 mem=0.5\n";
-
-// Starts `body` in a child process; its return value is the exit status.
-// The child dies with the test process, so a failed assertion (which returns
-// before the test kills its children) leaves no child holding the test's
-// output open, which would keep CTest waiting until its timeout.
-pid_t Spawn(const std::function<int()>& body) {
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(1);  // the parent died before prctl
-    _exit(body());
-  }
-  return pid;
-}
-
-int ExitStatus(pid_t pid) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 // Opens the primary context of device 0 in the calling (child) process.
 bool OpenDevice() {
