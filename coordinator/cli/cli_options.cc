@@ -10,6 +10,7 @@ namespace iashim::cli {
 namespace {
 
 constexpr int kMaxGpuIndex = 63;
+constexpr int kMaxGangGpus = 64;  // PlaceRequest.gpus
 constexpr double kMaxSlowdownTarget = 10.0;
 constexpr double kMaxTimeoutS = 3600.0;
 
@@ -22,7 +23,8 @@ std::string Quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 // An option's raw value as given, validated only once the whole line is read
 // so that --help answers even a line with a bad value on it.
 struct RawValues {
-  std::optional<std::string> job, priority, mem, gpu, slowdown_target, kind, coordinator, timeout_s;
+  std::optional<std::string> job, priority, mem, gpu, gpus, slowdown_target, kind, coordinator,
+      timeout_s;
   std::optional<std::string> coordinator_key, admin_key;
 };
 
@@ -41,6 +43,7 @@ constexpr OptionSpec kOptions[] = {
     {"--priority", OptionKind::kValue, true, true, false, "guaranteed|opportunistic"},
     {"--mem", OptionKind::kValue, true, true, false, "SIZE"},
     {"--gpu", OptionKind::kValue, true, true, false, "auto|N"},
+    {"--gpus", OptionKind::kValue, true, true, false, "N"},
     {"--slowdown-target", OptionKind::kValue, true, true, false, "F"},
     {"--kind", OptionKind::kValue, true, true, false, "MODEL"},
     {"--coordinator", OptionKind::kValue, true, true, true, "ENDPOINT"},
@@ -73,6 +76,7 @@ std::optional<std::string>* Slot(RawValues& raw, std::string_view name) {
   if (name == "--priority") return &raw.priority;
   if (name == "--mem") return &raw.mem;
   if (name == "--gpu") return &raw.gpu;
+  if (name == "--gpus") return &raw.gpus;
   if (name == "--slowdown-target") return &raw.slowdown_target;
   if (name == "--kind") return &raw.kind;
   if (name == "--coordinator") return &raw.coordinator;
@@ -195,6 +199,20 @@ absl::Status Validate(const RawValues& raw, const char* env_coordinator, CliOpti
     } else {
       return Invalid("--gpu " + Quoted(*raw.gpu) + ": must be auto or a GPU index from 0 to " +
                      std::to_string(kMaxGpuIndex));
+    }
+  }
+  if (raw.gpus) {
+    const std::optional<int64_t> count = ParseInt(*raw.gpus, 1, kMaxGangGpus);
+    if (!count) {
+      return Invalid("--gpus " + Quoted(*raw.gpus) + ": must be a number of GPUs from 1 to " +
+                     std::to_string(kMaxGangGpus));
+    }
+    p.gpus = static_cast<int>(*count);
+    // A gang takes GPUs of one node the coordinator chooses; pinning one
+    // of them would leave the others unsaid.
+    if (p.gpus > 1 && p.gpu >= 0) {
+      return Invalid("--gpu " + Quoted(*raw.gpu) + " pins one GPU; a gang (--gpus " + *raw.gpus +
+                     ") cannot be pinned: leave --gpu out");
     }
   }
   if (raw.slowdown_target) {
@@ -387,6 +405,8 @@ std::string Usage(std::string_view topic) {
       "  --mem SIZE              GPU memory quota: 8GiB, 512MiB, 16GB, bytes; default:\n"
       "                          the whole GPU\n"
       "  --gpu auto|N            let the coordinator choose (default) or ask for GPU N\n"
+      "  --gpus N                GPUs the job uses at once, 1-64 (default 1): N GPUs of\n"
+      "                          one node, in CUDA_VISIBLE_DEVICES for all its ranks\n"
       "  --slowdown-target F     guaranteed jobs: the slowdown allowed by sharing, in\n"
       "                          (0, 10]; 0.1 = up to 10% slower than alone\n"
       "  --kind MODEL            what the job trains, e.g. \"resnet50\": the interference\n"

@@ -23,10 +23,17 @@ int PlaceCommand(const CliOptions& options) {
   CatchInterrupt();
   const client::RequestResult result = AskCoordinator(options, request, wire::Payload::PlaceReply);
   if (const std::optional<int> exit = FailedRequestExit(options, result)) return *exit;
-  const client::Placement p = client::DecodePlacement(*result.reply.envelope());
+  client::Placement p = client::DecodePlacement(*result.reply.envelope());
+  const bool placed = p.outcome == client::Placement::Outcome::kPlaced;
+  client::RefuseShortGang(options.placement.gpus, &p);
   switch (p.outcome) {
     case client::Placement::Outcome::kRefused:
       std::printf("refused: %s\n", p.reason.c_str());
+      // An older coordinator registered it on fewer GPUs: say which, so it can be released.
+      if (placed && !p.dry_run && !p.job.empty()) {
+        std::fprintf(stderr, "iashim: the coordinator registered job '%s' anyway (token %s)\n",
+                     p.job.c_str(), p.token.empty() ? "-" : p.token.c_str());
+      }
       return kExitRefused;
     case client::Placement::Outcome::kQueued:
       std::printf("queued: %s\n", p.reason.c_str());
@@ -51,6 +58,13 @@ int PlaceCommand(const CliOptions& options) {
     std::printf("gpu: -\n");
   }
   if (!p.gpu_uuid.empty()) std::printf("gpu_uuid: %s\n", p.gpu_uuid.c_str());
+  // A gang: every GPU in rank order, as CUDA_VISIBLE_DEVICES lists them.
+  if (p.gpus.size() > 1) {
+    std::printf("gpus: %s\n", client::VisibleDevices(p).c_str());
+    std::string uuids;
+    for (const std::string& u : p.gpu_uuids) uuids += (uuids.empty() ? "" : ",") + u;
+    std::printf("gpu_uuids: %s\n", uuids.c_str());
+  }
   std::printf("share: %.6g\n", p.share);
   // A job started some other way needs it as IASHIM_JOB_TOKEN.
   if (!p.token.empty()) std::printf("token: %s\n", p.token.c_str());

@@ -90,7 +90,11 @@ void ReleaseUnstartedJob(const CliOptions& options, const client::Placement& pla
 std::string DescribePlacement(const client::Placement& p) {
   std::string out = "iashim: job " + (p.job.empty() ? std::string("(unnamed)") : p.job) +
                     " placed on " + (p.host.empty() ? std::string("this host") : p.host);
-  if (p.gpu >= 0) out += " GPU " + std::to_string(p.gpu);
+  if (p.gpus.size() > 1) {
+    out += " GPUs " + client::VisibleDevices(p);
+  } else if (p.gpu >= 0) {
+    out += " GPU " + std::to_string(p.gpu);
+  }
   char share[32];
   std::snprintf(share, sizeof share, "%.3g", p.share);
   out += std::string(", share ") + share;
@@ -153,11 +157,14 @@ int RunCommand(const CliOptions& options) {
       continue;
     }
     reported_silence = false;
-    const client::Placement placement = client::DecodePlacement(*result.reply.envelope());
+    client::Placement placement = client::DecodePlacement(*result.reply.envelope());
+    const bool placed = placement.outcome == client::Placement::Outcome::kPlaced;
+    client::RefuseShortGang(options.placement.gpus, &placement);
     switch (placement.outcome) {
       case client::Placement::Outcome::kRefused:
         std::fprintf(stderr, "iashim: the coordinator refused the job: %s\n",
                      placement.reason.c_str());
+        if (placed) ReleaseUnstartedJob(options, placement);  // too few GPUs: not started
         return kExitRefused;
       case client::Placement::Outcome::kQueued:
         // Once per reason, not every 2 s: a long queue should not flood the

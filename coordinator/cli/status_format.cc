@@ -90,12 +90,49 @@ std::string BatchNote(const wire::JobState& job) {
   return note;
 }
 
+// A gang's GPU indexes, "0,1,2,3"; "" for a one-GPU job.
+std::string GangGpus(const wire::JobState& job) {
+  if (job.gpus() == nullptr || job.gpus()->size() < 2) return "";
+  std::string out;
+  for (const int32_t g : *job.gpus()) out += (out.empty() ? "" : ",") + std::to_string(g);
+  return out;
+}
+
+// Iterations per second from an iteration time (0 = unknown: "-").
+std::string FormatIterationRate(uint64_t iteration_ns) {
+  if (iteration_ns == 0) return "-";
+  return absl::StrFormat("%.2f it/s", 1e9 / static_cast<double>(iteration_ns));
+}
+
+// One indented line per rank of a gang, under its row: the gang runs at its
+// slowest rank's speed, so that one is marked.
+std::string RankLines(const wire::JobState& job) {
+  if (job.ranks() == nullptr || job.ranks()->size() == 0) return "";
+  uint64_t slowest = 0;
+  for (const wire::RankState* r : *job.ranks()) {
+    if (r != nullptr && r->connected()) slowest = std::max(slowest, r->iteration_ns());
+  }
+  std::string out;
+  for (const wire::RankState* r : *job.ranks()) {
+    if (r == nullptr) continue;
+    out += absl::StrFormat("      rank %d  pid %d  gpu %s  %s  %s kern/s%s\n", r->rank(), r->pid(),
+                           r->gpu() >= 0 ? std::to_string(r->gpu()) : "-",
+                           FormatIterationRate(r->iteration_ns()), FormatRate(r->kernels_per_s()),
+                           !r->connected()                                     ? "  disconnected"
+                           : slowest > 0 && r->iteration_ns() == slowest ? "  slowest"
+                                                                               : "");
+  }
+  return out;
+}
+
 Row JobRow(const wire::JobState& job) {
   const std::string quota =
       job.mem_limit_bytes() == 0 ? std::string("-") : FormatCompactBytes(job.mem_limit_bytes());
   const std::string batch = BatchNote(job);
+  const std::string gang = GangGpus(job);
   return {
-      Printable(job.job()) + (batch.empty() ? "" : " [" + batch + "]"),
+      Printable(job.job()) + (gang.empty() ? "" : " [gpu " + gang + "]") +
+          (batch.empty() ? "" : " [" + batch + "]"),
       std::to_string(job.pid()),
       IsGuaranteed(job) ? "guar" : "opp",
       std::isfinite(job.share()) ? absl::StrFormat("%.2f", job.share()) : "-",
@@ -192,6 +229,33 @@ void WriteJob(const wire::JobState& job, JsonWriter& w) {
   w.Key("energy_per_iteration_j");
   KnownOrNull(job.energy_per_iteration_j(), w);
   w.Key("connected").Bool(job.connected());
+  // Only for a gang: its GPUs and its processes by rank.
+  if (job.gpus() != nullptr && job.gpus()->size() > 0) {
+    w.Key("gpus").BeginArray();
+    for (const int32_t g : *job.gpus()) w.Int(g);
+    w.EndArray();
+  }
+  if (job.ranks() != nullptr && job.ranks()->size() > 0) {
+    w.Key("ranks").BeginArray();
+    for (const wire::RankState* r : *job.ranks()) {
+      if (r == nullptr) continue;
+      w.BeginObject();
+      w.Key("rank").Int(r->rank());
+      w.Key("pid").Int(r->pid());
+      w.Key("gpu").Int(r->gpu());
+      w.Key("connected").Bool(r->connected());
+      w.Key("iteration_ns").Uint(r->iteration_ns());
+      w.Key("iterations_per_s");
+      if (r->iteration_ns() > 0) {
+        w.Double(1e9 / static_cast<double>(r->iteration_ns()));
+      } else {
+        w.Null();
+      }
+      w.Key("kernels_per_s").Double(r->kernels_per_s());
+      w.EndObject();
+    }
+    w.EndArray();
+  }
   // Only for jobs a batch system started (PlaceRequest.batch).
   if (const wire::BatchJob* b = job.batch();
       b != nullptr && b->system() != nullptr && b->system()->size() > 0) {
@@ -293,6 +357,22 @@ std::string FormatStatusTable(const wire::StateSnapshot& snapshot) {
   }
   if (gpu_count == 0) return out + "no GPUs known to the coordinator\n";
 
+  // A gang is listed once, under its first GPU; its other GPUs say whose they are.
+  std::vector<std::pair<std::string, std::string>> gang_notes;  // "host:index" -> "gang X (under Y)"
+  for (const wire::GpuState* gpu : *gpus) {
+    if (gpu == nullptr || gpu->jobs() == nullptr) continue;
+    for (const wire::JobState* job : *gpu->jobs()) {
+      if (job == nullptr || job->gpus() == nullptr) continue;
+      for (const int32_t g : *job->gpus()) {
+        if (g == gpu->id()) continue;
+        gang_notes.emplace_back(
+            Printable(gpu->host()) + ":" + std::to_string(g),
+            absl::StrFormat("gang %s (listed under %s:%d)", Printable(job->job()),
+                            Printable(gpu->host()), gpu->id()));
+      }
+    }
+  }
+
   // Widths over every GPU's jobs, so the columns line up down the page.
   Row header;
   for (const Column& c : kColumns) header.emplace_back(c.title);
@@ -302,13 +382,16 @@ std::string FormatStatusTable(const wire::StateSnapshot& snapshot) {
     for (size_t i = 0; i < kColumnCount; ++i) widths[i] = std::max(widths[i], row[i].size());
   };
   widen(header);
+  std::vector<std::vector<std::string>> rank_lines_per_gpu;  // parallel to rows_per_gpu
   for (const wire::GpuState* gpu : *gpus) {
     if (gpu == nullptr) continue;
     std::vector<Row>& rows = rows_per_gpu.emplace_back();
+    std::vector<std::string>& rank_lines = rank_lines_per_gpu.emplace_back();
     if (gpu->jobs() == nullptr) continue;
     for (const wire::JobState* job : *gpu->jobs()) {
       if (job == nullptr) continue;
       rows.push_back(JobRow(*job));
+      rank_lines.push_back(RankLines(*job));
       widen(rows.back());
     }
   }
@@ -316,19 +399,28 @@ std::string FormatStatusTable(const wire::StateSnapshot& snapshot) {
   size_t index = 0;
   for (const wire::GpuState* gpu : *gpus) {
     if (gpu == nullptr) continue;
+    const std::vector<std::string>& rank_lines = rank_lines_per_gpu[index];
     const std::vector<Row>& rows = rows_per_gpu[index++];
+    std::string gangs;
+    const std::string here = Printable(gpu->host()) + ":" + std::to_string(gpu->id());
+    for (const auto& [where, note] : gang_notes) {
+      if (where == here) gangs += "  " + note;
+    }
     out += "\n";
     std::string name = Printable(gpu->name());
     const std::string power =
         Known(gpu->power_w()) ? absl::StrFormat("  power %.0f W", gpu->power_w()) : "";
-    out += absl::StrFormat("%s:%d%s%s  busy %s%s  memory %s of %s  %s%s\n", Printable(gpu->host()),
+    out += absl::StrFormat("%s:%d%s%s  busy %s%s  memory %s of %s  %s%s%s\n", Printable(gpu->host()),
                            gpu->id(), name.empty() ? "" : " ", name, Percent(gpu->busy()), power,
                            FormatBytes(MemoryUsed(*gpu)), FormatBytes(gpu->memory_bytes()),
-                           Plural(rows.size(), "job", "jobs"),
+                           Plural(rows.size(), "job", "jobs"), gangs,
                            gpu->drained() ? "  DRAINED (no new jobs)" : "");
     if (rows.empty()) continue;
     out += RenderRow(header, widths);
-    for (const Row& row : rows) out += RenderRow(row, widths);
+    for (size_t r = 0; r < rows.size(); ++r) {
+      out += RenderRow(rows[r], widths);
+      out += rank_lines[r];
+    }
   }
   return out;
 }

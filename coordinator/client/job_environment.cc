@@ -59,8 +59,10 @@ std::vector<EnvChange> ManagedEnvironment(const JobRequest& request, const Place
   out.push_back({"IASHIM_COORDINATOR_KEY",
                  request.keys.curve() ? std::optional<std::string>(request.keys.server_public)
                                       : std::nullopt});
-  if (placement.gpu >= 0) {
-    out.push_back({"CUDA_VISIBLE_DEVICES", std::to_string(placement.gpu)});
+  // A gang's GPUs in rank order: rank r of a torchrun-style job (LOCAL_RANK
+  // r) opens cuda:r, the gang's r-th GPU.
+  if (const std::string devices = VisibleDevices(placement); !devices.empty()) {
+    out.push_back({"CUDA_VISIBLE_DEVICES", devices});
   } else if (warnings != nullptr) {
     warnings->push_back("the coordinator named no GPU; CUDA_VISIBLE_DEVICES is left as it was");
   }

@@ -41,7 +41,7 @@ std::vector<uint8_t> EncodePlaceRequest(const PlacementOptions& placement, std::
       fbb, job,
       ToWire(placement.priority),
       placement.mem_bytes, placement.gpu, host_offset, command_offset, placement.slowdown_target,
-      kind, allowed, batch, placement.dry_run);
+      kind, allowed, batch, placement.dry_run, placement.gpus);
   wire::FinishEnvelope(fbb, wire::Payload::PlaceRequest, request.Union(), pid);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }
@@ -64,6 +64,17 @@ Placement DecodePlacement(const wire::Envelope& envelope) {
   p.host = wire::StringOf(reply->host());
   p.gpu = reply->gpu();
   p.gpu_uuid = wire::StringOf(reply->gpu_uuid());
+  if (const auto* indices = reply->gpu_indices(); indices != nullptr && indices->size() > 0) {
+    p.gpus.assign(indices->begin(), indices->end());
+    const auto* uuids = reply->gpu_uuids();
+    for (size_t i = 0; i < p.gpus.size(); ++i) {
+      p.gpu_uuids.push_back(uuids != nullptr && i < uuids->size() ? wire::StringOf(uuids->Get(i))
+                                                                  : std::string());
+    }
+  } else if (p.gpu >= 0) {
+    p.gpus = {p.gpu};  // a coordinator from before gangs
+    p.gpu_uuids = {p.gpu_uuid};
+  }
   p.share = reply->share();
   p.mem_limit_bytes = reply->mem_limit_bytes();
   p.token = wire::StringOf(reply->token());
@@ -80,6 +91,25 @@ Placement DecodePlacement(const wire::Envelope& envelope) {
     if (p.reason.empty()) p.reason = "no reason given";
   }
   return p;
+}
+
+void RefuseShortGang(int asked, Placement* p) {
+  if (p->outcome != Placement::Outcome::kPlaced || asked <= 1) return;
+  if (p->gpus.size() >= static_cast<size_t>(asked)) return;
+  p->outcome = Placement::Outcome::kRefused;
+  p->reason = "it placed " + std::to_string(p->gpus.size()) + " of the " + std::to_string(asked) +
+              " GPUs asked (a coordinator from before gangs ignores the GPU count)";
+}
+
+std::string VisibleDevices(const Placement& p) {
+  std::string out;
+  for (const int g : p.gpus) {
+    if (g < 0) continue;
+    if (!out.empty()) out += ',';
+    out += std::to_string(g);
+  }
+  if (out.empty() && p.gpu >= 0) out = std::to_string(p.gpu);
+  return out;
 }
 
 }  // namespace iashim::client

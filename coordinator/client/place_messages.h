@@ -27,8 +27,12 @@ struct Placement {
   std::string reason;  // kQueued, kRefused: the coordinator's words
   std::string job;
   std::string host;
-  int gpu = -1;
+  int gpu = -1;  // the first (or only) GPU
   std::string gpu_uuid;
+  // Every GPU of the job in rank order (gpus[0] == gpu); one for a one-GPU
+  // job, also from a coordinator that predates gangs; empty when none named.
+  std::vector<int> gpus;
+  std::vector<std::string> gpu_uuids;  // parallel to gpus ("" where not known)
   double share = 1.0;
   uint64_t mem_limit_bytes = 0;
   std::string token;  // the job's token (IASHIM_JOB_TOKEN); empty from an older coordinator,
@@ -39,6 +43,15 @@ struct Placement {
 // `envelope` is a verified reply holding a PlaceReply or an ErrorReply (an
 // ErrorReply is a refusal: the coordinator could not serve the request).
 Placement DecodePlacement(const wire::Envelope& envelope);
+
+// A placement of fewer GPUs than `asked` (a coordinator from before gangs
+// ignores PlaceRequest.gpus and places one) becomes a refusal saying so: the
+// job's ranks would find too few GPUs. Anything else is left as it is.
+void RefuseShortGang(int asked, Placement* placement);
+
+// CUDA_VISIBLE_DEVICES for the placement: its GPUs comma-separated, in rank
+// order ("0,1,2,3"); empty when it names none.
+std::string VisibleDevices(const Placement& placement);
 
 }  // namespace iashim::client
 

@@ -37,6 +37,7 @@ struct PlacementOptions {
   Priority priority = Priority::kGuaranteed;
   uint64_t mem_bytes = 0;        // 0: the whole GPU
   int gpu = -1;                  // -1: the coordinator chooses
+  int gpus = 1;                  // GPUs used at once (1..64); more than 1: a gang on one node
   double slowdown_target = 0.0;  // 0: the coordinator's default
   std::string kind;              // empty: unknown (learned from the job's kernels)
   std::vector<int> allowed_gpus;  // GPU indexes on the host the job may use; empty: any

@@ -35,15 +35,6 @@ bool SingleHost(const policy::Cluster& cluster) {
   return true;
 }
 
-policy::JobProfileOptions ProfileOptions() {
-  policy::JobProfileOptions o;
-  // A training loop launches its whole kernel set every iteration; 3 s without
-  // a new kernel is long enough to call the set complete and short enough for
-  // a job's solo baseline to be stored under it early in its life.
-  o.fingerprint_stable_s = 3;
-  return o;
-}
-
 // GPUs' worth of capacity a request asks, against the cluster's largest GPU.
 double Demand(const policy::PlacementRequest& p, const policy::Cluster& cluster) {
   uint64_t largest = 0;
@@ -81,6 +72,9 @@ void Coordinator::Restore(int64_t now_ns) {
                      now_ns, r.registered_unix_ns);
     job.mem_bytes = r.mem_bytes;
     if (r.gpu_index >= 0) job.gpu = policy::GpuId{r.gpu_host, r.gpu_index};
+    if (job.gpu && r.gang_gpus.size() > 1) {
+      for (const int32_t index : r.gang_gpus) job.gang_gpus.push_back({r.gpu_host, index});
+    }
     job.slowdown_target = r.slowdown_target > 0 ? r.slowdown_target : options_.slowdown_target;
     job.share = job.sent_share = r.share;
     job.pid = r.pid;
@@ -110,6 +104,7 @@ void Coordinator::Persist(const Job& job) {
   if (job.gpu) {
     r.gpu_host = job.gpu->host;
     r.gpu_index = job.gpu->index;
+    for (const policy::GpuId& g : job.gang_gpus) r.gang_gpus.push_back(g.index);
   }
   r.slowdown_target = job.slowdown_target;
   // A probe's hold is never persisted: a restart must not leave a job held.
@@ -225,6 +220,7 @@ void Coordinator::OnHello(std::string_view identity, const wire::Hello& hello, i
           "or `iashim place`)",
           id, token.empty() ? "does not carry" : "carries a wrong"));
     }
+    if (job.is_gang()) return HelloFromRank(identity, job, pid, host, hello, now_ns, out);
     const bool same_process = job.pid == pid && job.host == host;
     if (job.connected && job.identity != identity && !same_process) {
       ++counters_.refused_claims;
@@ -254,14 +250,16 @@ void Coordinator::OnHello(std::string_view identity, const wire::Hello& hello, i
   Job& job = it->second;
   // One routing id is one process: if it was another job's, it is no more.
   if (Job* previous = BoundJob(identity); previous != nullptr && previous != &job) {
-    Disconnect(*previous);
+    DisconnectProcess(*previous, identity);
   }
   const bool changed = job.pid != pid || job.host != host || !job.connected;
   job.identity = std::string(identity);
   job.pid = pid;
   job.host = host;
   job.command = Clean(hello.command(), 256);
-  if (!job.connected && job.gpu) ++connected_on_gpu_[*job.gpu];
+  if (!job.connected) {
+    for (const policy::GpuId& g : GpusOf(job)) ++connected_on_gpu_[g];
+  }
   job.connected = true;
   job.last_seen_ns = now_ns;
   if (hello.mem_limit_bytes() != 0) job.mem_limit_bytes = hello.mem_limit_bytes();
@@ -287,11 +285,24 @@ void Coordinator::OnTelemetry(std::string_view identity, const wire::TelemetryBa
     return;
   }
   ++counters_.telemetry_batches;
-  ++job->telemetry_batches;
   job->last_seen_ns = now_ns;
   const policy::TelemetryWindow w = ToWindow(batch);
-  if (job->gpu && batch.gpu_energy_j() >= 0) energy_.Reading(*job->gpu, batch.gpu_energy_j());
   const bool alone = AloneOnGpu(*job);
+  std::optional<policy::GpuId> gpu = job->gpu;
+  if (job->is_gang()) {
+    // Each rank folds its own windows; the lead's are also the job's.
+    const int rank = RankOf(*job, identity);
+    if (rank < 0) return;  // bound to the job but to none of its ranks: cannot happen
+    RankProcess& r = job->ranks[rank];
+    r.last_seen_ns = now_ns;
+    gpu = RankGpu(*job, rank);
+    r.profile.AddWindow(w, alone, policy::BaselineSource::kAlone);
+    if (gpu && batch.gpu_energy_j() >= 0) energy_.Reading(*gpu, batch.gpu_energy_j());
+    if (identity != job->identity) return;
+  } else if (gpu && batch.gpu_energy_j() >= 0) {
+    energy_.Reading(*gpu, batch.gpu_energy_j());
+  }
+  ++job->telemetry_batches;
   const bool probed = !alone && job->probe.Solo(now_ns);
   if (!job->profile.AddWindow(w, alone || probed,
                               probed ? policy::BaselineSource::kProbe : policy::BaselineSource::kAlone)) {
@@ -317,14 +328,34 @@ void Coordinator::OnKernelNames(std::string_view identity, const wire::KernelNam
 void Coordinator::OnGoodbye(std::string_view identity) {
   Job* job = BoundJob(identity);
   if (job == nullptr) return;
+  // A gang is over when its last process is: until then a rank that ended
+  // is forgotten (a process that comes later takes its rank afresh).
+  if (job->is_gang()) {
+    const int rank = RankOf(*job, identity);
+    DisconnectRank(*job, rank);
+    job->ranks.erase(rank);
+    if (job->connected) return;
+  }
   Remove(job->id);
 }
 
 void Coordinator::Disconnect(Job& job) {
-  if (job.connected && job.gpu) --connected_on_gpu_[*job.gpu];
+  if (job.connected) {
+    for (const policy::GpuId& g : GpusOf(job)) --connected_on_gpu_[g];
+  }
+  for (auto& [rank, r] : job.ranks) {
+    if (r.connected) identity_to_job_.erase(r.identity);
+    r.identity.clear();
+    r.connected = false;
+  }
   identity_to_job_.erase(job.identity);
   job.identity.clear();
   job.connected = false;
+}
+
+void Coordinator::DisconnectProcess(Job& job, std::string_view identity) {
+  if (!job.is_gang()) return Disconnect(job);
+  if (const int rank = RankOf(job, identity); rank >= 0) DisconnectRank(job, rank);
 }
 
 void Coordinator::Remove(std::string id) {
@@ -338,19 +369,25 @@ void Coordinator::Remove(std::string id) {
 
 bool Coordinator::AloneOnGpu(const Job& job) const {
   if (!job.gpu) return false;  // unknown: never count as solo
-  const auto it = connected_on_gpu_.find(*job.gpu);
-  const int connected = it == connected_on_gpu_.end() ? 0 : it->second;
-  return connected - (job.connected ? 1 : 0) == 0;
+  auto alone_on = [&](const policy::GpuId& gpu) {
+    const auto it = connected_on_gpu_.find(gpu);
+    const int connected = it == connected_on_gpu_.end() ? 0 : it->second;
+    return connected - (job.connected ? 1 : 0) == 0;
+  };
+  if (!job.is_gang()) return alone_on(*job.gpu);
+  return std::all_of(job.gang_gpus.begin(), job.gang_gpus.end(), alone_on);
 }
 
 policy::ClusterState Coordinator::PlacementView() const {
   policy::ClusterState view;
   view.cluster = cluster_;
   for (const auto& [id, job] : jobs_) {
-    if (!job.gpu) continue;
-    view.jobs[*job.gpu].push_back({id, job.priority, job.mem_bytes,
-                                   job.profile.busy().value_or(0), Traits(job), 1,
-                                   job.slowdown_target});
+    // A gang is listed on each of its GPUs (ClusterState's convention).
+    const std::vector<policy::GpuId> gpus = GpusOf(job);
+    for (const policy::GpuId& g : gpus) {
+      view.jobs[g].push_back({id, job.priority, job.mem_bytes, job.profile.busy().value_or(0),
+                              Traits(job), static_cast<int>(gpus.size()), job.slowdown_target});
+    }
   }
   return view;
 }
@@ -414,17 +451,31 @@ std::string Coordinator::EncodePlaceReply(const PlaceReplyFields& r) const {
   const auto err = fbb.CreateString(r.error);
   const auto jid = fbb.CreateString(job ? job->id : "");
   const auto host = fbb.CreateString(job && job->gpu ? job->gpu->host : "");
-  std::string uuid;
-  if (job && job->gpu) {
-    for (const policy::GpuInfo& g : cluster_.gpus) {
-      if (g.id == *job->gpu) uuid = g.uuid;
+  // Every GPU of the job in rank order, the first also as gpu/gpu_uuid (what
+  // a client from before gangs reads).
+  std::vector<int> indices;
+  std::vector<std::string> uuids;
+  if (job) {
+    for (const policy::GpuId& id : GpusOf(*job)) {
+      indices.push_back(id.index);
+      uuids.emplace_back();
+      for (const policy::GpuInfo& g : cluster_.gpus) {
+        if (g.id == id) uuids.back() = g.uuid;
+      }
     }
   }
-  const auto u = fbb.CreateString(uuid);
+  const auto u = fbb.CreateString(uuids.empty() ? std::string() : uuids.front());
   const auto token = fbb.CreateString(job ? job->token : "");
+  flatbuffers::Offset<flatbuffers::Vector<int32_t>> gpu_indices;
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> gpu_uuids;
+  if (!indices.empty()) {
+    gpu_indices = fbb.CreateVector(indices);
+    gpu_uuids = fbb.CreateVectorOfStrings(uuids);
+  }
   const auto reply = wire::CreatePlaceReply(
       fbb, r.ok, err, jid, host, job && job->gpu ? job->gpu->index : -1, u,
-      job ? job->sent_share : 1.0, job ? job->mem_bytes : 0, r.queued, token, r.dry_run);
+      job ? job->sent_share : 1.0, job ? job->mem_bytes : 0, r.queued, token, r.dry_run,
+      gpu_indices, gpu_uuids);
   return EnvelopeBytes(fbb, wire::Payload::PlaceReply, reply.Union());
 }
 
@@ -448,6 +499,7 @@ absl::StatusOr<policy::PlacementRequest> Coordinator::ResolvePlacement(const Pla
   p.priority = ask.priority;
   p.mem_bytes = ask.mem_bytes;
   p.host = ask.host;
+  p.gpu_count = ask.gpus;
   if (!ask.allowed_gpus.empty()) {
     // The indexes name GPUs of that node: placing the job elsewhere would
     // defeat them. As for --gpu below, a single-node cluster's node may go by
@@ -520,7 +572,7 @@ Job Coordinator::NewJob(std::string id, std::string token, policy::Priority prio
   Job job;
   job.id = std::move(id);
   job.token = std::move(token);
-  job.profile = policy::JobProfile(ProfileOptions());
+  job.profile = NewJobProfile();
   job.priority = priority;
   job.slowdown_target = options_.slowdown_target;
   job.registered_unix_ns = unix_ns;
@@ -570,6 +622,7 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
   Job job = NewJob(p->job, *std::move(token), p->priority, now_ns, unix_ns);
   job.mem_bytes = p->mem_bytes;
   job.gpu = d.gpu;
+  if (d.gpus.size() > 1) job.gang_gpus = d.gpus;
   job.slowdown_target = p->slowdown_target;
   job.command = ask->command;
   job.kind = ask->kind;

@@ -181,9 +181,24 @@ class Coordinator {
   void RestoreDrained();
 
   Job* BoundJob(std::string_view identity);
+  // coordinator_gang.cc: a gang's processes, one per rank.
+  // A Hello for a gang job whose token checked out: binds the process to a
+  // rank (Hello.rank, or the lowest rank no live process holds), or refuses it.
+  void HelloFromRank(std::string_view identity, Job& job, int pid, const std::string& host,
+                     const wire::Hello& hello, int64_t now_ns, std::vector<Outgoing>* out);
+  // The rank `identity` is bound to in `job`; -1 when none.
+  static int RankOf(const Job& job, std::string_view identity);
+  // One rank's process is gone (Goodbye, silence); the job is disconnected
+  // when it was the last.
+  void DisconnectRank(Job& job, int rank);
+  void DisconnectSilentRanks(Job& job, int64_t now_ns);
+  // The process behind `identity` is no more `job`'s (it said Hello for
+  // another job, or another rank).
+  void DisconnectProcess(Job& job, std::string_view identity);
   void Disconnect(Job& job);
   // By value: callers pass the job's own id, which the erase frees.
   void Remove(std::string id);
+  // Whether no other connected job is on any of `job`'s GPUs.
   bool AloneOnGpu(const Job& job) const;
   std::string NewJobId(std::string_view command, int64_t unix_ns);
   std::optional<policy::GpuId> SoleGpuOf(const std::string& host) const;

@@ -1,6 +1,7 @@
 // The coordinator's timers: heartbeats, the control loop and what it learns.
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "coordinator/daemon/coordinator.h"
 #include "coordinator/daemon/wire_convert.h"
@@ -17,10 +18,12 @@ int64_t Ns(double seconds) { return static_cast<int64_t>(seconds * 1e9); }
 void Coordinator::OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out) {
   std::vector<std::string> forget;
   for (auto& [id, job] : jobs_) {
+    const bool was_connected = job.connected;
+    if (job.is_gang()) DisconnectSilentRanks(job, now_ns);
     if (job.connected && now_ns - job.last_seen_ns > Ns(options_.heartbeat_timeout_s)) {
       Disconnect(job);
-      job.created_ns = now_ns;  // the forget timer runs from here
     }
+    if (was_connected && !job.connected) job.created_ns = now_ns;  // the forget timer runs from here
     if (!job.connected && now_ns - std::max(job.created_ns, job.last_seen_ns) >
                               Ns(options_.forget_after_s)) {
       forget.push_back(id);
@@ -49,16 +52,30 @@ void Coordinator::OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>*
 void Coordinator::AttributeEnergy(int64_t now_ns) {
   std::map<policy::GpuId, std::vector<EnergyLedger::GpuTime>> by_gpu;
   for (const auto& [id, job] : jobs_) {
-    if (job.connected && job.gpu) by_gpu[*job.gpu].push_back({id, job.profile.busy().value_or(0)});
+    if (!job.connected || !job.gpu) continue;
+    if (!job.is_gang()) {
+      by_gpu[*job.gpu].push_back({id, job.profile.busy().value_or(0)});
+      continue;
+    }
+    // A gang on each GPU a rank of it runs on, by that rank's GPU time.
+    for (const auto& [rank, r] : job.ranks) {
+      const std::optional<policy::GpuId> gpu = RankGpu(job, rank);
+      if (r.connected && gpu) by_gpu[*gpu].push_back({id, r.profile.busy().value_or(0)});
+    }
   }
   energy_.Attribute(by_gpu, double(now_ns) / 1e9);
 }
 
 void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out) {
+  // A gang is on each of its GPUs: a guaranteed gang is protected on every
+  // one, and an opportunistic gang runs at the least share any of them gives
+  // it (one budget for the whole job).
   std::map<policy::GpuId, std::vector<Job*>> by_gpu;
   for (auto& [id, job] : jobs_) {
-    if (job.connected && job.gpu) by_gpu[*job.gpu].push_back(&job);
+    if (!job.connected) continue;
+    for (const policy::GpuId& g : GpusOf(job)) by_gpu[g].push_back(&job);
   }
+  std::vector<std::pair<Job*, double>> shares;  // in the order first stepped
   for (auto& [gpu, jobs] : by_gpu) {
     if (ProbeHolds(jobs)) continue;
     std::vector<policy::GuaranteedJob> guaranteed;
@@ -66,7 +83,7 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
     std::vector<Job*> opp_jobs;
     for (Job* job : jobs) {
       if (job->priority == policy::Priority::kGuaranteed) {
-        guaranteed.push_back({job->id, job->profile.slowdown(), job->slowdown_target});
+        guaranteed.push_back({job->id, Slowdown(*job), job->slowdown_target});
         // Made guaranteed while throttled (iashim priority): lift its budget.
         if (job->sent_share < 1.0 - 1e-4) SendBudget(*job, 1.0, now_ns, unix_ns, out);
       } else {
@@ -78,15 +95,22 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
     auto [it, inserted] = controllers_.try_emplace(gpu);
     const policy::ShareStep step = it->second.Step(now_ns, guaranteed, opportunistic);
     for (size_t i = 0; i < opp_jobs.size() && i < step.shares.size(); ++i) {
-      Job& job = *opp_jobs[i];
-      const double share = step.shares[i].share;
-      // Refresh well before the budget's TTL runs out; send at once on a change.
-      const bool changed = std::abs(share - job.sent_share) > 1e-4;
-      const bool due = job.budget_sent_ns == 0 ||
-                       now_ns - job.budget_sent_ns >= Ns(options_.budget_ttl_s / 3);
-      if (changed || (due && (share < 1.0 || job.share < 1.0))) {
-        SendBudget(job, share, now_ns, unix_ns, out);
+      const auto seen = std::find_if(shares.begin(), shares.end(),
+                                     [&](const auto& s) { return s.first == opp_jobs[i]; });
+      if (seen == shares.end()) {
+        shares.emplace_back(opp_jobs[i], step.shares[i].share);
+      } else {
+        seen->second = std::min(seen->second, step.shares[i].share);
       }
+    }
+  }
+  for (auto& [job, share] : shares) {
+    // Refresh well before the budget's TTL runs out; send at once on a change.
+    const bool changed = std::abs(share - job->sent_share) > 1e-4;
+    const bool due = job->budget_sent_ns == 0 ||
+                     now_ns - job->budget_sent_ns >= Ns(options_.budget_ttl_s / 3);
+    if (changed || (due && (share < 1.0 || job->share < 1.0))) {
+      SendBudget(*job, share, now_ns, unix_ns, out);
     }
   }
 }
@@ -101,7 +125,14 @@ void Coordinator::SendBudget(Job& job, double share, int64_t now_ns, int64_t uni
   const auto b = wire::CreateBudget(fbb, budget_seq_, share, 0, ToWire(job.priority),
                                     uint32_t((ttl_s > 0 ? ttl_s : options_.budget_ttl_s) * 1000),
                                     uint64_t(unix_ns));
-  out->push_back({job.identity, EnvelopeBytes(fbb, wire::Payload::Budget, b.Union())});
+  const std::string bytes = EnvelopeBytes(fbb, wire::Payload::Budget, b.Union());
+  if (job.is_gang()) {
+    for (const auto& [rank, r] : job.ranks) {
+      if (r.connected) out->push_back({r.identity, bytes});
+    }
+  } else {
+    out->push_back({job.identity, bytes});
+  }
   ++counters_.budgets_sent;
   const bool changed = std::abs(share - job.sent_share) > 1e-4;
   job.sent_share = share;
@@ -145,10 +176,19 @@ void Coordinator::LearnBaselines() {
 void Coordinator::RecordObservations(int64_t unix_ns) {
   if (store_ == nullptr) return;
   std::map<policy::GpuId, std::vector<const Job*>> by_gpu;
+  std::set<policy::GpuId> gang_held;
   for (const auto& [id, job] : jobs_) {
-    if (job.connected && job.gpu && job.profile.fingerprint_stable()) by_gpu[*job.gpu].push_back(&job);
+    if (!job.connected) continue;
+    // What a gang does to its neighbours (and they to it) is not a pair's:
+    // its GPUs teach the model nothing (yet).
+    if (job.is_gang()) {
+      gang_held.insert(job.gang_gpus.begin(), job.gang_gpus.end());
+      continue;
+    }
+    if (job.gpu && job.profile.fingerprint_stable()) by_gpu[*job.gpu].push_back(&job);
   }
   for (const auto& [gpu, jobs] : by_gpu) {
+    if (gang_held.contains(gpu)) continue;
     std::string type;
     for (const policy::GpuInfo& g : cluster_.gpus) {
       if (g.id == gpu) type = g.type;

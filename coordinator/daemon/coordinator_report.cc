@@ -16,14 +16,57 @@ namespace {
 constexpr const char* kVersion = "0.1.0";
 
 double SlowdownOrUnknown(const Job& job) {
-  const std::optional<double> s = job.profile.slowdown();
+  const std::optional<double> s = Slowdown(job);
   return s && std::isfinite(*s) ? std::max(*s, -0.99) : -1.0;
+}
+
+// "node1:0" for a one-GPU job, "node1:0,1,2,3" for a gang: one series per
+// job either way (a label per rank or GPU would multiply them).
+std::string GpuLabel(const Job& job) {
+  if (!job.gpu) return "unplaced";
+  std::string label = policy::GpuName(*job.gpu);
+  for (size_t i = 1; i < job.gang_gpus.size(); ++i) {
+    absl::StrAppend(&label, ",", job.gang_gpus[i].index);
+  }
+  return label;
+}
+
+// Busy fraction each gang's ranks add to their GPUs: a gang is listed once,
+// but runs on all of them.
+std::map<policy::GpuId, double> GangBusy(const std::map<std::string, Job>& jobs) {
+  std::map<policy::GpuId, double> busy;
+  for (const auto& [id, job] : jobs) {
+    if (!job.is_gang() || !job.connected) continue;
+    for (const auto& [rank, r] : job.ranks) {
+      const std::optional<policy::GpuId> gpu = RankGpu(job, rank);
+      if (r.connected && gpu) busy[*gpu] += r.profile.busy().value_or(0);
+    }
+  }
+  return busy;
+}
+
+// A gang's GPU indexes and its ranks, for JobState (empty for a one-GPU job).
+struct GangFields {
+  std::vector<int32_t> gpus;
+  std::vector<flatbuffers::Offset<wire::RankState>> ranks;
+};
+GangFields EncodeGang(flatbuffers::FlatBufferBuilder& fbb, const Job& job) {
+  GangFields g;
+  if (!job.is_gang()) return g;
+  for (const policy::GpuId& id : job.gang_gpus) g.gpus.push_back(id.index);
+  for (const auto& [rank, r] : job.ranks) {
+    const std::optional<policy::GpuId> gpu = RankGpu(job, rank);
+    g.ranks.push_back(wire::CreateRankState(fbb, rank, r.pid, gpu ? gpu->index : -1, r.connected,
+                                            uint64_t(r.profile.iteration_ns().value_or(0)),
+                                            r.profile.kernels_per_s().value_or(0)));
+  }
+  return g;
 }
 
 }  // namespace
 
 std::optional<double> Coordinator::JoulesPerIteration(const Job& job) const {
-  const std::optional<double> iteration_ns = job.profile.iteration_ns();
+  const std::optional<double> iteration_ns = IterationNs(job);
   if (!iteration_ns) return std::nullopt;
   return energy_.JoulesPerIteration(job.id, *iteration_ns / 1e9);
 }
@@ -38,15 +81,19 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
   std::map<std::optional<policy::GpuId>, std::vector<const Job*>> jobs_by_gpu;
   for (const auto& [id, job] : jobs_) jobs_by_gpu[job.gpu].push_back(&job);
   if (jobs_by_gpu.contains(std::nullopt)) gpus.push_back({std::nullopt, nullptr});
+  const std::map<policy::GpuId, double> gang_busy = GangBusy(jobs_);
   std::vector<flatbuffers::Offset<wire::GpuState>> gpu_states;
   for (const auto& [gid, info] : gpus) {
     std::vector<flatbuffers::Offset<wire::JobState>> job_states;
     double busy = 0;
+    if (gid) {
+      if (const auto it = gang_busy.find(*gid); it != gang_busy.end()) busy += it->second;
+    }
     for (const Job* j : jobs_by_gpu[gid]) {
       const Job& job = *j;
       const std::string& id = job.id;
       const double job_busy = job.connected ? job.profile.busy().value_or(0) : 0;
-      busy += job_busy;
+      if (!job.is_gang()) busy += job_busy;  // a gang's is in gang_busy, GPU by GPU
       // 0 = no budget sent; a budget sent this very millisecond shows as 1 ms.
       const uint64_t budget_age_ms =
           job.budget_sent_ns == 0
@@ -57,16 +104,18 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
         batch = wire::CreateBatchJobDirect(fbb, job.batch.system.c_str(), job.batch.job.c_str(),
                                            job.batch.step.c_str(), job.batch.task);
       }
+      const GangFields gang = EncodeGang(fbb, job);
       job_states.push_back(wire::CreateJobStateDirect(
           fbb, id.c_str(), job.pid, job.host.c_str(), job.command.c_str(), ToWire(job.priority),
           job.share, 0, SlowdownOrUnknown(job), job.slowdown_target,
           job.profile.kernels_per_s().value_or(0), job_busy,
-          uint64_t(job.profile.iteration_ns().value_or(0)),
+          uint64_t(IterationNs(job).value_or(0)),
           uint64_t(job.profile.baseline_iteration_ns().value_or(0)), job.mem_used_bytes,
           job.mem_limit_bytes ? job.mem_limit_bytes : job.mem_bytes, budget_age_ms,
           job.held_per_s, job.connected, batch, ToWire(job.profile.baseline_source()),
           job.probe.active(), energy_.Joules(id).value_or(-1.0),
-          JoulesPerIteration(job).value_or(-1.0)));
+          JoulesPerIteration(job).value_or(-1.0), job.is_gang() ? &gang.gpus : nullptr,
+          job.is_gang() ? &gang.ranks : nullptr));
     }
     gpu_states.push_back(wire::CreateGpuStateDirect(
         fbb, gid ? gid->index : -1, gid ? gid->host.c_str() : "", info ? info->name.c_str() : "unplaced",
@@ -161,7 +210,7 @@ std::string Coordinator::MetricsText(int64_t now_ns) const {
     b.Gauge(name, help);
     for (const auto& [id, job] : jobs_) {
       if (!job.connected) continue;
-      b.Sample({{"job", id}, {"gpu", job.gpu ? policy::GpuName(*job.gpu) : "unplaced"},
+      b.Sample({{"job", id}, {"gpu", GpuLabel(job)},
                 {"priority", job.priority == policy::Priority::kGuaranteed ? "guaranteed"
                                                                            : "opportunistic"}},
                value(job));

@@ -4,8 +4,10 @@
 #define IASHIM_COORDINATOR_DAEMON_JOB_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "coordinator/policy/cluster.h"
 #include "coordinator/policy/job_profile.h"
@@ -23,12 +25,27 @@ struct BatchIds {
   int task = -1;  // the local task id; -1 = none
 };
 
+// One process of a gang job, by its rank (Hello.rank, or the order in which
+// the job's processes said Hello). Ranks' telemetry windows interleave, so
+// each rank folds its own profile; the gang runs at its slowest rank's speed.
+struct RankProcess {
+  std::string identity;  // ROUTER routing id; empty while not connected
+  int pid = 0;
+  std::string host;
+  bool connected = false;
+  int64_t last_seen_ns = 0;  // coordinator's CLOCK_MONOTONIC
+  policy::JobProfile profile;
+};
+
 struct Job {
   std::string id;
   policy::Priority priority = policy::Priority::kGuaranteed;
   uint64_t mem_bytes = 0;              // reserved (the quota); 0 = whole GPU
   std::optional<policy::GpuId> gpu;    // nullopt: unplaced (a shim no one placed, on a
                                        // node with several GPUs)
+  // A gang's GPUs, in rank order (gang_gpus[0] == *gpu; CUDA_VISIBLE_DEVICES
+  // lists them in this order); empty for a one-GPU job.
+  std::vector<policy::GpuId> gang_gpus;
   double slowdown_target = 0.10;
   int64_t registered_unix_ns = 0;
   std::string command;
@@ -38,7 +55,10 @@ struct Job {
   std::string token;
   BatchIds batch;  // from PlaceRequest.batch; persisted, shown in status
 
-  // The process, once its shim said Hello.
+  // The process, once its shim said Hello. A gang's processes are its ranks;
+  // these fields are then its lead's (the lowest connected rank), whose
+  // windows feed `profile`, and `connected` says whether any rank is.
+  std::map<int, RankProcess> ranks;  // gangs only
   std::string identity;  // ROUTER routing id; empty while not connected
   int pid = 0;
   std::string host;
@@ -68,7 +88,28 @@ struct Job {
   // so a restart mid-probe cannot leave it held).
   bool held = false;
   double share_before_hold = 1.0;
+
+  bool is_gang() const { return gang_gpus.size() > 1; }
 };
+
+// A profile as the daemon folds windows into it (every job's and rank's).
+policy::JobProfile NewJobProfile();
+
+// Every GPU `job` holds, in rank order: a gang's, its one GPU, or none.
+std::vector<policy::GpuId> GpusOf(const Job& job);
+
+// The GPU of a gang's rank (nullopt when the rank is past its GPUs).
+std::optional<policy::GpuId> RankGpu(const Job& job, int rank);
+
+// The job's recent iteration time: a gang runs at its slowest connected
+// rank's speed; a one-process job (or a gang whose ranks know none yet), its
+// profile's. nullopt when unknown.
+std::optional<double> IterationNs(const Job& job);
+
+// Iteration time / solo baseline - 1, as the control loop and status see it:
+// a gang's worst connected rank's (each rank measures against its own
+// baseline), else the profile's. nullopt when unknown.
+std::optional<double> Slowdown(const Job& job);
 
 }  // namespace iashim::daemon
 

@@ -70,6 +70,10 @@ absl::Status ReadAllowedGpus(const wire::PlaceRequest& req, PlaceAsk* ask) {
     ask->allowed_gpus.insert(index);
   }
   if (ask->host.empty()) return Invalid("allowed_gpus needs host: the node whose GPUs they index");
+  if (ask->allowed_gpus.size() < static_cast<size_t>(ask->gpus)) {
+    return Invalid(absl::StrFormat("gpus asks for %d GPUs; allowed_gpus names only %d", ask->gpus,
+                                   ask->allowed_gpus.size()));
+  }
   if (ask->gpu >= 0 && !ask->allowed_gpus.contains(ask->gpu)) {
     return Invalid(absl::StrFormat("gpu %d is not in allowed_gpus", ask->gpu));
   }
@@ -99,6 +103,17 @@ absl::StatusOr<PlaceAsk> ReadPlaceRequest(const wire::PlaceRequest& req) {
     return Invalid("slowdown_target must be in [0, 10]");
   }
   if (ask.gpu < -1 || ask.gpu > 255) return Invalid("gpu must be -1 or 0..255");
+  ask.gpus = req.gpus();
+  if (ask.gpus < 1 || ask.gpus > kMaxGangGpus) {
+    return Invalid(absl::StrFormat("gpus must be 1..%d (the GPUs the job uses at once), not %d",
+                                   kMaxGangGpus, ask.gpus));
+  }
+  if (ask.gpus > 1 && ask.gpu >= 0) {
+    return Invalid(absl::StrFormat(
+        "gpu %d pins one GPU; a gang of %d GPUs cannot be pinned (leave gpu -1; allowed_gpus "
+        "limits its choice)",
+        ask.gpu, ask.gpus));
+  }
   if (absl::Status s = ReadAllowedGpus(req, &ask); !s.ok()) return s;
   if (absl::Status s = ReadBatch(req.batch(), &ask.batch); !s.ok()) return s;
   return ask;

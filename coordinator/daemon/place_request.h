@@ -20,6 +20,9 @@ struct PlaceRequest;
 
 namespace iashim::daemon {
 
+// A gang's size: GPUs of one node a job may ask for at once.
+inline constexpr int kMaxGangGpus = 64;
+
 struct PlaceAsk {
   std::string job;      // the id asked for; empty: the coordinator names the job
   std::string command;  // for display
@@ -28,6 +31,7 @@ struct PlaceAsk {
   policy::Priority priority = policy::Priority::kGuaranteed;
   uint64_t mem_bytes = 0;       // 0: the whole GPU
   int gpu = -1;                 // a GPU index on host; -1: the coordinator chooses
+  int gpus = 1;                 // GPUs used at once; more than 1: a gang on one node
   double slowdown_target = 0;   // 0: the coordinator's default
   std::set<int> allowed_gpus;   // GPU indexes on host the job may use; empty: any
   BatchIds batch;               // system empty: none

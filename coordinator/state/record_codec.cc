@@ -34,10 +34,12 @@ struct Encoder {
     if (!j.batch_system.empty()) batch_system = b->CreateString(j.batch_system);
     if (!j.batch_job.empty()) batch_job = b->CreateString(j.batch_job);
     if (!j.batch_step.empty()) batch_step = b->CreateString(j.batch_step);
+    fb::Offset<fb::Vector<int32_t>> gang_gpus;
+    if (!j.gang_gpus.empty()) gang_gpus = b->CreateVector(j.gang_gpus);
     auto t = disk::CreateJobUpsert(
         *b, job, j.pid, host, command, static_cast<disk::Priority>(j.priority), j.mem_bytes,
         gpu_host, j.gpu_index, j.slowdown_target, j.share, j.fingerprint, j.registered_unix_ns,
-        kind, token, batch_system, batch_job, batch_step, j.batch_task);
+        kind, token, batch_system, batch_job, batch_step, j.batch_task, gang_gpus);
     return {disk::Body::JobUpsert, t.Union()};
   }
   std::pair<disk::Body, fb::Offset<void>> operator()(const JobRemoval& r) const {
@@ -97,7 +99,11 @@ absl::StatusOr<Mutation> DecodeMutation(const disk::Record& r) {
                        .batch_system = Str(j.batch_system()),
                        .batch_job = Str(j.batch_job()),
                        .batch_step = Str(j.batch_step()),
-                       .batch_task = j.batch_task()};
+                       .batch_task = j.batch_task(),
+                       .gang_gpus = j.gang_gpus()
+                                        ? std::vector<int32_t>(j.gang_gpus()->begin(),
+                                                               j.gang_gpus()->end())
+                                        : std::vector<int32_t>()};
     }
     case disk::Body::JobRemove:
       return JobRemoval{Str(r.body_as_JobRemove()->job())};

@@ -9,6 +9,7 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "common/text/priority.h"
 
@@ -38,6 +39,9 @@ struct JobRecord {
   std::string batch_job;
   std::string batch_step;
   int32_t batch_task = -1;  // -1 = none
+  // A gang's GPU indexes on gpu_host, in rank order (gang_gpus[0] ==
+  // gpu_index); empty for a one-GPU job.
+  std::vector<int32_t> gang_gpus;
 
   friend bool operator==(const JobRecord&, const JobRecord&) = default;
 };

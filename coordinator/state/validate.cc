@@ -35,6 +35,32 @@ absl::Status CheckFinite(std::initializer_list<std::pair<absl::string_view, doub
   return absl::OkStatus();
 }
 
+// A gang's GPUs: at most kMaxGangGpus indexes of one node, distinct, the
+// first the record's own gpu_index.
+absl::Status CheckGang(const JobRecord& j) {
+  if (j.gang_gpus.empty()) return absl::OkStatus();
+  if (j.gang_gpus.size() > kMaxGangGpus) {
+    return absl::InvalidArgumentError(absl::StrCat("gang of ", j.gang_gpus.size(),
+                                                   " GPUs, more than the limit of ", kMaxGangGpus));
+  }
+  if (j.gang_gpus.front() != j.gpu_index) {
+    return absl::InvalidArgumentError(absl::StrCat("gang's first GPU ", j.gang_gpus.front(),
+                                                   " is not its gpu_index ", j.gpu_index));
+  }
+  for (size_t i = 0; i < j.gang_gpus.size(); ++i) {
+    const int32_t g = j.gang_gpus[i];
+    if (g < 0 || g > 255) {
+      return absl::InvalidArgumentError(absl::StrCat("gang GPU ", g, " is not in 0..255"));
+    }
+    for (size_t k = 0; k < i; ++k) {
+      if (j.gang_gpus[k] == g) {
+        return absl::InvalidArgumentError(absl::StrCat("gang GPU ", g, " is listed twice"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 struct Validator {
   absl::Status operator()(const JobRecord& j) const {
     if (absl::Status s = CheckName("job id", j.job); !s.ok()) return s;
@@ -52,6 +78,7 @@ struct Validator {
       return absl::InvalidArgumentError(
           absl::StrCat("batch task ", j.batch_task, " is not in -1..65535"));
     }
+    if (absl::Status s = CheckGang(j); !s.ok()) return s;
     if (j.priority != Priority::kGuaranteed && j.priority != Priority::kOpportunistic) {
       return absl::InvalidArgumentError(
           absl::StrCat("priority ", static_cast<int>(j.priority), " is not 0 or 1"));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "common/wire/envelope.h"
 #include "common/wire/priority_wire.h"
 #include "common/wire/wire_string.h"
@@ -43,6 +44,16 @@ JobView FromJob(const wire::JobState& j) {
   v.energy_j = j.energy_j();
   v.energy_per_iteration_j = j.energy_per_iteration_j();
   v.connected = j.connected();
+  if (j.gpus() != nullptr && j.gpus()->size() > 1) v.gpus.assign(j.gpus()->begin(), j.gpus()->end());
+  if (j.ranks() != nullptr) {
+    for (const wire::RankState* r : *j.ranks()) {
+      if (r == nullptr) continue;
+      ++v.ranks;
+      if (r->connected()) {
+        v.slowest_rank_iteration_ns = std::max(v.slowest_rank_iteration_ns, r->iteration_ns());
+      }
+    }
+  }
   return v;
 }
 
@@ -111,6 +122,20 @@ ClusterView FromSnapshot(const wire::StateSnapshot& snapshot) {
     v.gpus.reserve(snapshot.gpus()->size());
     for (const wire::GpuState* g : *snapshot.gpus()) {
       if (g != nullptr) v.gpus.push_back(FromGpu(*g));
+    }
+  }
+  // A gang's other GPUs would read "(no jobs)" though it runs there.
+  for (const GpuView& g : v.gpus) {
+    for (const JobView& j : g.jobs) {
+      for (const int index : j.gpus) {
+        if (index == g.id) continue;
+        for (GpuView& other : v.gpus) {
+          if (other.host == g.host && other.id == index) {
+            other.gangs_listed_elsewhere.push_back(
+                absl::StrCat(j.job, " (on ", g.host, ":", g.id, ")"));
+          }
+        }
+      }
     }
   }
   return v;

@@ -53,6 +53,12 @@ struct JobView {
   double energy_j = -1;                // its GPU's energy attributed to it; < 0: unknown
   double energy_per_iteration_j = -1;  // < 0: unknown
   bool connected = false;
+  // A gang (a job on several GPUs, listed once, under its first): its GPU
+  // indexes in rank order, its processes and its slowest one's iteration
+  // time (the gang's speed). Empty, 0, 0 for a one-GPU job.
+  std::vector<int> gpus;
+  int ranks = 0;
+  uint64_t slowest_rank_iteration_ns = 0;
 
   // Never-seen jobs have no pid: only a shim's Hello gives one.
   JobState State() const {
@@ -79,6 +85,8 @@ struct GpuView {
   std::vector<JobView> jobs;
   // Not from the coordinator: jobs iashim-top left out as ended (ended_jobs.h).
   int hidden_ended = 0;
+  // Gangs listed under another GPU that also run here, as "JOB (on HOST:ID)".
+  std::vector<std::string> gangs_listed_elsewhere;
 
   // The snapshot carries no per-GPU used memory: it is what its jobs hold.
   uint64_t MemUsed() const;

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/text/text.h"
 #include "coordinator/top/format.h"
 #include "coordinator/top/legend.h"
@@ -97,10 +98,23 @@ std::string_view StateName(JobState s) {
   return "?";
 }
 
+// A gang's GPUs, ranks and speed, compactly: " [gpu 0,1; 2 ranks, slowest
+// 5.0 it/s]" (the gang runs at its slowest rank's); "" for a one-GPU job.
+std::string GangNote(const JobView& j) {
+  if (j.gpus.empty()) return "";
+  std::string note = " [gpu " + absl::StrJoin(j.gpus, ",");
+  if (j.ranks > 0) absl::StrAppend(&note, "; ", j.ranks, j.ranks == 1 ? " rank" : " ranks");
+  if (j.slowest_rank_iteration_ns > 0) {
+    absl::StrAppendFormat(&note, ", slowest %.1f it/s",
+                          1e9 / static_cast<double>(j.slowest_rank_iteration_ns));
+  }
+  return note + "]";
+}
+
 std::string Cell(const GpuView& g, const JobView& j, Column c) {
   switch (c) {
     case Column::kJob:
-      return j.job.empty() ? "-" : Printable(j.job);
+      return (j.job.empty() ? "-" : Printable(j.job)) + GangNote(j);
     case Column::kPid:
       return absl::StrCat(j.pid);
     case Column::kPrio:
@@ -244,8 +258,12 @@ std::vector<Line> Body(const LayoutInput& in, const std::vector<PlacedColumn>& c
   for (const GpuView& g : in.view->gpus) {
     body.push_back({LineStyle::kGpu, GpuLine(g, in.width)});
     if (g.jobs.empty()) {
-      body.push_back({LineStyle::kNote,
-                      Truncate(g.hidden_ended > 0 ? "  (no running jobs)" : "  (no jobs)", width)});
+      const std::string note =
+          !g.gangs_listed_elsewhere.empty()
+              ? "  (gang " + Printable(absl::StrJoin(g.gangs_listed_elsewhere, ", gang ")) + ")"
+          : g.hidden_ended > 0 ? "  (no running jobs)"
+                               : "  (no jobs)";
+      body.push_back({LineStyle::kNote, Truncate(note, width)});
       continue;
     }
     for (const JobView* j : SortedJobs(g.jobs, in.sort)) {
@@ -352,7 +370,9 @@ Layout LayOut(const LayoutInput& in) {
   size_t longest_job = 0;
   if (in.view != nullptr) {
     for (const GpuView& g : in.view->gpus) {
-      for (const JobView& j : g.jobs) longest_job = std::max(longest_job, Printable(j.job).size());
+      for (const JobView& j : g.jobs) {
+        longest_job = std::max(longest_job, Printable(j.job).size() + GangNote(j).size());
+      }
     }
   }
   const std::vector<PlacedColumn> columns = FitColumns(in.width, longest_job);

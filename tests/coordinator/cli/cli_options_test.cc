@@ -107,6 +107,34 @@ TEST(CliOptions, PlaceDryRun) {
   EXPECT_THAT(Usage("place"), HasSubstr("--dry-run"));
 }
 
+TEST(CliOptions, GpusAsksForAGang) {
+  absl::StatusOr<CliOptions> run = Parse({"run", "--gpus", "4", "--", "torchrun", "train.py"});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->placement.gpus, 4);
+  absl::StatusOr<CliOptions> place = Parse({"place", "--gpus=64", "--dry-run"});
+  ASSERT_TRUE(place.ok()) << place.status();
+  EXPECT_EQ(place->placement.gpus, 64);
+  // One GPU by default, and --gpus 1 with a pinned GPU is just that GPU.
+  EXPECT_EQ(Parse({"run", "--", "true"})->placement.gpus, 1);
+  absl::StatusOr<CliOptions> one = Parse({"run", "--gpus", "1", "--gpu", "2", "--", "true"});
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->placement.gpu, 2);
+}
+
+TEST(CliOptions, BadGpusAreNamed) {
+  for (const char* bad : {"0", "65", "-1", "two", "1.5", ""}) {
+    EXPECT_THAT(Error({"run", "--gpus", bad, "--", "true"}),
+                HasSubstr(std::string("--gpus '") + bad + "': must be a number of GPUs from 1 to 64"))
+        << bad;
+  }
+  EXPECT_THAT(Error({"place", "--gpus", "2", "--gpu", "1"}),
+              HasSubstr("--gpu '1' pins one GPU; a gang (--gpus 2) cannot be pinned"));
+  // Status places nothing.
+  EXPECT_THAT(Error({"status", "--gpus", "2"}), HasSubstr("--gpus"));
+  EXPECT_THAT(Usage("run"), HasSubstr("--gpus N"));
+  EXPECT_THAT(Usage("place"), HasSubstr("--gpus N"));
+}
+
 TEST(CliOptions, HelpAndVersion) {
   EXPECT_EQ(Parse({"--help"})->kind, CommandKind::kHelp);
   EXPECT_EQ(Parse({"-h"})->help_topic, "");

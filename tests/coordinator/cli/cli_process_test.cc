@@ -241,6 +241,62 @@ TEST_F(CliProcessTest, RunReleasesAJobWhoseCommandCannotStart) {
   EXPECT_EQ(fake.requests().size(), 3u);
 }
 
+TEST_F(CliProcessTest, RunGangSeesEveryGpuInRankOrder) {
+  PlaceReplyFields placed;
+  placed.host = "";
+  placed.gpu = 2;
+  placed.gpus = {2, 3};
+  placed.gpu_uuids = {"GPU-2", "GPU-3"};
+  FakeCoordinator fake(Always({testing::EncodePlaceReply(placed)}));
+  const ChildResult r =
+      Cli({"run", "--coordinator", fake.endpoint(), "--gpus", "2", "--", "/usr/bin/env"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\nCUDA_VISIBLE_DEVICES=2,3\n"));
+  EXPECT_THAT(r.err, HasSubstr(" GPUs 2,3, share 0.5"));
+  ASSERT_EQ(fake.requests().size(), 1u);
+  EXPECT_EQ(fake.requests()[0].gpus, 2);
+}
+
+// A coordinator from before gangs ignores the count and places one GPU: the
+// job's ranks would find too few, so it is not started, and released.
+TEST_F(CliProcessTest, RunGangOnACoordinatorWithoutGangsIsRefusedAndReleased) {
+  PlaceReplyFields placed;
+  placed.token = "0123456789abcdef0123456789abcdef";
+  FakeCoordinator fake([&](const SeenRequest& req, int) -> std::vector<Bytes> {
+    if (req.type == wire::Payload::ReleaseRequest) {
+      return {testing::EncodeReleaseReply(true, "released job 'job-1'")};
+    }
+    return {testing::EncodePlaceReply(placed)};
+  });
+  const ChildResult r =
+      Cli({"run", "--coordinator", fake.endpoint(), "--gpus", "4", "--", "/usr/bin/env"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("refused the job: it placed 1 of the 4 GPUs asked"));
+  EXPECT_THAT(r.out, Not(HasSubstr("CUDA_VISIBLE_DEVICES")));
+  const std::vector<SeenRequest> seen = fake.requests();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[1].type, wire::Payload::ReleaseRequest);
+  EXPECT_EQ(seen[1].token, placed.token);
+}
+
+TEST_F(CliProcessTest, PlaceGangPrintsEveryGpu) {
+  PlaceReplyFields placed;
+  placed.host = "node-a";
+  placed.gpu = 0;
+  placed.gpu_uuid = "GPU-0";
+  placed.gpus = {0, 1};
+  placed.gpu_uuids = {"GPU-0", "GPU-1"};
+  FakeCoordinator fake(Always({testing::EncodePlaceReply(placed)}));
+  const ChildResult r = Cli({"place", "--coordinator", fake.endpoint(), "--gpus", "2"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "placed\njob: job-1\nhost: node-a\ngpu: 0\ngpu_uuid: GPU-0\ngpus: 0,1\n"
+            "gpu_uuids: GPU-0,GPU-1\nshare: 0.5\nmem_limit: 17179869184 (16.0 GiB)\n");
+  const ChildResult bad = Cli({"place", "--coordinator", fake.endpoint(), "--gpus", "0"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--gpus '0': must be a number of GPUs from 1 to 64"));
+}
+
 TEST_F(CliProcessTest, RunWithoutTheShimFailsBeforeAsking) {
   FakeCoordinator fake(Always({testing::EncodePlaceReply(PlaceReplyFields{})}));
   const ChildResult r = Cli({"run", "--coordinator", fake.endpoint(), "--", "/usr/bin/env"},

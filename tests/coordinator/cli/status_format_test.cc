@@ -167,5 +167,72 @@ TEST(StatusFormat, Json) {
   EXPECT_THAT(json, Not(HasSubstr("\xff")));
 }
 
+// A gang of two on node-a:0 and node-a:1, its rank 1 twice as slow as rank 0
+// (so the gang's iteration time is rank 1's), and a one-GPU job on node-a:2.
+client::testing::Bytes EncodeGangSnapshot() {
+  flatbuffers::FlatBufferBuilder fbb;
+  const std::vector<int32_t> gang_gpus = {0, 1};
+  const std::vector<flatbuffers::Offset<wire::RankState>> ranks = {
+      wire::CreateRankState(fbb, 0, 4100, 0, true, 100'000'000, 2000),
+      wire::CreateRankState(fbb, 1, 4101, 1, true, 200'000'000, 1000)};
+  std::vector<flatbuffers::Offset<wire::JobState>> gang_jobs = {wire::CreateJobStateDirect(
+      fbb, "ddp", 4100, "node-a", "torchrun train.py", wire::Priority::Guaranteed, 1.0, 0, -1, 0.1,
+      3000, 0.9, 200'000'000, 0, uint64_t{8} << 30, uint64_t{16} << 30, 0, 0, true, 0,
+      wire::BaselineSource::None, false, -1, -1, &gang_gpus, &ranks)};
+  std::vector<flatbuffers::Offset<wire::JobState>> solo_jobs = {wire::CreateJobStateDirect(
+      fbb, "solo", 4200, "node-a", "python x.py", wire::Priority::Guaranteed, 1.0, 0, -1, 0.1,
+      100, 0.5, 0, 0, 0, 0, 0, 0, true)};
+  std::vector<flatbuffers::Offset<wire::JobState>> none;
+  std::vector<flatbuffers::Offset<wire::GpuState>> gpus = {
+      wire::CreateGpuStateDirect(fbb, 0, "node-a", "H200", "GPU-0", uint64_t{80} << 30, 0.9,
+                                 &gang_jobs),
+      wire::CreateGpuStateDirect(fbb, 1, "node-a", "H200", "GPU-1", uint64_t{80} << 30, 0.9, &none),
+      wire::CreateGpuStateDirect(fbb, 2, "node-a", "H200", "GPU-2", uint64_t{80} << 30, 0.5,
+                                 &solo_jobs)};
+  const auto snapshot = wire::CreateStateSnapshotDirect(fbb, 3, 0, "0.1.0", 5.0, &gpus);
+  fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, 1, wire::Payload::StateSnapshot,
+                                  snapshot.Union()));
+  return client::testing::Bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+TEST(StatusFormat, AGangIsOneRowWithItsGpusAndALinePerRank) {
+  const client::testing::Bytes bytes = EncodeGangSnapshot();
+  const std::string table = FormatStatusTable(SnapshotOf(bytes));
+  const std::vector<std::string> lines = Lines(table);
+  // Counted once.
+  EXPECT_THAT(lines[0], HasSubstr("3 GPUs  2 jobs"));
+  EXPECT_THAT(table, HasSubstr("  ddp [gpu 0,1]  4100  guar"));
+  EXPECT_THAT(table, HasSubstr("\n      rank 0  pid 4100  gpu 0  10.00 it/s  2000 kern/s\n"));
+  EXPECT_THAT(table, HasSubstr("\n      rank 1  pid 4101  gpu 1  5.00 it/s  1000 kern/s  slowest\n"));
+  // The gang's other GPU says whose it is.
+  EXPECT_THAT(table, HasSubstr("node-a:1 H200  busy 90%  memory 0 B of 80.0 GiB  0 jobs  gang ddp "
+                               "(listed under node-a:0)\n"));
+  // A one-GPU job has neither.
+  EXPECT_THAT(table, HasSubstr("  solo           4200"));
+  EXPECT_THAT(table, Not(HasSubstr("solo [gpu")));
+  size_t rank_lines = 0;
+  for (const std::string& line : lines) rank_lines += line.starts_with("      rank ");
+  EXPECT_EQ(rank_lines, 2u);
+}
+
+TEST(StatusFormat, JsonHasAGangsGpusAndRanks) {
+  const client::testing::Bytes bytes = EncodeGangSnapshot();
+  const std::string json = FormatStatusJson(SnapshotOf(bytes));
+  EXPECT_THAT(json, HasSubstr("\"gpus\": [\n"));
+  EXPECT_THAT(json, HasSubstr("\"ranks\": ["));
+  EXPECT_THAT(json, HasSubstr("\"rank\": 1,"));
+  EXPECT_THAT(json, HasSubstr("\"pid\": 4101,"));
+  EXPECT_THAT(json, HasSubstr("\"iteration_ns\": 200000000,"));
+  EXPECT_THAT(json, HasSubstr("\"iterations_per_s\": 5,"));
+  EXPECT_THAT(json, HasSubstr("\"iterations_per_s\": 10,"));
+  // Only the gang has them: one "ranks" key in the whole snapshot.
+  EXPECT_EQ(json.find("\"ranks\""), json.rfind("\"ranks\""));
+  // The one-GPU job's object has no "gpus" key of its own.
+  const size_t solo = json.find("\"job\": \"solo\"");
+  ASSERT_NE(solo, std::string::npos);
+  const size_t solo_end = json.find('}', solo);
+  EXPECT_EQ(json.substr(solo, solo_end - solo).find("\"gpus\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace iashim::cli

@@ -63,6 +63,15 @@ TEST(JobEnvironment, ManagedSetsThePlacement) {
   EXPECT_TRUE(warnings.empty());
 }
 
+TEST(JobEnvironment, ManagedGivesAGangAllItsGpusInRankOrder) {
+  Placement p = Placed();
+  p.gpu = 4;
+  p.gpus = {4, 5, 6, 7};
+  auto env = AsMap(ManagedEnvironment(Options(), p, kLibs, Env({{"CUDA_VISIBLE_DEVICES", "0"}}),
+                                      nullptr));
+  EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "4,5,6,7");
+}
+
 TEST(JobEnvironment, ManagedPrependsToExistingPathsAndAddsSimgpu) {
   JobRequest o = Options();
   o.placement.priority = Priority::kOpportunistic;

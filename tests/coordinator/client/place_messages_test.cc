@@ -123,6 +123,52 @@ TEST(PlaceMessages, DecodePlaced) {
   EXPECT_EQ(p.mem_limit_bytes, uint64_t{16} << 30);
 }
 
+TEST(PlaceMessages, DecodeAGangsGpus) {
+  PlaceReplyFields f;
+  f.gpu = 2;
+  f.gpu_uuid = "GPU-2";
+  f.gpus = {2, 3, 0};
+  f.gpu_uuids = {"GPU-2", "GPU-3", "GPU-0"};
+  Placement p = Decode(EncodePlaceReply(f));
+  EXPECT_EQ(p.outcome, Placement::Outcome::kPlaced);
+  EXPECT_EQ(p.gpu, 2);
+  EXPECT_EQ(p.gpus, (std::vector<int>{2, 3, 0}));
+  EXPECT_EQ(p.gpu_uuids, (std::vector<std::string>{"GPU-2", "GPU-3", "GPU-0"}));
+  // In rank order, as the coordinator listed them.
+  EXPECT_EQ(VisibleDevices(p), "2,3,0");
+  RefuseShortGang(3, &p);
+  EXPECT_EQ(p.outcome, Placement::Outcome::kPlaced);
+}
+
+TEST(PlaceMessages, ACoordinatorFromBeforeGangsPlacesOneGpu) {
+  PlaceReplyFields f;  // no gpu_indices
+  Placement p = Decode(EncodePlaceReply(f));
+  EXPECT_EQ(p.gpus, (std::vector<int>{1}));
+  EXPECT_EQ(p.gpu_uuids, (std::vector<std::string>{"GPU-1111"}));
+  EXPECT_EQ(VisibleDevices(p), "1");
+  RefuseShortGang(1, &p);
+  EXPECT_EQ(p.outcome, Placement::Outcome::kPlaced);
+  // Asked for four, it placed one: the ranks would find one GPU.
+  RefuseShortGang(4, &p);
+  EXPECT_EQ(p.outcome, Placement::Outcome::kRefused);
+  EXPECT_EQ(p.reason,
+            "it placed 1 of the 4 GPUs asked (a coordinator from before gangs ignores the GPU "
+            "count)");
+}
+
+TEST(PlaceMessages, EncodeRequestCarriesTheGpuCount) {
+  PlacementOptions o;
+  EXPECT_EQ(wire::GetEnvelope(EncodePlaceRequest(o, "node-a", "", 1).data())
+                ->payload_as_PlaceRequest()
+                ->gpus(),
+            1);
+  o.gpus = 8;
+  EXPECT_EQ(wire::GetEnvelope(EncodePlaceRequest(o, "node-a", "", 1).data())
+                ->payload_as_PlaceRequest()
+                ->gpus(),
+            8);
+}
+
 TEST(PlaceMessages, DecodeQueuedRefusedAndError) {
   PlaceReplyFields queued;
   queued.ok = false;

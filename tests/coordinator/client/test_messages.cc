@@ -15,11 +15,15 @@ constexpr uint64_t kGiB = uint64_t{1} << 30;
 
 Bytes EncodePlaceReply(const PlaceReplyFields& f, uint16_t version) {
   flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<flatbuffers::String>> uuids;
+  for (const std::string& u : f.gpu_uuids) uuids.push_back(fbb.CreateString(u));
   const auto reply =
       wire::CreatePlaceReplyDirect(fbb, f.ok, f.error.empty() ? nullptr : f.error.c_str(),
                                    f.job.c_str(), f.host.empty() ? nullptr : f.host.c_str(), f.gpu,
                                    f.gpu_uuid.c_str(), f.share, f.mem_limit_bytes, f.queued,
-                                   f.token.empty() ? nullptr : f.token.c_str(), f.dry_run);
+                                   f.token.empty() ? nullptr : f.token.c_str(), f.dry_run,
+                                   f.gpus.empty() ? nullptr : &f.gpus,
+                                   f.gpus.empty() ? nullptr : &uuids);
   fbb.Finish(wire::CreateEnvelope(fbb, static_cast<wire::Version>(version), 1,
                                   wire::Payload::PlaceReply, reply.Union()));
   return Finish(fbb);

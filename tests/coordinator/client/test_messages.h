@@ -25,6 +25,9 @@ struct PlaceReplyFields {
   bool queued = false;
   std::string token;  // empty: the coordinator leaves it out
   bool dry_run = false;
+  // Every GPU of the job; empty: left out, as a coordinator from before gangs does.
+  std::vector<int> gpus;
+  std::vector<std::string> gpu_uuids;
 };
 
 Bytes EncodePlaceReply(const PlaceReplyFields& fields, uint16_t version = 1);

@@ -43,7 +43,8 @@ std::string Hello(const HelloSpec& s) {
   const auto hello =
       w::CreateHelloDirect(fbb, s.pid, s.host.c_str(), s.job.c_str(), s.command.c_str(), "0.1.0",
                            /*window_ms=*/100, s.mem_limit_bytes, s.start_unix_ns,
-                           s.start_monotonic_ns, s.priority, /*share=*/1.0, NullIfEmpty(s.token));
+                           s.start_monotonic_ns, s.priority, /*share=*/1.0, NullIfEmpty(s.token),
+                           s.rank);
   return EnvelopeBytes(fbb, w::Payload::Hello, hello.Union());
 }
 
@@ -87,7 +88,7 @@ std::string Place(const PlaceSpec& s) {
   const std::vector<int32_t>* allowed = s.allowed_gpus ? &*s.allowed_gpus : nullptr;
   const auto place = w::CreatePlaceRequestDirect(
       fbb, s.job.c_str(), s.priority, s.mem_bytes, s.gpu, s.host.c_str(), NullIfEmpty(s.command),
-      s.slowdown_target, NullIfEmpty(s.kind), allowed, batch, s.dry_run);
+      s.slowdown_target, NullIfEmpty(s.kind), allowed, batch, s.dry_run, s.gpus);
   return EnvelopeBytes(fbb, w::Payload::PlaceRequest, place.Union());
 }
 
@@ -125,6 +126,10 @@ PlaceResult LastPlaceReply(const std::vector<Outgoing>& out) {
   r.queued = reply->queued();
   r.token = str(reply->token());
   r.dry_run = reply->dry_run();
+  if (reply->gpu_indices()) r.gpu_indices.assign(reply->gpu_indices()->begin(), reply->gpu_indices()->end());
+  if (reply->gpu_uuids()) {
+    for (const flatbuffers::String* u : *reply->gpu_uuids()) r.gpu_uuids.push_back(str(u));
+  }
   return r;
 }
 

@@ -59,6 +59,7 @@ struct HelloSpec {
   uint64_t start_monotonic_ns = 0;
   wire::Priority priority = wire::Priority::Guaranteed;
   std::string token;  // empty: left out
+  int rank = -1;      // a gang's rank; -1 (left out): not said
 };
 std::string Hello(const HelloSpec& spec);
 
@@ -101,6 +102,7 @@ struct PlaceSpec {
   std::optional<std::vector<int>> allowed_gpus;  // an empty list is sent: any GPU of host
   std::optional<BatchIds> batch;
   bool dry_run = false;
+  int gpus = 1;  // more than 1: a gang (1 is left out, as a client from before gangs sends it)
 };
 std::string Place(const PlaceSpec& spec);
 
@@ -149,6 +151,8 @@ struct PlaceResult {
   bool queued = false;
   std::string token;
   bool dry_run = false;
+  std::vector<int> gpu_indices;  // every GPU of the job (PlaceReply.gpu_indices)
+  std::vector<std::string> gpu_uuids;
 };
 // The last message in `out`, if it is a PlaceReply.
 PlaceResult LastPlaceReply(const std::vector<Outgoing>& out);

@@ -90,5 +90,43 @@ TEST(ReadPlaceRequestTest, EachBadFieldIsNamed) {
   EXPECT_THAT(error(f), HasSubstr("batch.task"));
 }
 
+TEST(ReadPlaceRequestTest, AGangsSizeIsReadAndOneIsTheDefault) {
+  const absl::StatusOr<PlaceAsk> one = Read(Valid());
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->gpus, 1);
+  PlaceSpec f = Valid();
+  f.gpus = 4;
+  const absl::StatusOr<PlaceAsk> gang = Read(f);
+  ASSERT_TRUE(gang.ok()) << gang.status();
+  EXPECT_EQ(gang->gpus, 4);
+  f.gpus = kMaxGangGpus;
+  EXPECT_TRUE(Read(f).ok());
+}
+
+TEST(ReadPlaceRequestTest, ABadGangSizeIsNamed) {
+  auto error = [](const PlaceSpec& f) {
+    const absl::StatusOr<PlaceAsk> ask = Read(f);
+    EXPECT_FALSE(ask.ok());
+    return ask.ok() ? std::string() : std::string(ask.status().message());
+  };
+  PlaceSpec f = Valid();
+  f.gpus = 0;
+  EXPECT_THAT(error(f), HasSubstr("gpus must be 1..64"));
+  f.gpus = -3;
+  EXPECT_THAT(error(f), HasSubstr("not -3"));
+  f.gpus = 65;
+  EXPECT_THAT(error(f), HasSubstr("gpus must be 1..64"));
+  // A gang cannot be pinned to one GPU.
+  f = Valid();
+  f.gpus = 2;
+  f.gpu = 1;
+  EXPECT_THAT(error(f), HasSubstr("a gang of 2 GPUs cannot be pinned"));
+  // Nor fit in fewer GPUs than it asks for.
+  f = Valid();
+  f.gpus = 3;
+  f.allowed_gpus = std::vector<int>{0, 1};
+  EXPECT_THAT(error(f), HasSubstr("gpus asks for 3 GPUs; allowed_gpus names only 2"));
+}
+
 }  // namespace
 }  // namespace iashim::daemon

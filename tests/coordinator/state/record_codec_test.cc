@@ -80,6 +80,35 @@ TEST(RecordCodecTest, BatchIdsRoundTripAndAreBounded) {
   EXPECT_TRUE(absl::IsDataLoss(DecodeRecord(EncodeRecord(1, long_step)).status()));
 }
 
+TEST(RecordCodecTest, AGangsGpusRoundTripAndAreChecked) {
+  JobRecord job = SampleJob(9);
+  job.gpu_host = "node1";
+  job.gpu_index = 2;
+  job.gang_gpus = {2, 3, 0, 1};
+  absl::StatusOr<Record> r = DecodeRecord(EncodeRecord(1, job));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(std::get<Mutation>(r->body), Mutation(job));
+
+  // A record written before gangs reads as a one-GPU job.
+  r = DecodeRecord(EncodeRecord(1, SampleJob(10)));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(std::get<JobRecord>(std::get<Mutation>(r->body)).gang_gpus.empty());
+
+  JobRecord wrong_first = job;
+  wrong_first.gang_gpus = {3, 2};
+  JobRecord twice = job;
+  twice.gang_gpus = {2, 3, 3};
+  JobRecord out_of_range = job;
+  out_of_range.gang_gpus = {2, 256};
+  JobRecord too_many = job;
+  too_many.gang_gpus.clear();
+  for (int i = 0; i <= static_cast<int>(kMaxGangGpus); ++i) too_many.gang_gpus.push_back((i + 2) % 256);
+  for (const JobRecord& bad : {wrong_first, twice, out_of_range, too_many}) {
+    EXPECT_TRUE(absl::IsDataLoss(DecodeRecord(EncodeRecord(1, bad)).status()))
+        << bad.gang_gpus.size();
+  }
+}
+
 TEST(RecordCodecTest, SnapshotHeaderRoundTrips) {
   absl::StatusOr<Record> r = DecodeRecord(EncodeSnapshotHeader({.last_seq = 77, .records = 9}));
   ASSERT_TRUE(r.ok()) << r.status();

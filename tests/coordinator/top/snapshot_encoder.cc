@@ -26,13 +26,22 @@ std::vector<uint8_t> EncodeSnapshot(const ClusterView& view, uint16_t version) {
   for (const GpuView& g : view.gpus) {
     std::vector<flatbuffers::Offset<wire::JobState>> jobs;
     for (const JobView& j : g.jobs) {
+      // A gang's ranks, each as slow as its slowest (what JobView keeps).
+      const std::vector<int32_t> gang(j.gpus.begin(), j.gpus.end());
+      std::vector<flatbuffers::Offset<wire::RankState>> ranks;
+      for (int r = 0; r < j.ranks; ++r) {
+        ranks.push_back(wire::CreateRankState(
+            fbb, r, j.pid + r, r < static_cast<int>(j.gpus.size()) ? j.gpus[size_t(r)] : -1, true,
+            j.slowest_rank_iteration_ns, 0));
+      }
       jobs.push_back(wire::CreateJobStateDirect(
           fbb, j.job.c_str(), j.pid, j.host.c_str(), j.command.c_str(),
           j.priority == Priority::kGuaranteed ? wire::Priority::Guaranteed
                                               : wire::Priority::Opportunistic,
           j.share, j.max_inflight, j.slowdown, j.slowdown_target, j.kernels_per_s, j.busy,
           j.iteration_ns, j.baseline_iteration_ns, j.mem_bytes, j.mem_limit_bytes, j.budget_age_ms,
-          j.held_launches_per_s, j.connected, 0, BaselineSourceOf(j.baseline), j.probing));
+          j.held_launches_per_s, j.connected, 0, BaselineSourceOf(j.baseline), j.probing, -1.0,
+          -1.0, gang.empty() ? nullptr : &gang, ranks.empty() ? nullptr : &ranks));
     }
     gpus.push_back(wire::CreateGpuStateDirect(fbb, g.id, g.host.c_str(), g.name.c_str(),
                                               g.uuid.c_str(), g.memory_bytes, g.busy, &jobs,

@@ -230,5 +230,35 @@ TEST(GpuView, BusyShareOfNothingOrGarbageIsZero) {
   EXPECT_NEAR(g.BusyShare(g.jobs[1]), 0.5, 1e-12);
 }
 
+TEST(DecodeMessage, AGangKeepsItsGpusRanksAndSlowestRate) {
+  ClusterView sent;
+  GpuView g0, g1, g2;
+  g0.id = 0;
+  g1.id = 1;
+  g2.id = 2;
+  g0.host = g1.host = g2.host = "node-a";
+  JobView gang;
+  gang.job = "ddp";
+  gang.pid = 4100;
+  gang.gpus = {0, 1};
+  gang.ranks = 2;
+  gang.slowest_rank_iteration_ns = 200'000'000;
+  g0.jobs.push_back(gang);
+  sent.gpus = {g0, g1, g2};
+  const std::vector<uint8_t> bytes = EncodeSnapshot(sent);
+  ClusterView got;
+  ASSERT_EQ(DecodeMessage(bytes.data(), bytes.size(), &got), DecodeStatus::kOk);
+  ASSERT_EQ(got.gpus.size(), 3u);
+  ASSERT_EQ(got.gpus[0].jobs.size(), 1u);
+  const JobView& j = got.gpus[0].jobs[0];
+  EXPECT_EQ(j.gpus, (std::vector<int>{0, 1}));
+  EXPECT_EQ(j.ranks, 2);
+  EXPECT_EQ(j.slowest_rank_iteration_ns, 200'000'000u);
+  // Its other GPU says whose it is; a GPU it does not use says nothing.
+  EXPECT_EQ(got.gpus[1].gangs_listed_elsewhere, (std::vector<std::string>{"ddp (on node-a:0)"}));
+  EXPECT_TRUE(got.gpus[2].gangs_listed_elsewhere.empty());
+  EXPECT_TRUE(got.gpus[0].gangs_listed_elsewhere.empty());
+}
+
 }  // namespace
 }  // namespace iashim::top

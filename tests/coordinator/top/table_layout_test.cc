@@ -82,6 +82,32 @@ TEST(LayOut, FullPictureAt80x24) {
   EXPECT_EQ(layout.max_scroll, 0);
 }
 
+TEST(LayOut, AGangIsOneRowWithItsGpusRanksAndSlowestRate) {
+  ClusterView view;
+  GpuView g0, g1;
+  g0.id = 0;
+  g1.id = 1;
+  g0.host = g1.host = "node-a";
+  JobView gang;
+  gang.job = "ddp";
+  gang.pid = 4100;
+  gang.connected = true;
+  gang.gpus = {0, 1};
+  gang.ranks = 2;
+  gang.slowest_rank_iteration_ns = 200'000'000;
+  g0.jobs.push_back(gang);
+  g1.gangs_listed_elsewhere = {"ddp (on node-a:0)"};
+  view.gpus = {g0, g1};
+  const Layout layout = LayOut(Input(&view, 120));
+  const std::vector<std::string> rows = JobRows(layout);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_THAT(rows[0], HasSubstr("ddp [gpu 0,1; 2 ranks, slowest 5.0 it/s]"));
+  bool noted = false;
+  for (const Line& l : layout.lines) noted |= l.text == "  (gang ddp (on node-a:0))";
+  EXPECT_TRUE(noted);
+  ExpectFits(LayOut(Input(&view, 80)), 80, 24);
+}
+
 TEST(LayOut, RowStylesFlagTroubledJobs) {
   ClusterView view = SampleCluster();
   view.gpus[0].jobs[2].connected = false;

@@ -1,0 +1,46 @@
+#include "coordinator/daemon/job.h"
+
+#include <algorithm>
+
+namespace iashim::daemon {
+
+policy::JobProfile NewJobProfile() {
+  policy::JobProfileOptions o;
+  // A training loop launches its whole kernel set every iteration; 3 s without
+  // a new kernel is long enough to call the set complete and short enough for
+  // a job's solo baseline to be stored under it early in its life.
+  o.fingerprint_stable_s = 3;
+  return policy::JobProfile(o);
+}
+
+std::vector<policy::GpuId> GpusOf(const Job& job) {
+  if (!job.gang_gpus.empty()) return job.gang_gpus;
+  if (job.gpu) return {*job.gpu};
+  return {};
+}
+
+std::optional<policy::GpuId> RankGpu(const Job& job, int rank) {
+  if (!job.is_gang()) return job.gpu;
+  if (rank < 0 || static_cast<size_t>(rank) >= job.gang_gpus.size()) return std::nullopt;
+  return job.gang_gpus[static_cast<size_t>(rank)];
+}
+
+std::optional<double> IterationNs(const Job& job) {
+  std::optional<double> slowest;
+  for (const auto& [rank, r] : job.ranks) {
+    const std::optional<double> ns = r.profile.iteration_ns();
+    if (r.connected && ns) slowest = std::max(slowest.value_or(0), *ns);
+  }
+  return slowest ? slowest : job.profile.iteration_ns();
+}
+
+std::optional<double> Slowdown(const Job& job) {
+  std::optional<double> worst;
+  for (const auto& [rank, r] : job.ranks) {
+    const std::optional<double> s = r.profile.slowdown();
+    if (r.connected && s) worst = worst ? std::max(*worst, *s) : *s;
+  }
+  return worst ? worst : job.profile.slowdown();
+}
+
+}  // namespace iashim::daemon

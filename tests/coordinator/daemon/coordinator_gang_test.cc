@@ -1,0 +1,383 @@
+// Gangs in the live coordinator: a PlaceRequest for several GPUs placed on
+// GPUs of one node (the policy library's best fit), queued or refused as a
+// whole, released as a whole and restored after a restart; and a gang's
+// processes told apart by rank, each with its own rates, the gang running at
+// its slowest rank's. Driven through Coordinator::OnMessage.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "coordinator/daemon/coordinator.h"
+#include "schemas/telemetry_generated.h"
+#include "tests/coordinator/daemon/daemon_messages.h"
+
+namespace iashim::daemon {
+namespace {
+
+namespace w = iashim::wire;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::Bytes;
+using testing::Gpus;
+using testing::Goodbye;
+using testing::Hello;
+using testing::kSecond;
+using testing::kTick;
+using testing::kUnix;
+using testing::LastPlaceReply;
+using testing::Place;
+using testing::PlaceResult;
+using testing::PlaceSpec;
+using testing::ReceivedMessage;
+using testing::Release;
+using testing::Telemetry;
+
+// node1 with four GPUs, node2 with two: best fit puts a gang of two on node2.
+policy::Cluster FourAndTwo() {
+  policy::Cluster cluster = Gpus(4);
+  for (int i = 0; i < 2; ++i) {
+    cluster.gpus.push_back({{"node2", i}, "v100", "Tesla V100", "GPU-n2-" + std::to_string(i),
+                            uint64_t{32} << 30});
+  }
+  return cluster;
+}
+
+class CoordinatorGangTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("iashim-coord-gang-test-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // The daemon's own placement (InterferenceAwarePlacement over its model).
+  std::unique_ptr<Coordinator> Make(policy::Cluster cluster, state::StateStore* store = nullptr,
+                                    int64_t now = 0) {
+    return std::make_unique<Coordinator>(DaemonOptions{}, std::move(cluster), store, nullptr, now);
+  }
+  std::unique_ptr<state::StateStore> OpenStore() {
+    auto s = state::StateStore::Open(dir_.string());
+    EXPECT_TRUE(s.ok()) << s.status();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+
+  PlaceResult Ask(Coordinator& c, PlaceSpec spec) {
+    out_.clear();
+    c.OnMessage("cli", Bytes(Place(spec)), kSecond, kUnix, &out_);
+    EXPECT_EQ(out_.size(), 1u);
+    const PlaceResult r = LastPlaceReply(out_);
+    if (!r.replied) ADD_FAILURE() << "no PlaceReply";
+    return r;
+  }
+
+  // A Hello from `shim`; the Advice it got back, if any ("" when none).
+  std::string SayHello(Coordinator& c, const std::string& shim, testing::HelloSpec spec) {
+    out_.clear();
+    c.OnMessage(shim, Bytes(Hello(spec)), kSecond, kUnix, &out_);
+    for (const Outgoing& o : out_) {
+      const ReceivedMessage m(o.bytes);
+      if (m.envelope() && m.envelope()->payload_as_Advice()) {
+        const auto* text = m.envelope()->payload_as_Advice()->text();
+        return text ? text->str() : "";
+      }
+    }
+    return "";
+  }
+
+  std::filesystem::path dir_;
+  std::vector<Outgoing> out_;
+};
+
+TEST_F(CoordinatorGangTest, AGangGetsItsGpusOnOneNodeByBestFit) {
+  auto c = Make(FourAndTwo());
+  const PlaceResult r = Ask(*c, {.job = "ddp", .mem_bytes = 0, .host = "", .gpus = 2});
+  ASSERT_TRUE(r.ok) << r.error;
+  // node2 has the fewest empty GPUs that still has two: node1 stays whole.
+  EXPECT_EQ(r.host, "node2");
+  EXPECT_THAT(r.gpu_indices, ElementsAre(0, 1));
+  EXPECT_THAT(r.gpu_uuids, ElementsAre("GPU-n2-0", "GPU-n2-1"));
+  // The first GPU is also where a client from before gangs looks.
+  EXPECT_EQ(r.gpu, 0);
+  const Job& job = c->jobs().at("ddp");
+  ASSERT_EQ(job.gang_gpus.size(), 2u);
+  EXPECT_EQ(job.gang_gpus[1], (policy::GpuId{"node2", 1}));
+  EXPECT_EQ(*job.gpu, (policy::GpuId{"node2", 0}));
+
+  const PlaceResult four = Ask(*c, {.job = "big", .mem_bytes = 0, .host = "", .gpus = 4});
+  ASSERT_TRUE(four.ok) << four.error;
+  EXPECT_EQ(four.host, "node1");
+  EXPECT_THAT(four.gpu_indices, ElementsAre(0, 1, 2, 3));
+}
+
+TEST_F(CoordinatorGangTest, AOneGpuJobsReplyListsItsOneGpu) {
+  auto c = Make(Gpus(2));
+  const PlaceResult r = Ask(*c, {.job = "solo"});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_THAT(r.gpu_indices, ElementsAre(r.gpu));
+  EXPECT_THAT(r.gpu_uuids, ElementsAre("GPU-" + std::to_string(r.gpu + 1)));
+  EXPECT_TRUE(c->jobs().at("solo").gang_gpus.empty());
+}
+
+TEST_F(CoordinatorGangTest, AGangWaitsForEnoughGpusOfOneNode) {
+  auto c = Make(Gpus(4));
+  ASSERT_TRUE(Ask(*c, {.job = "whole", .mem_bytes = 0}).ok);  // one GPU, all of it
+  const PlaceResult r = Ask(*c, {.job = "ddp", .mem_bytes = 0, .gpus = 4});
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(r.queued) << r.error;
+  EXPECT_FALSE(c->jobs().contains("ddp"));
+  // Three GPUs are still free: a gang of three fits now.
+  const PlaceResult three = Ask(*c, {.job = "ddp3", .mem_bytes = 0, .gpus = 3});
+  ASSERT_TRUE(three.ok) << three.error;
+  EXPECT_THAT(three.gpu_indices,
+              ::testing::Not(::testing::Contains(c->jobs().at("whole").gpu->index)));
+  // Every GPU is held now: a one-GPU job waits too.
+  EXPECT_TRUE(Ask(*c, {.job = "late", .mem_bytes = 0}).queued);
+}
+
+TEST_F(CoordinatorGangTest, AGangNoNodeCanHoldIsRefusedSayingSo) {
+  auto c = Make(FourAndTwo());
+  const PlaceResult r = Ask(*c, {.job = "huge", .host = "", .gpus = 8});
+  EXPECT_FALSE(r.ok);
+  EXPECT_FALSE(r.queued);
+  EXPECT_THAT(r.error, HasSubstr("a gang of 8 GPUs"));
+  EXPECT_THAT(r.error, HasSubstr("no node"));
+  // Out of range: refused before placement, naming the field.
+  const PlaceResult bad = Ask(*c, {.job = "bad", .gpus = 65});
+  EXPECT_FALSE(bad.ok);
+  EXPECT_THAT(bad.error, HasSubstr("gpus must be 1..64"));
+}
+
+TEST_F(CoordinatorGangTest, AllowedGpusLimitAGangsChoice) {
+  auto c = Make(Gpus(4));
+  const PlaceResult r = Ask(
+      *c, {.job = "step", .mem_bytes = 0, .allowed_gpus = std::vector<int>{1, 3}, .gpus = 2});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_THAT(r.gpu_indices, ElementsAre(1, 3));
+  // Both allowed GPUs are taken now: the next gang on them waits.
+  const PlaceResult again = Ask(
+      *c, {.job = "step2", .mem_bytes = 0, .allowed_gpus = std::vector<int>{1, 3}, .gpus = 2});
+  EXPECT_TRUE(again.queued) << again.error;
+}
+
+TEST_F(CoordinatorGangTest, ADryRunSaysWhereAGangWouldGoAndHoldsNothing) {
+  auto c = Make(Gpus(4));
+  const PlaceResult r = Ask(*c, {.job = "ddp", .mem_bytes = 0, .dry_run = true, .gpus = 4});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.dry_run);
+  EXPECT_THAT(r.gpu_indices, ElementsAre(0, 1, 2, 3));
+  EXPECT_TRUE(r.token.empty());
+  EXPECT_TRUE(c->jobs().empty());
+  EXPECT_TRUE(Ask(*c, {.job = "ddp", .mem_bytes = 0, .gpus = 4}).ok);
+}
+
+TEST_F(CoordinatorGangTest, ReleaseFreesEveryGpuOfTheGang) {
+  auto c = Make(Gpus(4));
+  const PlaceResult r = Ask(*c, {.job = "ddp", .mem_bytes = 0, .gpus = 4});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(Ask(*c, {.job = "one", .mem_bytes = 0}).queued);
+  out_.clear();
+  c->OnMessage("slurm", Bytes(Release("ddp", r.token)), kSecond, kUnix, &out_);
+  EXPECT_TRUE(c->jobs().empty());
+  EXPECT_TRUE(Ask(*c, {.job = "again", .mem_bytes = 0, .gpus = 4}).ok);
+}
+
+TEST_F(CoordinatorGangTest, AGangsGpusSurviveARestart) {
+  std::string token;
+  {
+    auto store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    auto c = Make(Gpus(4), store.get());
+    const PlaceResult r = Ask(*c, {.job = "ddp", .mem_bytes = 0, .gpus = 3});
+    ASSERT_TRUE(r.ok) << r.error;
+    token = r.token;
+    // No clean shutdown: the store is dropped as a killed process would leave it.
+  }
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  auto c = Make(Gpus(4), store.get(), 50 * kSecond);
+  ASSERT_TRUE(c->jobs().contains("ddp"));
+  const Job& job = c->jobs().at("ddp");
+  ASSERT_EQ(job.gang_gpus.size(), 3u);
+  EXPECT_EQ(*job.gpu, job.gang_gpus[0]);
+  EXPECT_EQ(job.token, token);
+  // Its three GPUs are still held: only one GPU is left for a new job.
+  EXPECT_TRUE(Ask(*c, {.job = "pair", .mem_bytes = 0, .gpus = 2}).queued);
+  EXPECT_TRUE(Ask(*c, {.job = "one", .mem_bytes = 0}).ok);
+  // And its ranks can say Hello with the token it had.
+  EXPECT_EQ(SayHello(*c, "shim-0", {.pid = 10, .job = "ddp", .token = token}), "");
+  EXPECT_TRUE(c->jobs().at("ddp").connected);
+}
+
+class GangRanksTest : public CoordinatorGangTest {
+ protected:
+  void SetUp() override {
+    CoordinatorGangTest::SetUp();
+    c_ = Make(Gpus(4));
+    const PlaceResult r = Ask(*c_, {.job = "ddp", .mem_bytes = 0, .gpus = 2});
+    ASSERT_TRUE(r.ok) << r.error;
+    token_ = r.token;
+  }
+
+  const w::JobState* OnlyJob(const w::StateSnapshot& s) {
+    const w::JobState* found = nullptr;
+    for (const w::GpuState* g : *s.gpus()) {
+      for (const w::JobState* j : *g->jobs()) {
+        EXPECT_EQ(found, nullptr) << "listed twice";
+        found = j;
+      }
+    }
+    return found;
+  }
+
+  std::unique_ptr<Coordinator> c_;
+  std::string token_;
+};
+
+TEST_F(GangRanksTest, ProcessesWithoutARankAreNumberedInOrderOfArrival) {
+  EXPECT_EQ(SayHello(*c_, "shim-a", {.pid = 10, .job = "ddp", .token = token_}), "");
+  EXPECT_EQ(SayHello(*c_, "shim-b", {.pid = 11, .job = "ddp", .token = token_}), "");
+  const Job& job = c_->jobs().at("ddp");
+  ASSERT_EQ(job.ranks.size(), 2u);
+  EXPECT_EQ(job.ranks.at(0).pid, 10);
+  EXPECT_EQ(job.ranks.at(1).pid, 11);
+  EXPECT_EQ(job.pid, 10);  // the lead: the lowest connected rank
+  // A third process has no rank left.
+  EXPECT_THAT(SayHello(*c_, "shim-c", {.pid = 12, .job = "ddp", .token = token_}),
+              HasSubstr("already has a live process for each of its 2 ranks"));
+  // A reconnect keeps its rank.
+  EXPECT_EQ(SayHello(*c_, "shim-b2", {.pid = 11, .job = "ddp", .token = token_}), "");
+  EXPECT_EQ(c_->jobs().at("ddp").ranks.at(1).identity, "shim-b2");
+}
+
+TEST_F(GangRanksTest, ARankSaidIsKeptAndCheckedAgainstTheGang) {
+  EXPECT_EQ(SayHello(*c_, "shim-1", {.pid = 11, .job = "ddp", .token = token_, .rank = 1}), "");
+  EXPECT_EQ(SayHello(*c_, "shim-0", {.pid = 10, .job = "ddp", .token = token_, .rank = 0}), "");
+  EXPECT_EQ(c_->jobs().at("ddp").ranks.at(1).pid, 11);
+  EXPECT_THAT(SayHello(*c_, "shim-x", {.pid = 12, .job = "ddp", .token = token_, .rank = 1}),
+              HasSubstr("rank 1 of job 'ddp' belongs to pid 11"));
+  EXPECT_THAT(SayHello(*c_, "shim-y", {.pid = 13, .job = "ddp", .token = token_, .rank = 2}),
+              HasSubstr("rank 2 is not a rank of job 'ddp' (a gang of 2 GPUs: ranks 0..1)"));
+  // The token is checked first, as for any job.
+  EXPECT_THAT(SayHello(*c_, "shim-z", {.pid = 14, .job = "ddp", .rank = 0}), HasSubstr("token"));
+}
+
+TEST_F(GangRanksTest, EachRankHasItsRateAndTheGangRunsAtItsSlowest) {
+  SayHello(*c_, "shim-0", {.pid = 10, .job = "ddp", .token = token_});
+  SayHello(*c_, "shim-1", {.pid = 11, .job = "ddp", .token = token_});
+  int64_t t = kSecond;
+  for (uint64_t seq = 0; seq < 30; ++seq, t += kTick) {
+    c_->OnMessage("shim-0", Bytes(Telemetry({.seq = seq, .start_ns = t, .iteration_ms = 100})), t,
+                  kUnix + t, &out_);
+    c_->OnMessage("shim-1", Bytes(Telemetry({.seq = seq, .start_ns = t, .iteration_ms = 200})), t,
+                  kUnix + t, &out_);
+    c_->OnTick(t, kUnix + t, &out_);
+  }
+  const std::string bytes = c_->EncodeSnapshot(t, kUnix + t);
+  const ReceivedMessage m(bytes);
+  const w::StateSnapshot* s = m.envelope()->payload_as_StateSnapshot();
+  ASSERT_NE(s, nullptr);
+  // One row for the gang, under its first GPU, with every GPU it holds.
+  const w::JobState* job = OnlyJob(*s);
+  ASSERT_NE(job, nullptr);
+  EXPECT_EQ(s->gpus()->Get(0)->jobs()->size(), 1u);
+  ASSERT_NE(job->gpus(), nullptr);
+  EXPECT_THAT(std::vector<int>(job->gpus()->begin(), job->gpus()->end()), ElementsAre(0, 1));
+  ASSERT_NE(job->ranks(), nullptr);
+  ASSERT_EQ(job->ranks()->size(), 2u);
+  const w::RankState* r0 = job->ranks()->Get(0);
+  const w::RankState* r1 = job->ranks()->Get(1);
+  EXPECT_EQ(r0->rank(), 0);
+  EXPECT_EQ(r0->pid(), 10);
+  EXPECT_EQ(r0->gpu(), 0);
+  EXPECT_EQ(r1->gpu(), 1);
+  EXPECT_TRUE(r1->connected());
+  EXPECT_NEAR(double(r0->iteration_ns()), 100e6, 5e6);
+  EXPECT_NEAR(double(r1->iteration_ns()), 200e6, 10e6);
+  // The gang's iteration time is its slowest rank's.
+  EXPECT_EQ(job->iteration_ns(), r1->iteration_ns());
+  // Both ranks' GPUs are busy with it, though it is listed once.
+  EXPECT_GT(s->gpus()->Get(1)->busy(), 0);
+  // /metrics: one series per job, its GPUs in one label.
+  EXPECT_THAT(c_->MetricsText(t), HasSubstr("gpu=\"node1:0,1\""));
+}
+
+TEST_F(GangRanksTest, TheGangEndsWithItsLastProcess) {
+  SayHello(*c_, "shim-0", {.pid = 10, .job = "ddp", .token = token_});
+  SayHello(*c_, "shim-1", {.pid = 11, .job = "ddp", .token = token_});
+  c_->OnMessage("shim-0", Bytes(Goodbye()), 2 * kSecond, kUnix, &out_);
+  ASSERT_TRUE(c_->jobs().contains("ddp"));
+  const Job& job = c_->jobs().at("ddp");
+  EXPECT_TRUE(job.connected);
+  EXPECT_EQ(job.pid, 11);  // the lead is now rank 1
+  EXPECT_FALSE(job.ranks.contains(0));
+  c_->OnMessage("shim-1", Bytes(Goodbye()), 2 * kSecond, kUnix, &out_);
+  EXPECT_FALSE(c_->jobs().contains("ddp"));
+  // Its GPUs are free again.
+  EXPECT_TRUE(Ask(*c_, {.job = "four", .mem_bytes = 0, .gpus = 4}).ok);
+}
+
+TEST_F(GangRanksTest, ASilentRankIsDisconnectedAndTheOthersRunOn) {
+  SayHello(*c_, "shim-0", {.pid = 10, .job = "ddp", .token = token_});
+  SayHello(*c_, "shim-1", {.pid = 11, .job = "ddp", .token = token_});
+  int64_t t = kSecond;
+  for (uint64_t seq = 0; seq < 50; ++seq, t += kTick) {
+    c_->OnMessage("shim-1", Bytes(Telemetry({.seq = seq, .start_ns = t})), t, kUnix + t, &out_);
+    c_->OnTick(t, kUnix + t, &out_);
+  }
+  const Job& job = c_->jobs().at("ddp");
+  EXPECT_TRUE(job.connected);
+  EXPECT_FALSE(job.ranks.at(0).connected);
+  EXPECT_TRUE(job.ranks.at(1).connected);
+  EXPECT_EQ(job.pid, 11);
+  // Rank 0's place is free for a process that comes back.
+  EXPECT_EQ(SayHello(*c_, "shim-0b", {.pid = 20, .job = "ddp", .token = token_}), "");
+  EXPECT_EQ(c_->jobs().at("ddp").ranks.at(0).pid, 20);
+}
+
+TEST_F(GangRanksTest, BudgetsReachEveryRank) {
+  // An opportunistic gang next to a guaranteed job that suffers: its cut
+  // reaches both of its processes.
+  auto c = Make(Gpus(2));
+  ASSERT_TRUE(Ask(*c, {.job = "guard", .mem_bytes = uint64_t{4} << 30}).ok);
+  SayHello(*c, "shim-g", {.pid = 1, .job = "guard", .token = LastPlaceReply(out_).token});
+  const PlaceResult gang = Ask(*c, {.job = "opp",
+                                    .priority = w::Priority::Opportunistic,
+                                    .mem_bytes = uint64_t{4} << 30,
+                                    .gpus = 2});
+  ASSERT_TRUE(gang.ok) << gang.error;
+  SayHello(*c, "shim-o0", {.pid = 2, .job = "opp", .priority = w::Priority::Opportunistic,
+                           .token = gang.token});
+  SayHello(*c, "shim-o1", {.pid = 3, .job = "opp", .priority = w::Priority::Opportunistic,
+                           .token = gang.token});
+  int64_t t = kSecond;
+  std::set<std::string> budgeted;
+  for (uint64_t seq = 0; seq < 200; ++seq, t += kTick) {
+    out_.clear();
+    // The guaranteed job's baseline is seeded alone first, then it slows.
+    const double iteration_ms = seq < 40 ? 100 : 200;
+    c->OnMessage("shim-g", Bytes(Telemetry({.seq = seq, .start_ns = t, .iteration_ms = iteration_ms})),
+                 t, kUnix + t, &out_);
+    if (seq >= 40) {
+      c->OnMessage("shim-o0", Bytes(Telemetry({.seq = seq, .start_ns = t})), t, kUnix + t, &out_);
+      c->OnMessage("shim-o1", Bytes(Telemetry({.seq = seq, .start_ns = t})), t, kUnix + t, &out_);
+    }
+    c->OnTick(t, kUnix + t, &out_);
+    for (const Outgoing& o : out_) {
+      const ReceivedMessage m(o.bytes);
+      if (m.envelope() && m.envelope()->payload_as_Budget()) budgeted.insert(o.identity);
+    }
+  }
+  EXPECT_TRUE(budgeted.contains("shim-o0"));
+  EXPECT_TRUE(budgeted.contains("shim-o1"));
+  EXPECT_FALSE(budgeted.contains("shim-g"));
+}
+
+}  // namespace
+}  // namespace iashim::daemon
