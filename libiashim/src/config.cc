@@ -129,6 +129,15 @@ void ReadCoordinator(const EnvLookup& env, Config& c, std::vector<std::string>* 
   Read(
       env, "IASHIM_JOB", [&](const char* raw) { return ValidJobName(raw) && (c.job = raw, true); },
       "must be 1-128 characters of letters, digits and ._-:/@+; job name left empty", errors);
+  // A rank the launcher gave (torchrun's RANK, or LOCAL_RANK alone).
+  const char* rank_name = env("RANK") != nullptr ? "RANK" : "LOCAL_RANK";
+  Read(
+      env, rank_name,
+      [&](const char* raw) {
+        const std::optional<int64_t> rank = ParseInt(raw, 0, 65535);
+        return rank.has_value() && (c.rank = static_cast<int>(*rank), true);
+      },
+      "is not a rank 0..65535; the coordinator numbers this process by arrival", errors);
   if (const char* raw = env("IASHIM_JOB_TOKEN")) {
     if (ValidJobToken(raw)) {
       c.job_token = raw;

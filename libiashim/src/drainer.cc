@@ -91,6 +91,7 @@ void Drainer::Start() {
       hello_.opportunistic = c.priority == Priority::kOpportunistic;
       hello_.share = c.share;
       hello_.token = c.job_token;
+      hello_.rank = c.rank;
       SendHello(now);
     }
   }

@@ -26,7 +26,7 @@ Message EncodeHello(const HelloInfo& h) {
                                           h.mem_limit_bytes, h.start_unix_ns, h.start_monotonic_ns,
                                           h.opportunistic ? w::Priority::Opportunistic
                                                           : w::Priority::Guaranteed,
-                                          h.share, h.token.c_str());
+                                          h.share, h.token.c_str(), h.rank);
   return Finish(fbb, h.pid, w::Payload::Hello, hello);
 }
 

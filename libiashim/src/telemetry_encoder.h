@@ -26,6 +26,7 @@ struct HelloInfo {
   bool opportunistic = false;  // IASHIM_PRIORITY
   double share = 1.0;          // IASHIM_SHARE
   std::string token;           // IASHIM_JOB_TOKEN, or the one the coordinator's Advice Token gave
+  int rank = -1;               // RANK / LOCAL_RANK; -1 = not said
 };
 
 struct DeviceMemoryInfo {
