@@ -3,7 +3,10 @@
 // prints its throughput as JSON lines. See bench/data/models/README.md.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <ctime>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -12,10 +15,13 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "bench/fakejob/data_parallel.h"
 #include "bench/fakejob/driver_api.h"
 #include "bench/fakejob/model_profile.h"
 #include "bench/fakejob/module_image.h"
 #include "bench/fakejob/options.h"
+#include "bench/fakejob/rank_launcher.h"
 #include "bench/fakejob/throughput_meter.h"
 #include "bench/fakejob/training_loop.h"
 
@@ -78,24 +84,69 @@ int Run(int argc, char** argv) {
       opt->models_dir, std::getenv("IASHIM_MODELS_DIR"), ExecutablePath(), IASHIM_SOURCE_DIR);
   if (opt->list_models) return ListModels(dirs);
 
+  // Under torchrun (or --ranks' own launch) this process is one rank.
+  absl::StatusOr<std::optional<RankEnvironment>> rank_env =
+      ReadRankEnvironment([](const char* name) { return std::getenv(name); });
+  if (!rank_env.ok()) return Fail(rank_env.status());
+  if (opt->ranks > 1 && !rank_env->has_value()) {
+    return LaunchRanks(opt->ranks, std::vector<std::string>(argv + 1, argv + argc));
+  }
+  if (rank_env->has_value() && opt->ranks > 1 && opt->ranks != (*rank_env)->world_size) {
+    return Fail(absl::InvalidArgumentError(
+        absl::StrCat("--ranks ", opt->ranks, " but WORLD_SIZE is ", (*rank_env)->world_size)));
+  }
+  if (rank_env->has_value() && opt->devices > 1) {
+    return Fail(absl::InvalidArgumentError(
+        "--devices drives several GPUs from one process: not as one rank of a torchrun job"));
+  }
+
   absl::StatusOr<std::string> path = ResolveModelPath(opt->model, dirs);
   // An unknown model is a bad --model value.
   if (!path.ok()) return Fail(absl::InvalidArgumentError(path.status().message()));
   absl::StatusOr<ModelProfile> profile = LoadModelProfile(*path);
   if (!profile.ok()) return Fail(absl::InternalError(profile.status().message()));
   if (opt->host_gap_us) profile->host_gap_us = *opt->host_gap_us;
-  const ModuleImage image = BuildModuleImage(*profile);
+  if (opt->gradient_mib) {
+    profile->gradient_bytes = static_cast<uint64_t>(std::llround(*opt->gradient_mib * 1048576.0));
+  }
+  const bool data_parallel = rank_env->has_value() || opt->devices > 1;
+  if (data_parallel && profile->gradient_bytes == 0) {
+    return Fail(absl::InvalidArgumentError(absl::StrCat(
+        "model ", profile->name, " says nothing of its gradients (gradient_mib): give "
+        "--gradient-mib for data-parallel training")));
+  }
+  const ModuleImage image = BuildModuleImage(*profile, data_parallel);
 
   absl::StatusOr<DriverApi> api = LoadDriverApi(opt->library, opt->per_thread_stream);
   if (!api.ok()) return Fail(absl::InternalError(api.status().message()));
 
-  LoopConfig config;
-  config.device = opt->device;
-  config.per_thread_stream = opt->per_thread_stream;
-  config.sync = opt->sync;
-  absl::StatusOr<std::unique_ptr<TrainingLoop>> loop =
-      TrainingLoop::Create(*api, *profile, image, config);
-  if (!loop.ok()) return Fail(loop.status());
+  // One loop per device this process drives: one, or --devices N (rank i on
+  // GPU i, all in a group named after this process).
+  std::vector<std::unique_ptr<TrainingLoop>> loops;
+  std::optional<int> rank;
+  int world_size = 1;
+  const std::string own_group =
+      GroupForEndpoint("devices", absl::StrCat(getpid(), "-", ::time(nullptr)));
+  for (int d = 0; d < opt->devices; ++d) {
+    LoopConfig config;
+    config.device = opt->device;
+    config.per_thread_stream = opt->per_thread_stream;
+    config.sync = opt->sync;
+    if (rank_env->has_value()) {
+      const RankEnvironment& r = **rank_env;
+      if (!opt->device_given) config.device = r.local_rank;
+      config.all_reduce = AllReduceRank{r.group, r.rank, r.world_size, profile->gradient_bytes};
+      rank = r.rank;
+      world_size = r.world_size;
+    } else if (opt->devices > 1) {
+      config.device = d;
+      config.all_reduce = AllReduceRank{own_group, d, opt->devices, profile->gradient_bytes};
+    }
+    absl::StatusOr<std::unique_ptr<TrainingLoop>> loop =
+        TrainingLoop::Create(*api, *profile, image, config);
+    if (!loop.ok()) return Fail(loop.status());
+    loops.push_back(std::move(*loop));
+  }
 
   // SIGINT/SIGTERM end the run after the current iteration, with a summary.
   std::signal(SIGINT, OnStopSignal);
@@ -109,14 +160,29 @@ int Run(int argc, char** argv) {
   double elapsed_s = 0;
   while (!g_stop) {
     const Clock::time_point iter_start = Clock::now();
-    absl::StatusOr<double> gpu_ms = (*loop)->RunIteration();
-    if (!gpu_ms.ok()) return Fail(gpu_ms.status());
+    double gpu_ms = 0;
+    if (loops.size() == 1) {
+      absl::StatusOr<double> ms = loops[0]->RunIteration();
+      if (!ms.ok()) return Fail(ms.status());
+      gpu_ms = *ms;
+    } else {
+      // One host gap for the process, then every device's work at once.
+      SleepMicros(profile->host_gap_us);
+      for (auto& loop : loops) {
+        if (absl::Status s = loop->Enqueue(); !s.ok()) return Fail(s);
+      }
+      for (auto& loop : loops) {
+        absl::StatusOr<double> ms = loop->Finish();
+        if (!ms.ok()) return Fail(ms.status());
+        gpu_ms = std::max(gpu_ms, *ms);
+      }
+    }
     const Clock::time_point iter_end = Clock::now();
-    gpu_ms_sum += *gpu_ms;
+    gpu_ms_sum += gpu_ms;
     elapsed_s = std::chrono::duration<double>(iter_end - start).count();
     const double iter_s = std::chrono::duration<double>(iter_end - iter_start).count();
     for (const SecondReport& r : meter.AddIteration(elapsed_s, iter_s)) {
-      if (!opt->quiet) PrintLine(SecondReportJson(r));
+      if (!opt->quiet) PrintLine(SecondReportJson(r, rank));
     }
     if (opt->iterations ? meter.total_iters() >= *opt->iterations : elapsed_s >= limit_s) {
       break;
@@ -128,6 +194,8 @@ int Run(int argc, char** argv) {
   summary.seconds = elapsed_s;
   summary.launches = summary.iters * static_cast<int64_t>(profile->launches.size());
   summary.gpu_ms_mean = summary.iters > 0 ? gpu_ms_sum / static_cast<double>(summary.iters) : 0.0;
+  summary.rank = rank;
+  summary.world_size = world_size;
   PrintLine(SummaryJson(summary));
   return 0;
 }

@@ -69,7 +69,7 @@ class Parser {
       return absl::OkStatus();
     }
     if (key == "model" || key == "batch_size" || key == "memory_bytes" || key == "memory_mib" ||
-        key == "host_gap_us" || key == "streams") {
+        key == "host_gap_us" || key == "streams" || key == "gradient_mib") {
       if (seen_kernel_) return HeaderAfterKernels(key, line_no);
       if (tok.size() != 2) {
         return Error(line_no, absl::StrCat("'", key, "' takes exactly one value"));
@@ -117,6 +117,10 @@ class Parser {
       std::optional<double> v = ParseFiniteDouble(value);
       if (!v || *v < 0 || *v > 60e6) return bad("must be in 0..60000000");
       profile_.host_gap_us = *v;
+    } else if (key == "gradient_mib") {
+      std::optional<double> v = ParseFiniteDouble(value);
+      if (!v || *v <= 0 || *v > 1024.0 * 1024) return bad("must be a positive number of MiB");
+      profile_.gradient_bytes = static_cast<uint64_t>(std::llround(*v * 1048576.0));
     } else if (key == "streams") {
       std::optional<int64_t> v = ParseInt64(value);
       if (!v || *v < 1 || *v > kMaxStreams) {

@@ -36,6 +36,9 @@ struct ModelProfile {
   uint64_t memory_bytes = 0;
   double host_gap_us = 0;
   int streams = 1;
+  // What data-parallel training all-reduces each iteration (the gradients);
+  // 0 when the profile does not say (fakejob --gradient-mib can).
+  uint64_t gradient_bytes = 0;
   std::vector<std::string> sources;    // "source:" lines, in order
   std::vector<KernelLaunch> launches;  // one iteration, expanded
 

@@ -16,7 +16,7 @@ std::string FormatFixed(double value, int decimals) {
   return std::string(buf, ptr);
 }
 
-ModuleImage BuildModuleImage(const ModelProfile& profile) {
+ModuleImage BuildModuleImage(const ModelProfile& profile, bool all_reduce) {
   ModuleImage image;
   image.text = absl::StrCat("simgpu-module 1\n# iashim-fakejob model ", profile.name, ": ",
                             profile.launches.size(), " launches per iteration\n");
@@ -50,6 +50,15 @@ ModuleImage BuildModuleImage(const ModelProfile& profile) {
                       " mem=", FormatFixed(k.mem_intensity, 3), "\n");
     }
     image.launch_function.push_back(it->second);
+  }
+  if (all_reduce) {
+    // NCCL's ring all-reduce kernel: it spins on a few SMs, moving little
+    // through DRAM for its SMs' share (simgpu/README.md, Collectives).
+    std::string fn = kAllReduceKernel;
+    while (taken.count(fn)) fn += "_x";
+    image.all_reduce_function = static_cast<int>(image.functions.size());
+    image.functions.push_back(fn);
+    absl::StrAppend(&image.text, "kernel ", fn, " collective=allreduce mem=0.1\n");
   }
   return image;
 }

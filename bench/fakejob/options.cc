@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bench/fakejob/cli_args.h"
+#include "bench/fakejob/data_parallel.h"
 #include "bench/fakejob/number_parse.h"
 
 namespace iashim::fakejob {
@@ -39,7 +40,15 @@ std::string UsageText() {
       kDefaultSeconds,
       ")\n"
       "  --iterations N        run exactly N iterations instead\n"
-      "  --device N            CUDA device ordinal (default 0)\n"
+      "  --device N            CUDA device ordinal (default 0; a rank's default is\n"
+      "                        LOCAL_RANK)\n"
+      "  --ranks N             data-parallel: start N rank processes, one GPU each\n"
+      "                        (devices 0..N-1), as torchrun does (RANK, LOCAL_RANK,\n"
+      "                        WORLD_SIZE, MASTER_ADDR, MASTER_PORT); each iteration\n"
+      "                        ends with an all-reduce of the gradients\n"
+      "  --devices N           data-parallel from one process driving GPUs 0..N-1\n"
+      "  --gradient-mib X      MiB all-reduced per iteration, replacing the\n"
+      "                        profile's gradient_mib\n"
       "  --per-thread-stream   resolve entry points with\n"
       "                        CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM and\n"
       "                        launch stream 0 work on the per-thread null stream\n"
@@ -56,7 +65,10 @@ std::string UsageText() {
       "  --list-models         list the available models and exit\n"
       "  --help                this text\n"
       "\n"
-      "Output: one JSON line per elapsed second, then a summary line.\n"
+      "Run under torchrun (WORLD_SIZE set), it is that rank of the job.\n"
+      "\n"
+      "Output: one JSON line per elapsed second, then a summary line (each rank\n"
+      "prints its own, with its \"rank\").\n"
       "Exit: 0 ok, 1 CUDA or profile error, 2 bad arguments,\n"
       "3 CUDA_ERROR_OUT_OF_MEMORY.\n"
       "Without a GPU: LD_LIBRARY_PATH=build/simgpu (simulated driver).\n");
@@ -66,7 +78,7 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   Options opt;
   CliArgs cli(args, {"--per-thread-stream", "--quiet", "--list-models", "--help", "-h"},
               {"--model", "--seconds", "--iterations", "--device", "--sync", "--models-dir",
-               "--driver", "--host-gap-us"});
+               "--driver", "--host-gap-us", "--ranks", "--devices", "--gradient-mib"});
   for (;;) {
     absl::StatusOr<std::optional<CliArg>> next = cli.Next();
     if (!next.ok()) return next.status();
@@ -102,6 +114,19 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
         return BadValue(arg, value, "must be a device ordinal 0..1023");
       }
       opt.device = static_cast<int>(*d);
+      opt.device_given = true;
+    } else if (arg == "--ranks" || arg == "--devices") {
+      std::optional<int64_t> n = ParseInt64(value);
+      if (!n || *n < 1 || *n > kMaxRanks) {
+        return BadValue(arg, value, absl::StrCat("must be a count of GPUs 1..", kMaxRanks));
+      }
+      (arg == "--ranks" ? opt.ranks : opt.devices) = static_cast<int>(*n);
+    } else if (arg == "--gradient-mib") {
+      std::optional<double> mib = ParseFiniteDouble(value);
+      if (!mib || *mib <= 0 || *mib > 1024.0 * 1024) {
+        return BadValue(arg, value, "must be a positive number of MiB, at most 1048576");
+      }
+      opt.gradient_mib = *mib;
     } else if (arg == "--sync") {
       if (value == "ctx") {
         opt.sync = SyncMode::kContext;
@@ -132,6 +157,14 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   }
   if (opt.seconds && opt.iterations) {
     return absl::InvalidArgumentError("--seconds and --iterations are mutually exclusive");
+  }
+  if (opt.ranks > 1 && opt.devices > 1) {
+    return absl::InvalidArgumentError(
+        "--ranks and --devices are mutually exclusive (processes with one GPU each, or one "
+        "process with several)");
+  }
+  if (opt.devices > 1 && opt.device_given) {
+    return absl::InvalidArgumentError("--devices uses GPUs 0..N-1: leave out --device");
   }
   return opt;
 }

@@ -20,6 +20,12 @@ struct Options {
   std::optional<double> seconds;  // run length; default kDefaultSeconds
   std::optional<int64_t> iterations;
   int device = 0;
+  bool device_given = false;  // --device was given (else a rank uses LOCAL_RANK)
+  // Data-parallel: --ranks N starts N rank processes, one GPU each, as
+  // torchrun does; --devices N drives N GPUs from this process, one rank each.
+  int ranks = 1;
+  int devices = 1;
+  std::optional<double> gradient_mib;  // replaces the profile's gradient_mib
   bool per_thread_stream = false;
   SyncMode sync = SyncMode::kContext;
   std::optional<double> host_gap_us;  // replaces the profile's host gap

@@ -27,8 +27,9 @@ std::vector<SecondReport> ThroughputMeter::AddIteration(double end_s, double ite
   return out;
 }
 
-std::string SecondReportJson(const SecondReport& r) {
-  return absl::StrCat("{\"t\": ", FormatFixed(r.t, 1),
+std::string SecondReportJson(const SecondReport& r, std::optional<int> rank) {
+  return absl::StrCat("{", rank ? absl::StrCat("\"rank\": ", *rank, ", ") : "",
+                      "\"t\": ", FormatFixed(r.t, 1),
                       ", \"iters_per_s\": ", FormatFixed(r.iters_per_s, 3),
                       ", \"iter_ms\": ", r.iter_ms ? FormatFixed(*r.iter_ms, 3) : "null", "}");
 }
@@ -41,7 +42,11 @@ std::string SummaryJson(const Summary& s) {
                       ", \"seconds\": ", FormatFixed(s.seconds, 3),
                       ", \"iters_per_s\": ", FormatFixed(ips, 3), ", \"iter_ms\": ", iter_ms,
                       ", \"gpu_ms\": ", FormatFixed(s.gpu_ms_mean, 3),
-                      ", \"launches\": ", s.launches, "}");
+                      ", \"launches\": ", s.launches,
+                      s.rank ? absl::StrCat(", \"rank\": ", *s.rank, ", \"world_size\": ",
+                                            s.world_size)
+                             : "",
+                      "}");
 }
 
 }  // namespace iashim::fakejob

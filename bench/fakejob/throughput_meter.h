@@ -33,8 +33,9 @@ class ThroughputMeter {
   int64_t total_iters_ = 0;
 };
 
-// {"t": 1.000, "iters_per_s": 9.000, "iter_ms": 102.000}
-std::string SecondReportJson(const SecondReport& r);
+// {"t": 1.000, "iters_per_s": 9.000, "iter_ms": 102.000}, with "rank": N
+// first for a data-parallel rank.
+std::string SecondReportJson(const SecondReport& r, std::optional<int> rank = std::nullopt);
 
 struct Summary {
   std::string model;
@@ -42,10 +43,13 @@ struct Summary {
   double seconds = 0;
   double gpu_ms_mean = 0;  // event-timed GPU span per iteration
   int64_t launches = 0;    // kernels launched in all
+  std::optional<int> rank;  // a data-parallel rank's
+  int world_size = 1;       // its job's ranks
 };
 
 // {"summary": true, "model": ..., "iters": ..., "seconds": ...,
-//  "iters_per_s": ..., "iter_ms": ..., "gpu_ms": ..., "launches": ...}
+//  "iters_per_s": ..., "iter_ms": ..., "gpu_ms": ..., "launches": ...}, with
+// "rank" and "world_size" for a data-parallel rank.
 std::string SummaryJson(const Summary& s);
 
 }  // namespace iashim::fakejob

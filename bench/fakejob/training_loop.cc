@@ -12,8 +12,12 @@ namespace iashim::fakejob {
 namespace {
 
 constexpr unsigned kBlockThreads = 256;
+// NCCL's ring all-reduce runs one block per channel; 8 channels is typical
+// within a V100 node.
+constexpr unsigned kAllReduceBlocks = 8;
 
-// Sleeps without spinning; resumes after signals so the gap is whole.
+}  // namespace
+
 void SleepMicros(double us) {
   if (us <= 0) return;
   const double whole = std::floor(us / 1e6);
@@ -21,8 +25,6 @@ void SleepMicros(double us) {
   timespec rem{};
   while (nanosleep(&req, &rem) != 0 && errno == EINTR) req = rem;
 }
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<TrainingLoop>> TrainingLoop::Create(const DriverApi& api,
                                                                    const ModelProfile& profile,
@@ -100,6 +102,17 @@ absl::Status TrainingLoop::Init() {
     created_streams_.push_back(stream);
     streams_[i] = stream;
   }
+  if (config_.all_reduce) {
+    if (image_.all_reduce_function < 0) {
+      return absl::InternalError("the module image declares no all-reduce kernel");
+    }
+    const AllReduceRank& a = *config_.all_reduce;
+    collective_args_ = {};
+    a.group.copy(collective_args_.group, sizeof(collective_args_.group) - 1);
+    collective_args_.rank = static_cast<uint32_t>(a.rank);
+    collective_args_.nranks = static_cast<uint32_t>(a.world_size);
+    collective_args_.bytes = a.bytes;
+  }
   if (s = Check(api_.cuEventCreate(&start_, CU_EVENT_DEFAULT), "cuEventCreate"); !s.ok()) {
     return s;
   }
@@ -108,9 +121,15 @@ absl::Status TrainingLoop::Init() {
 
 absl::StatusOr<double> TrainingLoop::RunIteration() {
   SleepMicros(profile_.host_gap_us);
+  if (absl::Status s = Enqueue(); !s.ok()) return s;
+  return Finish();
+}
 
-  absl::Status s = Check(api_.cuEventRecord(start_, streams_[0]), "cuEventRecord");
+absl::Status TrainingLoop::Enqueue() {
+  // Several loops in one process each keep their own device's context.
+  absl::Status s = Check(api_.cuCtxSetCurrent(ctx_), "cuCtxSetCurrent");
   if (!s.ok()) return s;
+  if (s = Check(api_.cuEventRecord(start_, streams_[0]), "cuEventRecord"); !s.ok()) return s;
   const std::vector<KernelLaunch>& launches = profile_.launches;
   for (size_t i = 0; i < launches.size(); ++i) {
     const KernelLaunch& k = launches[i];
@@ -123,10 +142,20 @@ absl::StatusOr<double> TrainingLoop::RunIteration() {
       }
     }
   }
-  if (s = Check(api_.cuEventRecord(stop_, streams_[0]), "cuEventRecord"); !s.ok()) {
-    return s;
+  if (config_.all_reduce) {
+    // NCCL's kernel reads its communicator from its arguments; simgpu's, the
+    // group's name, this rank and the bytes (simgpu/include/simgpu/collective.h).
+    void* params[] = {&collective_args_};
+    CUresult r = api_.cuLaunchKernel(functions_[image_.all_reduce_function], kAllReduceBlocks, 1,
+                                     1, kBlockThreads, 1, 1, 0, streams_[0], params, nullptr);
+    if (r != CUDA_SUCCESS) return Check(r, "cuLaunchKernel (all-reduce)");
   }
+  return Check(api_.cuEventRecord(stop_, streams_[0]), "cuEventRecord");
+}
 
+absl::StatusOr<double> TrainingLoop::Finish() {
+  absl::Status s = Check(api_.cuCtxSetCurrent(ctx_), "cuCtxSetCurrent");
+  if (!s.ok()) return s;
   if (config_.sync == SyncMode::kContext) {
 #if CUDA_VERSION >= 13000
     s = Check(api_.cuCtxSynchronize(ctx_), "cuCtxSynchronize");

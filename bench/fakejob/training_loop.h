@@ -7,12 +7,15 @@
 #include <cuda.h>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "bench/fakejob/data_parallel.h"
 #include "bench/fakejob/driver_api.h"
 #include "bench/fakejob/model_profile.h"
 #include "bench/fakejob/module_image.h"
+#include "simgpu/include/simgpu/collective.h"
 
 namespace iashim::fakejob {
 
@@ -32,7 +35,13 @@ struct LoopConfig {
   // Largest single cuMemAlloc: the footprint is allocated in segments, as a
   // caching allocator does, rather than in one request.
   uint64_t max_alloc_bytes = uint64_t{1} << 30;
+  // Data-parallel: every iteration ends with this rank's all-reduce (the
+  // image must declare it).
+  std::optional<AllReduceRank> all_reduce;
 };
+
+// Sleeps without spinning (the host gap); resumes after signals so the gap is whole.
+void SleepMicros(double us);
 
 // Errors carry the failing call and the CUresult name. Codes:
 // InvalidArgument for a bad --device, ResourceExhausted for
@@ -50,10 +59,15 @@ class TrainingLoop {
   ~TrainingLoop();
 
   // One iteration: host gap (nanosleep: data loading and optimizer CPU time,
-  // during which the GPU idles, as in a real job), the kernel sequence, then
-  // one synchronisation. Returns the GPU time between events recorded on
-  // stream 0 around the launches, in ms.
+  // during which the GPU idles, as in a real job), the kernel sequence (and
+  // the all-reduce, data-parallel), then one synchronisation. Returns the GPU
+  // time between events recorded on stream 0 around the launches, in ms.
   absl::StatusOr<double> RunIteration();
+
+  // The two halves of an iteration after its host gap, for a process that
+  // drives several devices: enqueue on every device, then finish on each.
+  absl::Status Enqueue();
+  absl::StatusOr<double> Finish();
 
   // Sum of the cuMemAlloc sizes.
   uint64_t allocated_bytes() const { return allocated_bytes_; }
@@ -82,6 +96,7 @@ class TrainingLoop {
   std::vector<CUstream> created_streams_;
   CUevent start_ = nullptr;
   CUevent stop_ = nullptr;
+  simgpu_collective_args collective_args_{};  // what the all-reduce kernel is given
 };
 
 }  // namespace iashim::fakejob

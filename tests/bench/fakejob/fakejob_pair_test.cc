@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/bench/fakejob/fakejob_process.h"
 #include "tests/bench/fakejob/profile_virtual_job.h"
 #include "tests/simgpu/test_env.h"
 
@@ -33,12 +34,9 @@ class FakeJob {
       ADD_FAILURE() << "iashim-fakejob failed: " << out;
       return -1;
     }
-    const size_t at = out.find("\"iters_per_s\": ");
-    if (at == std::string::npos) {
-      ADD_FAILURE() << "no summary in: " << out;
-      return -1;
-    }
-    return std::strtod(out.c_str() + at + 15, nullptr);
+    const std::optional<double> ips = iashim_test::JsonNumber(out, "iters_per_s");
+    if (!ips) ADD_FAILURE() << "no summary in: " << out;
+    return ips.value_or(-1);
   }
 
  private:

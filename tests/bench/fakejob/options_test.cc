@@ -26,6 +26,31 @@ TEST(OptionsTest, Defaults) {
   EXPECT_EQ(o->library, "libcuda.so.1");
 }
 
+TEST(OptionsTest, DataParallelOptions) {
+  absl::StatusOr<Options> o = Parse({"--model", "resnet50", "--ranks", "4", "--gradient-mib", "97.5"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->ranks, 4);
+  EXPECT_EQ(o->devices, 1);
+  EXPECT_DOUBLE_EQ(*o->gradient_mib, 97.5);
+  o = Parse({"--model", "resnet50", "--devices", "2"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->devices, 2);
+  EXPECT_FALSE(o->device_given);
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--model", "m", "--ranks", "0"},
+        std::vector<std::string>{"--model", "m", "--ranks", "65"},
+        std::vector<std::string>{"--model", "m", "--devices", "two"},
+        std::vector<std::string>{"--model", "m", "--gradient-mib", "-1"},
+        std::vector<std::string>{"--model", "m", "--ranks", "2", "--devices", "2"},
+        std::vector<std::string>{"--model", "m", "--devices", "2", "--device", "1"}}) {
+    absl::StatusOr<Options> r = Parse(bad);
+    EXPECT_FALSE(r.ok()) << bad[2] << " " << bad[3];
+    if (!r.ok()) {
+      EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    }
+  }
+}
+
 TEST(OptionsTest, AllOptionsBothSpellings) {
   absl::StatusOr<Options> o =
       Parse({"--model=vgg16", "--seconds", "2.5", "--device=1", "--per-thread-stream", "--quiet",
