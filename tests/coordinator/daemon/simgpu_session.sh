@@ -24,7 +24,7 @@ cleanup() {
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$tmp"
-  rm -f /dev/shm/"$SIMGPU_NAMESPACE"-gpu*
+  rm -f /dev/shm/"$SIMGPU_NAMESPACE"-gpu* /dev/shm/"$SIMGPU_NAMESPACE"-collectives
 }
 trap cleanup EXIT  # bash runs it on INT and TERM too
 
