@@ -2,8 +2,11 @@
 // every allocation family (pointers, VMM handles, CUDA arrays, graph memory
 // nodes), reported by cuMemGetInfo/cuDeviceTotalMem, and given back by every
 // free; a free of memory the shim never saw passes through.
+#include <atomic>
 #include <cstdlib>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "tests/simgpu/test_env.h"
 #include "tests/libiashim/interposition/shim_test_support.h"
@@ -21,6 +24,7 @@ class QuotaTest : public ShimTest {
   void TearDown() override {
     // Every test gives back all it took.
     EXPECT_EQ(Stats().mem_used[0], 0u);
+    EXPECT_EQ(Stats().mem_used[1], 0u);
     ShimTest::TearDown();
   }
 };
@@ -272,6 +276,49 @@ TEST_F(QuotaTest, LegacyThirtyTwoBitAllocationsAreChargedBeforeTheDriverSeesThem
   EXPECT_EQ(cuMemAllocPitch(&p, &pitch, 1000, 140000, 4), CUDA_ERROR_OUT_OF_MEMORY);
 }
 
+// A multi-GPU process: each device has its own quota, and an allocation is
+// charged to the device current on the calling thread, however often threads
+// switch devices (as a framework's per-device worker threads do).
+TEST_F(QuotaTest, EachDeviceHasItsOwnQuotaWhateverThreadSwitchesToIt) {
+  CUdevice second = 0;
+  ASSERT_CU(cuDeviceGet(&second, 1));
+  CUcontext ctx1 = nullptr;
+  ASSERT_CU(cuDevicePrimaryCtxRetain(&ctx1, second));
+  const CUcontext contexts[2] = {ctx_, ctx1};
+  constexpr int kThreads = 4, kRounds = 50;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kRounds; ++i) {
+        // Alternate devices every round; 4 threads x 8 MiB fit 32 MiB of 64.
+        const int device = (t + i) % 2;
+        if (cuCtxSetCurrent(contexts[device]) != CUDA_SUCCESS) ++failures;
+        CUdeviceptr p = 0;
+        if (cuMemAlloc_v2(&p, 8 * kMiB) != CUDA_SUCCESS) ++failures;
+        if (cuMemFree_v2(p) != CUDA_SUCCESS) ++failures;
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  // 48 MiB on device 1 leaves device 0's quota whole.
+  ASSERT_CU(cuCtxSetCurrent(ctx1));
+  CUdeviceptr on1 = 0, more1 = 0;
+  ASSERT_CU(cuMemAlloc_v2(&on1, 48 * kMiB));
+  EXPECT_EQ(cuMemAlloc_v2(&more1, 32 * kMiB), CUDA_ERROR_OUT_OF_MEMORY);
+  ASSERT_CU(cuCtxSetCurrent(ctx_));
+  CUdeviceptr on0 = 0;
+  ASSERT_CU(cuMemAlloc_v2(&on0, 48 * kMiB));
+  EXPECT_EQ(Stats().mem_used[0], 48 * kMiB);
+  EXPECT_EQ(Stats().mem_used[1], 48 * kMiB);
+  // Freed from the other device's context, the memory still goes back to its own.
+  ASSERT_CU(cuMemFree_v2(on1));
+  EXPECT_EQ(Stats().mem_used[1], 0u);
+  EXPECT_CU(cuMemFree_v2(on0));
+  EXPECT_CU(cuDevicePrimaryCtxRelease(second));
+}
+
 TEST_F(QuotaTest, FreeOfMemoryNeverSeenPassesThrough) {
   CUdeviceptr a = 0;
   ASSERT_CU(cuMemAlloc_v2(&a, 8 * kMiB));
@@ -289,7 +336,7 @@ TEST_F(QuotaTest, FreeOfMemoryNeverSeenPassesThrough) {
 int main(int argc, char** argv) {
   const std::string ns = iashim_test::UniqueNamespace("quota");
   setenv("SIMGPU_NAMESPACE", ns.c_str(), 1);
-  setenv("SIMGPU_DEVICES", "Test GPU:4GiB:80", 1);
+  setenv("SIMGPU_DEVICES", "2xTest GPU:4GiB:80", 1);
   unsetenv("CUDA_VISIBLE_DEVICES");
   setenv("IASHIM_MEM_LIMIT", "64MiB", 1);
   ::testing::InitGoogleTest(&argc, argv);
