@@ -19,6 +19,8 @@
 #     would slow past its target, and places it next to a compatible job;
 #   - budgets were sent to, and are in force in, the jobs sharing a GPU;
 #   - srun inside an --iashim batch script keeps the batch step's placement;
+#   - a 2-task step (srun -n 2 --gres=gpu:2) is one gang: each task on its own
+#     GPU of it, in task order, as that rank; released when the step ends;
 #   - a task that never used the GPU is released by slurmstepd when it ends;
 #   - with the coordinator gone, an --iashim job runs as Slurm placed it, with
 #     one line in its stderr saying so.
@@ -518,6 +520,50 @@ sleep 1
 status_json | jq -e --arg id "$idle" '[.gpus[].jobs[] | select(.batch.job == $id)] | length == 0' >/dev/null ||
   fail "idle job $idle is still registered after it ended: the release did not happen"
 say "a task that never used the GPU was released by slurmstepd when it ended (job $idle)"
+
+# --- a multi-task step: one gang for the step, each task on its own GPU of it -----------
+# Each task is one rank of a data-parallel job (torchrun's variables from
+# Slurm's): the ranks meet in an all-reduce every iteration.
+cat >"$work/rank.sh" <<'EOF'
+#!/bin/bash
+echo "rank-gpu: $SLURM_LOCALID ${CUDA_VISIBLE_DEVICES:-none} ${IASHIM_JOB:-unmanaged} ${IASHIM_RANK:-none}" >&2
+export RANK=$SLURM_PROCID LOCAL_RANK=0 WORLD_SIZE=$SLURM_NTASKS MASTER_ADDR=127.0.0.1 MASTER_PORT=$SLURM_JOB_ID
+exec "$FAKEJOB" --model resnet18 --seconds "$1"
+EOF
+chmod 755 "$work/rank.sh"
+as_user srun -D "$work/out" -J iashim-gang -n 2 --gres=gpu:2 --iashim=guaranteed --iashim-mem=8GiB \
+  -o "$work/out/gang.out" -e "$work/out/gang.err" "$work/rank.sh" 8 &
+srun_pid=$!
+echo "$srun_pid" >>"$pids_file"
+gang=""
+for _ in $(seq 60); do
+  gang=$(squeue -h -n iashim-gang -o %i | head -1)
+  [[ -n "$gang" ]] && break
+  sleep 0.5
+done
+[[ -n "$gang" ]] || fail "the 2-task step never started"
+gang_status=""
+for _ in $(seq 60); do
+  gang_status=$(status_json 2>/dev/null | jq -c --arg id "slurm-$gang.0" \
+    '[.gpus[].jobs[] | select(.job == $id)] | first // empty' || true)
+  [[ $(jq -r '[.ranks[]? | select(.connected and .iteration_ns > 0)] | length' <<<"${gang_status:-null}" 2>/dev/null) == 2 ]] && break
+  sleep 0.5
+done
+[[ $(jq -r '.gpus | length' <<<"${gang_status:-null}") == 2 ]] ||
+  fail "step $gang was not placed as one job on 2 GPUs: ${gang_status:-not registered}"
+[[ $(jq -r '[.ranks[] | select(.connected and .iteration_ns > 0)] | length' <<<"$gang_status") == 2 ]] ||
+  fail "step $gang's two tasks did not both report as its ranks: $gang_status"
+wait "$srun_pid" || fail "the 2-task step failed: $(tail -n 5 "$work/out/gang.err")"
+# Each task on its own GPU of the gang, in task order, with its rank.
+mapfile -t gang_gpus < <(jq -r '.gpus[]' <<<"$gang_status")
+for task in 0 1; do
+  grep -q "^rank-gpu: $task ${gang_gpus[$task]} slurm-$gang.0 $task$" "$work/out/gang.err" ||
+    fail "task $task of step $gang is not on GPU ${gang_gpus[$task]} as rank $task: $(grep '^rank-gpu' "$work/out/gang.err")"
+done
+sleep 1
+status_json | jq -e --arg id "slurm-$gang.0" '[.gpus[].jobs[] | select(.job == $id)] | length == 0' >/dev/null ||
+  fail "step $gang's gang is still registered after the step ended"
+say "a 2-task step ran as one gang on GPUs ${gang_gpus[*]} (task i on GPU i of it, rank i), released when the step ended"
 
 # --- fail-open: no coordinator ----------------------------------------------------------
 stop_coordinator

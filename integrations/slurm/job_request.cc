@@ -41,6 +41,19 @@ std::string CoordinatorJobName(const SlurmTask& task) {
   return absl::StrCat("slurm-", task.job_id, ".", task.step, ".", task.local_task);
 }
 
+std::string CoordinatorGangName(const SlurmTask& task) {
+  return absl::StrCat("slurm-", task.job_id, ".", task.step);
+}
+
+client::PlacementOptions StepGangPlacement(const UserOptions& user, const SlurmTask& task,
+                                           int tasks, const std::vector<int>& allowed_gpus) {
+  client::PlacementOptions p = TaskPlacement(user, task, allowed_gpus);
+  p.job = CoordinatorGangName(task);
+  p.gpus = tasks;
+  p.batch.task = -1;
+  return p;
+}
+
 client::PlacementOptions TaskPlacement(const UserOptions& user, const SlurmTask& task,
                                     const std::vector<int>& allowed_gpus) {
   client::PlacementOptions p;

@@ -41,10 +41,19 @@ struct SlurmTask {
 // tasks are found in `iashim status` by their Slurm ids.
 std::string CoordinatorJobName(const SlurmTask& task);
 
+// A multi-task step's one gang, shared by its tasks on the node:
+// slurm-<job>.<step>.
+std::string CoordinatorGangName(const SlurmTask& task);
+
 // The PlaceRequest's options for this task. `allowed_gpus`: the node's GPUs
 // the task may open (empty: any GPU of the node).
 client::PlacementOptions TaskPlacement(const UserOptions& user, const SlurmTask& task,
                                     const std::vector<int>& allowed_gpus);
+
+// The PlaceRequest's options for the gang of a step of `tasks` tasks on this
+// node, one GPU each, asked once for all of them (batch task -1: the step).
+client::PlacementOptions StepGangPlacement(const UserOptions& user, const SlurmTask& task,
+                                           int tasks, const std::vector<int>& allowed_gpus);
 
 }  // namespace iashim::slurm
 

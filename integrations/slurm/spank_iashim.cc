@@ -7,9 +7,12 @@
 //   sbatch/srun/salloc   init, init_post_opt: check the options; put them in
 //                        the job's control environment (SPANK_IASHIM*), where
 //                        the project's job_submit.lua reads them
-//   slurmstepd           user_init: open the release channel (before tasks fork)
+//   slurmstepd           user_init: open the release channel and, for a step
+//                        with several tasks on the node, the page its one gang
+//                        placement is shared through (before tasks fork)
 //   each task, pre-exec  task_init: ask the coordinator, set the environment
-//   slurmstepd           task_exit, exit: release the task's placement
+//   slurmstepd           task_exit, exit: release the task's placement (a
+//                        step's gang: when the step ends)
 //
 // Everything with logic in it lives in the files beside this one; this file
 // only talks to Slurm.
@@ -30,6 +33,7 @@ extern "C" {
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -44,6 +48,7 @@ extern "C" {
 #include "integrations/slurm/job_request.h"
 #include "integrations/slurm/plugin_config.h"
 #include "integrations/slurm/release_channel.h"
+#include "integrations/slurm/step_gang.h"
 #include "integrations/slurm/task_setup.h"
 
 #define IASHIM_EXPORT extern "C" __attribute__((visibility("default")))
@@ -66,6 +71,8 @@ using iashim::slurm::UserOptions;
 std::optional<PluginConfig> g_config;
 UserOptions g_user;
 ReleaseChannel g_channel;
+iashim::slurm::StepGang g_step_gang;
+uint32_t g_local_tasks = 1;  // tasks of this step on this node (slurmstepd)
 
 // An option's value, parsed: kept, or refused with the parser's message
 // (srun/sbatch print it and refuse the job).
@@ -231,6 +238,11 @@ IASHIM_EXPORT int slurm_spank_user_init(spank_t sp, int, char**) {
     slurm_error("iashim: no release channel (%s): placements are released only by the shims",
                 std::strerror(errno));
   }
+  spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &g_local_tasks);
+  if (g_local_tasks > 1 && !g_step_gang.Open()) {
+    slurm_error("iashim: no page to share the step's gang through (%s): each task asks alone",
+                std::strerror(errno));
+  }
   return 0;
 }
 
@@ -270,6 +282,7 @@ IASHIM_EXPORT int slurm_spank_task_init(spank_t sp, int, char**) {
   in.gpus = iashim::slurm::FindUsableGpus(g_config->device_prefix, &iashim::slurm::ProbeDeviceFile);
   in.libraries.shim = FindShim(*g_config);
   in.env = [&env](const char* name) { return env.Get(name); };
+  in.step_gang = &g_step_gang;
   if (in.libraries.shim.empty()) {
     Say("iashim: libiashim.so not found (set shim= in plugstack.conf); running as Slurm placed it");
     return 0;
@@ -307,6 +320,8 @@ IASHIM_EXPORT int slurm_spank_task_init(spank_t sp, int, char**) {
 
 IASHIM_EXPORT int slurm_spank_task_exit(spank_t sp, int, char**) {
   if (!spank_remote(sp) || !g_user.enabled || !g_config) return 0;
+  // A step's gang is its tasks' together: it goes when the step ends.
+  if (g_local_tasks > 1 && g_step_gang.is_open()) return 0;
   int task_id = 0;
   if (spank_get_item(sp, S_TASK_ID, &task_id) != ESPANK_SUCCESS) return 0;
   g_channel.Collect();
@@ -318,6 +333,9 @@ IASHIM_EXPORT int slurm_spank_task_exit(spank_t sp, int, char**) {
 IASHIM_EXPORT int slurm_spank_exit(spank_t sp, int, char**) {
   if (!spank_remote(sp) || !g_user.enabled || !g_config) return 0;
   g_channel.Collect();
-  for (const ReleaseEntry& entry : g_channel.TakeAll()) Release(entry);
+  std::set<std::string> released;  // a gang's tasks all name it
+  for (const ReleaseEntry& entry : g_channel.TakeAll()) {
+    if (released.insert(entry.job).second) Release(entry);
+  }
   return 0;
 }

@@ -31,25 +31,35 @@ std::string AsPlaced(const TaskInputs& in) {
                  : std::string("running as Slurm placed it");
 }
 
-}  // namespace
-
-TaskOutcome SetUpTask(const TaskInputs& in, const TaskSeams& seams) {
+// The task's environment and release for `placement` of `job`.
+TaskOutcome Managed(const TaskInputs& in, const TaskSeams& seams, const client::JobRequest& job,
+                    const client::Placement& placement) {
   TaskOutcome out;
-  if (InheritsEnclosingPlacement(in)) {
-    // Slurm sets the step's own CUDA_VISIBLE_DEVICES; the GPU is the
-    // enclosing placement's.
-    out.kind = TaskOutcome::Kind::kInherited;
-    out.env.push_back({"CUDA_VISIBLE_DEVICES", std::string(in.env(kSlurmGpuMarker))});
-    return out;
-  }
-  if (in.gpus.any_device_file && in.gpus.usable.empty()) {
-    seams.say(absl::StrCat("iashim: this task may open none of the node's GPUs (",
-                           in.config->device_prefix, "N); ", AsPlaced(in)));
-    return out;
-  }
+  std::vector<std::string> warnings;
+  out.env = client::ManagedEnvironment(job, placement, in.libraries, in.env, &warnings);
+  for (const std::string& w : warnings) seams.say("iashim: " + w);
+  out.env.push_back({kSlurmJobMarker, absl::StrCat(in.task.job_id)});
+  out.env.push_back({kSlurmHostMarker, in.host});
+  out.env.push_back({kSlurmGpuMarker, absl::StrCat(placement.gpu)});
+  out.kind = TaskOutcome::Kind::kManaged;
+  out.job = placement.job.empty() ? job.placement.job : placement.job;
+  out.token = placement.token;
+  out.gpu = placement.gpu;
+  return out;
+}
 
-  const client::JobRequest job{TaskPlacement(in.user, in.task, in.gpus.usable),
-                               in.config->coordinator, in.keys};
+// Sets `name` in `env`, replacing an earlier change of it.
+void SetEnv(std::vector<client::EnvChange>& env, const std::string& name, const std::string& value) {
+  std::erase_if(env, [&](const client::EnvChange& c) { return c.name == name; });
+  env.push_back({name, value});
+}
+
+
+// Asks the coordinator for `job`'s placement, waiting while it is queued;
+// fills `placed` when it is placed here.
+TaskOutcome AskForPlacement(const TaskInputs& in, const TaskSeams& seams,
+                            const client::JobRequest& job, client::Placement* placed) {
+  TaskOutcome out;
   const std::vector<uint8_t> request =
       client::EncodePlaceRequest(job.placement, in.host, in.command, in.pid);
 
@@ -92,17 +102,8 @@ TaskOutcome SetUpTask(const TaskInputs& in, const TaskSeams& seams) {
                                  AsPlaced(in)));
           return out;
         }
-        std::vector<std::string> warnings;
-        out.env = client::ManagedEnvironment(job, placement, in.libraries, in.env, &warnings);
-        for (const std::string& w : warnings) seams.say("iashim: " + w);
-        out.env.push_back({kSlurmJobMarker, absl::StrCat(in.task.job_id)});
-        out.env.push_back({kSlurmHostMarker, in.host});
-        out.env.push_back({kSlurmGpuMarker, absl::StrCat(placement.gpu)});
-        out.kind = TaskOutcome::Kind::kManaged;
-        out.job = placement.job.empty() ? job.placement.job : placement.job;
-        out.token = placement.token;
-        out.gpu = placement.gpu;
-        return out;
+        *placed = placement;
+        return Managed(in, seams, job, placement);
       }
       // Queued: once per reason, not every 2 s.
       if (!queued_before || placement.reason != last_reason) {
@@ -119,6 +120,88 @@ TaskOutcome SetUpTask(const TaskInputs& in, const TaskSeams& seams) {
     }
     seams.sleep(kQueuedRetryS);
   }
+}
+
+// A task of a multi-task step: one gang for the step, the task on its GPU of
+// it (step_gang.h). The first task asks; the others wait for its answer.
+TaskOutcome SetUpStepTask(const TaskInputs& in, const TaskSeams& seams) {
+  const client::JobRequest job{
+      StepGangPlacement(in.user, in.task, in.local_task_count, in.gpus.usable),
+      in.config->coordinator, in.keys};
+  client::Placement placement;
+  TaskOutcome out;
+  if (in.task.local_task == 0) {
+    out = AskForPlacement(in, seams, job, &placement);
+    using Answer = StepGang::Answer;
+    in.step_gang->Publish(out.kind == TaskOutcome::Kind::kManaged   ? Answer::kPlaced
+                          : out.kind == TaskOutcome::Kind::kRefused ? Answer::kRefused
+                                                                    : Answer::kAsSlurmPlaced,
+                          &placement);
+    if (out.kind != TaskOutcome::Kind::kManaged) return out;
+  } else {
+    // As long as the first task may wait in the coordinator's queue, and then
+    // some: it asks with the same timeouts.
+    const double wait_s = in.config->queue_wait_s > 0
+                              ? in.config->queue_wait_s + 4 * in.config->timeout_s + 5
+                              : 1e12;
+    switch (in.step_gang->Await(wait_s, seams.sleep, seams.now_s, &placement)) {
+      case StepGang::Answer::kPlaced:
+        out = Managed(in, seams, job, placement);
+        break;
+      case StepGang::Answer::kRefused:
+        seams.say(absl::StrCat("iashim: the coordinator refused step ", job.placement.job));
+        out.kind = TaskOutcome::Kind::kRefused;
+        return out;
+      case StepGang::Answer::kAsSlurmPlaced:
+        return out;  // the first task said why
+      case StepGang::Answer::kNoAnswer:
+        seams.say(absl::StrCat("iashim: the step's first task did not say where it runs; ",
+                               AsPlaced(in)));
+        return out;
+    }
+  }
+  const int rank = in.task.local_task;
+  if (rank >= static_cast<int>(placement.gpus.size())) {
+    seams.say(absl::StrFormat("iashim: step %s has %d GPUs and no GPU for task %d; %s",
+                              job.placement.job, placement.gpus.size(), rank, AsPlaced(in)));
+    return TaskOutcome{};
+  }
+  // Its own GPU of the gang, and its rank for the coordinator.
+  out.gpu = placement.gpus[rank];
+  SetEnv(out.env, "CUDA_VISIBLE_DEVICES", absl::StrCat(out.gpu));
+  SetEnv(out.env, kSlurmGpuMarker, absl::StrCat(out.gpu));
+  SetEnv(out.env, "IASHIM_RANK", absl::StrCat(rank));
+  return out;
+}
+
+}  // namespace
+
+TaskOutcome SetUpTask(const TaskInputs& in, const TaskSeams& seams) {
+  TaskOutcome out;
+  if (InheritsEnclosingPlacement(in)) {
+    // Slurm sets the step's own CUDA_VISIBLE_DEVICES; the GPU is the
+    // enclosing placement's.
+    out.kind = TaskOutcome::Kind::kInherited;
+    out.env.push_back({"CUDA_VISIBLE_DEVICES", std::string(in.env(kSlurmGpuMarker))});
+    return out;
+  }
+  if (in.gpus.any_device_file && in.gpus.usable.empty()) {
+    seams.say(absl::StrCat("iashim: this task may open none of the node's GPUs (",
+                           in.config->device_prefix, "N); ", AsPlaced(in)));
+    if (in.local_task_count > 1 && in.task.local_task == 0 && in.step_gang != nullptr) {
+      in.step_gang->Publish(StepGang::Answer::kAsSlurmPlaced);
+    }
+    return out;
+  }
+  if (in.local_task_count > 1 && in.step_gang != nullptr && in.step_gang->is_open()) {
+    return SetUpStepTask(in, seams);
+  }
+  client::Placement placement;
+  return AskForPlacement(
+      in, seams,
+      client::JobRequest{TaskPlacement(in.user, in.task, in.gpus.usable), in.config->coordinator,
+                         in.keys},
+      &placement);
 }
 
 }  // namespace iashim::slurm

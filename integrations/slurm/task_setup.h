@@ -23,6 +23,7 @@
 #include "integrations/slurm/device_access.h"
 #include "integrations/slurm/job_request.h"
 #include "integrations/slurm/plugin_config.h"
+#include "integrations/slurm/step_gang.h"
 
 namespace iashim::slurm {
 
@@ -68,8 +69,14 @@ struct TaskInputs {
   UsableGpus gpus;
   client::JobLibraries libraries;
   client::EnvLookup env;         // the task's environment as Slurm set it
+  // A step with several tasks on the node shares one gang through this
+  // (mapped by slurmstepd); null or unopened: each task asks for itself.
+  StepGang* step_gang = nullptr;
 };
 
+// A step with several tasks on the node (and `step_gang` open) is placed as
+// one gang of as many GPUs: the first task asks, every task gets its own GPU
+// of it in task order (CUDA_VISIBLE_DEVICES) and its rank (IASHIM_RANK).
 TaskOutcome SetUpTask(const TaskInputs& in, const TaskSeams& seams);
 
 }  // namespace iashim::slurm

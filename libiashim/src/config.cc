@@ -129,8 +129,11 @@ void ReadCoordinator(const EnvLookup& env, Config& c, std::vector<std::string>* 
   Read(
       env, "IASHIM_JOB", [&](const char* raw) { return ValidJobName(raw) && (c.job = raw, true); },
       "must be 1-128 characters of letters, digits and ._-:/@+; job name left empty", errors);
-  // A rank the launcher gave (torchrun's RANK, or LOCAL_RANK alone).
-  const char* rank_name = env("RANK") != nullptr ? "RANK" : "LOCAL_RANK";
+  // A rank the launcher gave: IASHIM_RANK (the Slurm plugin's, for a step's
+  // tasks), else torchrun's RANK, else LOCAL_RANK alone.
+  const char* rank_name = env("IASHIM_RANK") != nullptr ? "IASHIM_RANK"
+                          : env("RANK") != nullptr      ? "RANK"
+                                                        : "LOCAL_RANK";
   Read(
       env, rank_name,
       [&](const char* raw) {

@@ -28,8 +28,9 @@ struct Config {
   std::string coordinator_key;
   std::string job;                // IASHIM_JOB: the job's name, for the coordinator
   std::string job_token;          // IASHIM_JOB_TOKEN: proves to the coordinator this is the job's process
-  // Which process of a multi-process (data-parallel) job this is: RANK, else
-  // LOCAL_RANK, as torchrun and Slurm launchers set them; -1 = not said.
+  // Which process of a multi-process (data-parallel) job this is:
+  // IASHIM_RANK (the Slurm plugin sets it), else RANK, else LOCAL_RANK, as
+  // torchrun sets them; -1 = not said.
   int rank = -1;
   std::string trace_path;         // IASHIM_TRACE: binary launch trace, empty = none
   uint32_t window_ms = 100;       // IASHIM_WINDOW_MS: telemetry window

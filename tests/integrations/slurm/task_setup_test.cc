@@ -238,3 +238,86 @@ TEST_F(TaskSetupTest, ASingleTaskStepInsideAManagedBatchStepKeepsItsPlacement) {
 
 }  // namespace
 }  // namespace iashim::slurm
+
+namespace iashim::slurm {
+namespace {
+
+// A step of 3 tasks on node-a: one gang of GPUs 2, 0, 1 for all of them.
+class StepGangTest : public TaskSetupTest {
+ protected:
+  StepGangTest() {
+    in_.local_task_count = 3;
+    in_.gpus.usable = {0, 1, 2, 3};
+    EXPECT_TRUE(gang_.Open());
+    in_.step_gang = &gang_;
+  }
+  static client::RequestResult GangPlaced() {
+    client::testing::PlaceReplyFields f;
+    f.job = "slurm-7.0";
+    f.host = "node-a";
+    f.gpu = 2;
+    f.gpus = {2, 0, 1};
+    f.gpu_uuids = {"GPU-2", "GPU-0", "GPU-1"};
+    f.token = kToken;
+    return Answer(client::testing::EncodePlaceReply(f));
+  }
+  TaskOutcome AsTask(int task) {
+    in_.task.local_task = task;
+    return SetUpTask(in_, seams_);
+  }
+  StepGang gang_;
+};
+
+TEST_F(StepGangTest, TheFirstTaskAsksOnceForTheWholeStepAndEachTaskTakesItsGpu) {
+  answers_.push_back(GangPlaced());
+  const TaskOutcome first = AsTask(0);
+  ASSERT_EQ(first.kind, TaskOutcome::Kind::kManaged);
+  EXPECT_EQ(first.gpu, 2);
+  EXPECT_THAT(EnvOf(first), Contains(Pair("CUDA_VISIBLE_DEVICES", "2")));
+  EXPECT_THAT(EnvOf(first), Contains(Pair("IASHIM_RANK", "0")));
+  EXPECT_THAT(EnvOf(first), Contains(Pair("IASHIM_JOB", "slurm-7.0")));
+  // One request, for the step: 3 GPUs, no task of its own.
+  ASSERT_EQ(requests_.size(), 1u);
+  const wire::PlaceRequest* req = SentPlaceRequest(0);
+  EXPECT_EQ(req->job()->str(), "slurm-7.0");
+  EXPECT_EQ(req->gpus(), 3);
+  EXPECT_EQ(req->batch()->task(), -1);
+
+  // The other tasks ask nothing: each takes its GPU of the gang, in task order.
+  for (int task = 1; task < 3; ++task) {
+    const TaskOutcome o = AsTask(task);
+    ASSERT_EQ(o.kind, TaskOutcome::Kind::kManaged) << task;
+    EXPECT_EQ(o.job, "slurm-7.0");
+    EXPECT_EQ(o.token, kToken);
+    EXPECT_EQ(o.gpu, task - 1);
+    EXPECT_THAT(EnvOf(o), Contains(Pair("CUDA_VISIBLE_DEVICES", std::to_string(task - 1))));
+    EXPECT_THAT(EnvOf(o), Contains(Pair("IASHIM_RANK", std::to_string(task))));
+    EXPECT_THAT(EnvOf(o), Contains(Pair("IASHIM_JOB_TOKEN", kToken)));
+  }
+  EXPECT_EQ(requests_.size(), 1u);
+}
+
+TEST_F(StepGangTest, ARefusedStepFailsEveryTask) {
+  answers_.push_back(Refused("a gang of 3 GPUs: no node has that many"));
+  EXPECT_EQ(AsTask(0).kind, TaskOutcome::Kind::kRefused);
+  EXPECT_EQ(AsTask(2).kind, TaskOutcome::Kind::kRefused);
+}
+
+TEST_F(StepGangTest, NoCoordinatorLeavesEveryTaskAsSlurmPlacedIt) {
+  answers_.push_back(Silence());
+  EXPECT_EQ(AsTask(0).kind, TaskOutcome::Kind::kAsSlurmPlaced);
+  const TaskOutcome other = AsTask(1);
+  EXPECT_EQ(other.kind, TaskOutcome::Kind::kAsSlurmPlaced);
+  EXPECT_THAT(EnvOf(other), IsEmpty());
+}
+
+TEST_F(StepGangTest, ATaskWhoseFirstTaskNeverAnswersRunsAsSlurmPlacedItInTheEnd) {
+  config_.queue_wait_s = 30;
+  const TaskOutcome o = AsTask(1);
+  EXPECT_EQ(o.kind, TaskOutcome::Kind::kAsSlurmPlaced);
+  EXPECT_GE(now_ - 100, 30.0);
+  EXPECT_THAT(said_, Contains(HasSubstr("first task did not say")));
+}
+
+}  // namespace
+}  // namespace iashim::slurm

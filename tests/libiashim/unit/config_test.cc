@@ -126,11 +126,12 @@ TEST(ParseConfig, ShareFeedbackIsOnUnlessTurnedOff) {
   EXPECT_NE(errors[0].find("IASHIM_SHARE_FEEDBACK='sometimes'"), std::string::npos) << errors[0];
 }
 
-TEST(ParseConfig, RankComesFromRankElseLocalRank) {
+TEST(ParseConfig, RankComesFromIashimRankElseRankElseLocalRank) {
   std::vector<std::string> errors;
   EXPECT_EQ(Parse(FakeEnv{}, &errors).rank, -1);
   EXPECT_EQ(Parse(FakeEnv({{"RANK", "3"}, {"LOCAL_RANK", "1"}}), &errors).rank, 3);
   EXPECT_EQ(Parse(FakeEnv({{"LOCAL_RANK", "1"}}), &errors).rank, 1);
+  EXPECT_EQ(Parse(FakeEnv({{"IASHIM_RANK", "2"}, {"RANK", "3"}}), &errors).rank, 2);
   EXPECT_TRUE(errors.empty());
   EXPECT_EQ(Parse(FakeEnv({{"RANK", "first"}}), &errors).rank, -1);
   ASSERT_EQ(errors.size(), 1u);
