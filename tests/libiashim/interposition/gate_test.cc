@@ -98,6 +98,15 @@ std::chrono::milliseconds AwaitShare(double share, std::chrono::milliseconds lim
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
 }
 
+// Waits (bounded) until the shim's in-flight cap is `cap`.
+bool AwaitMaxInflight(uint32_t cap) {
+  const auto start = Clock::now();
+  while (Stats().budget_max_inflight != cap && Clock::now() - start < std::chrono::seconds(5)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return Stats().budget_max_inflight == cap;
+}
+
 class GateTest : public iashim_test::ShimTest {
  protected:
   void SetUp() override {
@@ -172,11 +181,7 @@ TEST_F(GateTest, InflightCapHoldsTheNextLaunchUntilAnEarlierOneFinishes) {
   ASSERT_CU(cuLaunchKernel(k0_, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr));
   ASSERT_TRUE(coordinator.AwaitShim());
   coordinator.SendBudget(/*share=*/1.0, /*max_inflight=*/2, 0);
-  const auto start = Clock::now();
-  while (Stats().budget_max_inflight != 2 && Clock::now() - start < std::chrono::seconds(5)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  ASSERT_EQ(Stats().budget_max_inflight, 2u);
+  ASSERT_TRUE(AwaitMaxInflight(2));
   // Three long kernels on three streams: the third launch returns only once
   // the first has finished.
   CUstream s[3];
@@ -201,11 +206,7 @@ TEST_F(GateTest, InflightCapHoldsLegacyLaunchesToo) {
   ASSERT_CU(cuLaunchKernel(k0_, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr));
   ASSERT_TRUE(coordinator.AwaitShim());
   coordinator.SendBudget(/*share=*/1.0, /*max_inflight=*/2, 0);
-  const auto start = Clock::now();
-  while (Stats().budget_max_inflight != 2 && Clock::now() - start < std::chrono::seconds(5)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  ASSERT_EQ(Stats().budget_max_inflight, 2u);
+  ASSERT_TRUE(AwaitMaxInflight(2));
   ASSERT_CU(cuFuncSetBlockShape(k500ms_, 128, 1, 1));
   CUstream s[3];
   CUevent first_done;

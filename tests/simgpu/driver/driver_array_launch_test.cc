@@ -11,13 +11,16 @@
 #include <cstdint>
 #include <vector>
 
+#include "tests/simgpu/driver/driver_test_support.h"
+
 // The legacy launch API is deprecated in cuda.h, and tested here on purpose.
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 namespace {
 
-#define ASSERT_CU(expr) ASSERT_EQ((expr), CUDA_SUCCESS) << #expr
-#define EXPECT_CU(expr) EXPECT_EQ((expr), CUDA_SUCCESS) << #expr
+using simgpu_test::ExpectSpan;
+using simgpu_test::FreeBytes;
+using simgpu_test::TimedMs;
 
 constexpr size_t kMiB = 1 << 20;
 
@@ -43,37 +46,6 @@ struct Array3DDescriptorV1 {
   unsigned NumChannels;
   unsigned Flags;
 };
-
-// Free memory on the current context's device.
-size_t FreeBytes() {
-  size_t free_bytes = 0, total = 0;
-  EXPECT_EQ(cuMemGetInfo(&free_bytes, &total), CUDA_SUCCESS);
-  return free_bytes;
-}
-
-// A span of simulated time around work of `work_ms` (as driver_graph_memory_test.cc).
-void ExpectSpan(float ms, double work_ms) {
-  EXPECT_GE(ms, work_ms - 1.0);
-  EXPECT_LE(ms, work_ms + 10.0);
-}
-
-// Simulated milliseconds between events recorded on `s` (of the current
-// context) around `work`.
-template <typename Work>
-float TimedMs(CUstream s, Work work) {
-  CUevent start, stop;
-  EXPECT_CU(cuEventCreate(&start, 0));
-  EXPECT_CU(cuEventCreate(&stop, 0));
-  EXPECT_CU(cuEventRecord(start, s));
-  work();
-  EXPECT_CU(cuEventRecord(stop, s));
-  EXPECT_CU(cuEventSynchronize(stop));
-  float ms = -1;
-  EXPECT_CU(cuEventElapsedTime(&ms, start, stop));
-  EXPECT_CU(cuEventDestroy(start));
-  EXPECT_CU(cuEventDestroy(stop));
-  return ms;
-}
 
 CUDA_ARRAY3D_DESCRIPTOR Desc3D(size_t w, size_t h, size_t d, CUarray_format format,
                                unsigned channels, unsigned flags = 0) {

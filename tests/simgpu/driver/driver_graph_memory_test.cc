@@ -15,10 +15,13 @@
 #include <thread>
 #include <vector>
 
+#include "tests/simgpu/driver/driver_test_support.h"
+
 namespace {
 
-#define ASSERT_CU(expr) ASSERT_EQ((expr), CUDA_SUCCESS) << #expr
-#define EXPECT_CU(expr) EXPECT_EQ((expr), CUDA_SUCCESS) << #expr
+using simgpu_test::ExpectSpan;
+using simgpu_test::FreeBytes;
+using simgpu_test::TimedMs;
 
 constexpr size_t kMiB = 1 << 20;
 
@@ -36,39 +39,6 @@ T Proc(const char* name, int version, cuuint64_t flags = CU_GET_PROC_ADDRESS_DEF
   CUdriverProcAddressQueryResult status;
   EXPECT_EQ(cuGetProcAddress_v2(name, &fn, version, flags, &status), CUDA_SUCCESS) << name;
   return reinterpret_cast<T>(fn);
-}
-
-// Free memory on the current context's device.
-size_t FreeBytes() {
-  size_t free_bytes = 0, total = 0;
-  EXPECT_EQ(cuMemGetInfo(&free_bytes, &total), CUDA_SUCCESS);
-  return free_bytes;
-}
-
-// A span of simulated time around work of `work_ms`: at least that, less at
-// most `below`; more only by what the host took between recording the first
-// event and queueing the work (a loaded machine, a sanitizer's slowdown), up
-// to 10 ms: the work ran once, not twice, and not early.
-void ExpectSpan(float ms, double work_ms, double below = 1.0) {
-  EXPECT_GE(ms, work_ms - below);
-  EXPECT_LE(ms, work_ms + 10.0);
-}
-
-// Simulated milliseconds between events recorded on `s` around `work`.
-template <typename Work>
-float TimedMs(CUstream s, Work work) {
-  CUevent start, stop;
-  EXPECT_CU(cuEventCreate(&start, 0));
-  EXPECT_CU(cuEventCreate(&stop, 0));
-  EXPECT_CU(cuEventRecord(start, s));
-  work();
-  EXPECT_CU(cuEventRecord(stop, s));
-  EXPECT_CU(cuEventSynchronize(stop));
-  float ms = -1;
-  EXPECT_CU(cuEventElapsedTime(&ms, start, stop));
-  EXPECT_CU(cuEventDestroy(start));
-  EXPECT_CU(cuEventDestroy(stop));
-  return ms;
 }
 
 class GraphMemoryTest : public ::testing::Test {

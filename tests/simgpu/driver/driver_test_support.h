@@ -1,0 +1,56 @@
+// What the driver API tests share: checking CUresults, the current device's
+// free memory, and timing simulated work between two events.
+#ifndef IASHIM_TESTS_SIMGPU_DRIVER_DRIVER_TEST_SUPPORT_H_
+#define IASHIM_TESTS_SIMGPU_DRIVER_DRIVER_TEST_SUPPORT_H_
+
+#include <cuda.h>
+#include <gtest/gtest.h>
+
+#include <cstddef>
+
+#ifndef ASSERT_CU
+#define ASSERT_CU(expr) ASSERT_EQ((expr), CUDA_SUCCESS) << #expr
+#endif
+#ifndef EXPECT_CU
+#define EXPECT_CU(expr) EXPECT_EQ((expr), CUDA_SUCCESS) << #expr
+#endif
+
+namespace simgpu_test {
+
+// Free memory on the current context's device.
+inline size_t FreeBytes() {
+  size_t free_bytes = 0, total = 0;
+  EXPECT_EQ(cuMemGetInfo(&free_bytes, &total), CUDA_SUCCESS);
+  return free_bytes;
+}
+
+// A span of simulated time around work of `work_ms`: at least that, less at
+// most `below`; more only by what the host took between recording the first
+// event and queueing the work (a loaded machine, a sanitizer's slowdown), up
+// to 10 ms: the work ran once, not twice, and not early.
+inline void ExpectSpan(float ms, double work_ms, double below = 1.0) {
+  EXPECT_GE(ms, work_ms - below);
+  EXPECT_LE(ms, work_ms + 10.0);
+}
+
+// Simulated milliseconds between events recorded on `s` (of the current
+// context) around `work`.
+template <typename Work>
+float TimedMs(CUstream s, Work work) {
+  CUevent start, stop;
+  EXPECT_CU(cuEventCreate(&start, 0));
+  EXPECT_CU(cuEventCreate(&stop, 0));
+  EXPECT_CU(cuEventRecord(start, s));
+  work();
+  EXPECT_CU(cuEventRecord(stop, s));
+  EXPECT_CU(cuEventSynchronize(stop));
+  float ms = -1;
+  EXPECT_CU(cuEventElapsedTime(&ms, start, stop));
+  EXPECT_CU(cuEventDestroy(start));
+  EXPECT_CU(cuEventDestroy(stop));
+  return ms;
+}
+
+}  // namespace simgpu_test
+
+#endif  // IASHIM_TESTS_SIMGPU_DRIVER_DRIVER_TEST_SUPPORT_H_
