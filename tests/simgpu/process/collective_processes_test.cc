@@ -32,7 +32,7 @@ constexpr double kTransferMs = 2 * (5.0 + 0.005);
 const char kCollectiveImage[] =
     "simgpu-module 1\n"
     "kernel compute_5ms fixed_us=5000 mem=0.5\n"
-    "kernel compute_30ms fixed_us=30000 mem=0.5\n"
+    "kernel compute_300ms fixed_us=300000 mem=0.5\n"
     "kernel all_reduce collective=allreduce mem=0.1\n";
 
 simgpu_collective_args Args(const char* group, uint32_t rank, uint32_t nranks, uint64_t bytes) {
@@ -140,12 +140,13 @@ TEST_F(CollectiveProcessesTest, EachRankWaitsForTheSlowestThenTransfers) {
   int slow_spans[2], fast_spans[2];
   ASSERT_EQ(pipe(slow_spans), 0);
   ASSERT_EQ(pipe(fast_spans), 0);
-  const pid_t slow = Spawn([&] { return RankProcess(1, "compute_30ms", -1, go_[1], slow_spans[1]); });
+  const pid_t slow = Spawn([&] { return RankProcess(1, "compute_300ms", -1, go_[1], slow_spans[1]); });
   const pid_t fast = Spawn([&] { return RankProcess(0, "compute_5ms", go_[0], -1, fast_spans[1]); });
-  // The slow rank's step is its 30 ms and the transfer: it arrives last. The
-  // fast rank, started after the slow one, waits for it: its step ends with
-  // the slow rank's, so it is at most as long (shorter by how late it started).
-  const double expected_us = (30.0 + kTransferMs) * 1000;
+  // The slow rank's step is its 300 ms and the transfer: it arrives last
+  // unless the host starts the fast rank more than 295 ms late. The fast rank,
+  // started after the slow one, waits for it: its step ends with the slow
+  // rank's, so it is at most as long (shorter by how late it started).
+  const double expected_us = (300.0 + kTransferMs) * 1000;
   for (int step = 0; step < 2; ++step) {
     const long slow_us = ReadSpanUs(slow_spans[0]);
     const long fast_us = ReadSpanUs(fast_spans[0]);
@@ -166,19 +167,21 @@ TEST_F(CollectiveProcessesTest, OneProcessDrivingTwoDevicesIsTwoRanks) {
     if (!r0.Open(0) || !r1.Open(1)) return 10;
     simgpu_collective_args a0 = Args("one-process", 0, 2, kBytes);
     simgpu_collective_args a1 = Args("one-process", 1, 2, kBytes);
-    if (r0.Step("compute_30ms", &a0) != CUDA_SUCCESS) return 11;
+    if (r0.Step("compute_300ms", &a0) != CUDA_SUCCESS) return 11;
     if (r1.Step("compute_5ms", &a1) != CUDA_SUCCESS) return 12;
     const long s0 = r0.SpanUs(), s1 = r1.SpanUs();
     if (write(spans_[1], &s0, sizeof(s0)) != sizeof(s0)) return 13;
     if (write(spans_[1], &s1, sizeof(s1)) != sizeof(s1)) return 14;
     return 0;
   });
-  const double expected_us = (30.0 + kTransferMs) * 1000;
+  // Rank 0 computes 300 ms and arrives last; rank 1, launched just after it,
+  // waits for it, so both end together: rank 1's span is shorter by the host
+  // time between the two launches.
+  const double expected_us = (300.0 + kTransferMs) * 1000;
   const long s0 = ReadSpanUs(spans_[0]), s1 = ReadSpanUs(spans_[0]);
   EXPECT_NEAR(double(s0), expected_us, 1000);
-  // Rank 1's stream started a little later (host time between the launches).
-  EXPECT_GE(s1, expected_us - 5000);
-  EXPECT_LE(s1, expected_us + 1000);
+  EXPECT_LE(s1, s0 + 1000);
+  EXPECT_GE(s1, (5.0 + kTransferMs) * 1000 - 500);
   EXPECT_EQ(ExitStatus(job), 0);
 }
 
