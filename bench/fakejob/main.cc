@@ -22,6 +22,7 @@
 #include "bench/fakejob/module_image.h"
 #include "bench/fakejob/options.h"
 #include "bench/fakejob/rank_launcher.h"
+#include "bench/fakejob/stop_agreement.h"
 #include "bench/fakejob/throughput_meter.h"
 #include "bench/fakejob/training_loop.h"
 
@@ -154,11 +155,17 @@ int Run(int argc, char** argv) {
 
   using Clock = std::chrono::steady_clock;
   const double limit_s = opt->seconds.value_or(kDefaultSeconds);
+  // The ranks of a job agree on when to stop (stop_agreement.h).
+  StopAgreement stop(rank_env->has_value() ? (*rank_env)->group : std::string());
   ThroughputMeter meter;
   double gpu_ms_sum = 0;
   const Clock::time_point start = Clock::now();
   double elapsed_s = 0;
-  while (!g_stop) {
+  for (;;) {
+    if (opt->iterations && meter.total_iters() >= *opt->iterations) break;
+    if (stop.ShouldStop(meter.total_iters(), g_stop || (!opt->iterations && elapsed_s >= limit_s))) {
+      break;
+    }
     const Clock::time_point iter_start = Clock::now();
     double gpu_ms = 0;
     if (loops.size() == 1) {
@@ -183,9 +190,6 @@ int Run(int argc, char** argv) {
     const double iter_s = std::chrono::duration<double>(iter_end - iter_start).count();
     for (const SecondReport& r : meter.AddIteration(elapsed_s, iter_s)) {
       if (!opt->quiet) PrintLine(SecondReportJson(r, rank));
-    }
-    if (opt->iterations ? meter.total_iters() >= *opt->iterations : elapsed_s >= limit_s) {
-      break;
     }
   }
   Summary summary;

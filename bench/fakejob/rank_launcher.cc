@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +13,9 @@
 #include <cstdio>
 #include <cstring>
 #include <vector>
+
+#include "bench/fakejob/data_parallel.h"
+#include "bench/fakejob/stop_agreement.h"
 
 namespace iashim::fakejob {
 namespace {
@@ -56,6 +60,7 @@ int LaunchRanks(int ranks, const std::vector<std::string>& args) {
   sigaction(SIGTERM, &forward, nullptr);
 
   std::vector<pid_t> children;
+  const pid_t launcher = ::getpid();
   for (int rank = 0; rank < ranks; ++rank) {
     const pid_t pid = ::fork();
     if (pid < 0) {
@@ -65,6 +70,10 @@ int LaunchRanks(int ranks, const std::vector<std::string>& args) {
       break;
     }
     if (pid == 0) {
+      // A rank outlives no launcher: its partners may be gone, and it would
+      // wait in its all-reduce for ever.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != launcher) _exit(1);  // the launcher died before prctl
       signal(SIGINT, SIG_DFL);
       signal(SIGTERM, SIG_DFL);
       const std::string r = std::to_string(rank);
@@ -131,6 +140,7 @@ int LaunchRanks(int ranks, const std::vector<std::string>& args) {
     }
     ::usleep(kPollMs * 1000);
   }
+  ::unlink(StopAgreement::PathFor(GroupForEndpoint("127.0.0.1", std::to_string(port))).c_str());
   return children.size() == size_t(ranks) ? result : (result != 0 ? result : 1);
 }
 
