@@ -553,6 +553,12 @@ done
   fail "step $gang was not placed as one job on 2 GPUs: ${gang_status:-not registered}"
 [[ $(jq -r '[.ranks[] | select(.connected and .iteration_ns > 0)] | length' <<<"$gang_status") == 2 ]] ||
   fail "step $gang's two tasks did not both report as its ranks: $gang_status"
+# Bounded: a rank left waiting in an all-reduce would hold the step for ever.
+for _ in $(seq 120); do
+  kill -0 "$srun_pid" 2>/dev/null || break
+  sleep 0.5
+done
+kill -0 "$srun_pid" 2>/dev/null && fail "the 2-task step did not end within 60 s: $(tail -n 5 "$work/out/gang.out")"
 wait "$srun_pid" || fail "the 2-task step failed: $(tail -n 5 "$work/out/gang.err")"
 # Each task on its own GPU of the gang, in task order, with its rank.
 mapfile -t gang_gpus < <(jq -r '.gpus[]' <<<"$gang_status")
