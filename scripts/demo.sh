@@ -227,10 +227,22 @@ on() {  # CLUSTER COMMAND...: COMMAND against CLUSTER's GPUs and coordinator
   SIMGPU_NAMESPACE="$SIMGPU_NAMESPACE-$c" SIMGPU_DEVICES="2xTesla V100-SXM2-32GB:32GiB:80" \
     IASHIM_COORDINATOR="ipc://$run_dir/router-$c" "$@"
 }
+# The same in the background, with $! the command itself (a backgrounded
+# function's $! is a subshell, and killing it left the command running: two
+# coordinators outlived every demo run).
+on_bg() {  # CLUSTER COMMAND...
+  local c=$1
+  shift
+  (
+    export SIMGPU_NAMESPACE="$SIMGPU_NAMESPACE-$c" SIMGPU_DEVICES="2xTesla V100-SXM2-32GB:32GiB:80" \
+      IASHIM_COORDINATOR="ipc://$run_dir/router-$c"
+    exec "$@"
+  ) &
+}
 start_placer() {  # CLUSTER
-  on "$1" "$build/coordinator/daemon/iashim-coordinator" --listen "ipc://$run_dir/router-$1" \
+  on_bg "$1" "$build/coordinator/daemon/iashim-coordinator" --listen "ipc://$run_dir/router-$1" \
     --pub "ipc://$run_dir/pub-$1" --state-dir "$tmp/state-$1" --min-gain 0 \
-    >>"$tmp/coordinator-$1.log" 2>&1 &
+    >>"$tmp/coordinator-$1.log" 2>&1
   placer_pids+=($!)
   for _ in $(seq 50); do
     on "$1" "$iashim" status --timeout-s 0.2 >/dev/null 2>&1 && return 0
@@ -243,8 +255,8 @@ start_placer() {  # CLUSTER
 act_job() {  # CLUSTER NAME PRIORITY KIND SECONDS [GPU]
   local gpu=()
   [[ -n "${6:-}" ]] && gpu=(--gpu "$6")
-  on "$1" "$iashim" run --simgpu --priority "$3" --mem 4GiB --job "$2" --kind "$4" "${gpu[@]}" -- \
-    "$fakejob" --model "$synthetic/$4.model" --seconds "$5" >"$tmp/act4-$1-$2" 2>"$tmp/act4-$1-$2.err" &
+  on_bg "$1" "$iashim" run --simgpu --priority "$3" --mem 4GiB --job "$2" --kind "$4" "${gpu[@]}" -- \
+    "$fakejob" --model "$synthetic/$4.model" --seconds "$5" >"$tmp/act4-$1-$2" 2>"$tmp/act4-$1-$2.err"
   job_pids+=($!)
 }
 arrivals=("g-mem guaranteed membound" "g-comp guaranteed computebound"
