@@ -560,6 +560,8 @@ for _ in $(seq 120); do
 done
 kill -0 "$srun_pid" 2>/dev/null && fail "the 2-task step did not end within 60 s: $(tail -n 5 "$work/out/gang.out")"
 wait "$srun_pid" || fail "the 2-task step failed: $(tail -n 5 "$work/out/gang.err")"
+# The file its ranks agreed on when to stop through (bench/data/models/README.md).
+rm -f "/dev/shm/fakejob-127.0.0.1-$gang.stop"
 # Each task on its own GPU of the gang, in task order, with its rank.
 mapfile -t gang_gpus < <(jq -r '.gpus[]' <<<"$gang_status")
 for task in 0 1; do
