@@ -93,6 +93,17 @@ unsigned MaxLevels(const CUDA_ARRAY3D_DESCRIPTOR& d) {
   return 64 - unsigned(__builtin_clzll(largest));
 }
 
+// Gives back an array's (or mipmapped array's) memory and frees it; null is a
+// handle that was not one.
+template <typename T>
+CUresult Destroy(T* array) {
+  if (array == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  Driver::Get().ReturnDeviceMemory(array->ordinal, array->bytes);
+  array->magic = 0;
+  delete array;
+  return CUDA_SUCCESS;
+}
+
 // Takes `bytes` on the current context's device; `*ordinal` is that device.
 CUresult TakeMemory(size_t bytes, int* ordinal) {
   Context* ctx = simgpu::CurrentContext();
@@ -195,14 +206,7 @@ SIMGPU_EXPORT CUresult cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR_v1* out, C
   return GetDescriptor(out, h);
 }
 
-SIMGPU_EXPORT CUresult cuArrayDestroy(CUarray h) {
-  Array* a = simgpu::AsArray(h);
-  if (a == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  Driver::Get().ReturnDeviceMemory(a->ordinal, a->bytes);
-  a->magic = 0;
-  delete a;
-  return CUDA_SUCCESS;
-}
+SIMGPU_EXPORT CUresult cuArrayDestroy(CUarray h) { return Destroy(simgpu::AsArray(h)); }
 
 SIMGPU_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray* out,
                                               const CUDA_ARRAY3D_DESCRIPTOR* desc,
@@ -229,10 +233,5 @@ SIMGPU_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray* out,
 }
 
 SIMGPU_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray h) {
-  MipmappedArray* m = simgpu::AsMipmappedArray(h);
-  if (m == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  Driver::Get().ReturnDeviceMemory(m->ordinal, m->bytes);
-  m->magic = 0;
-  delete m;
-  return CUDA_SUCCESS;
+  return Destroy(simgpu::AsMipmappedArray(h));
 }

@@ -12,6 +12,7 @@
 #include "coordinator/policy/simple_placement.h"
 #include "schemas/telemetry_generated.h"
 #include "tests/coordinator/daemon/daemon_messages.h"
+#include "tests/coordinator/daemon/test_state_dir.h"
 
 namespace iashim::daemon {
 namespace {
@@ -66,10 +67,7 @@ int BudgetsTo(const std::vector<Outgoing>& out, std::string_view identity) {
 class CoordinatorAuthorizationTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("iashim-authz-test-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
+    dir_ = FreshTestStateDir("iashim-authz-test");
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 

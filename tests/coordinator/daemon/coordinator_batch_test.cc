@@ -12,6 +12,7 @@
 #include "coordinator/policy/simple_placement.h"
 #include "schemas/telemetry_generated.h"
 #include "tests/coordinator/daemon/daemon_messages.h"
+#include "tests/coordinator/daemon/test_state_dir.h"
 
 namespace iashim::daemon {
 namespace {
@@ -41,10 +42,7 @@ struct ReleaseResult {
 class CoordinatorBatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("iashim-coord-batch-test-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
+    dir_ = FreshTestStateDir("iashim-coord-batch-test");
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 

@@ -15,6 +15,7 @@
 #include "coordinator/daemon/coordinator.h"
 #include "schemas/telemetry_generated.h"
 #include "tests/coordinator/daemon/daemon_messages.h"
+#include "tests/coordinator/daemon/test_state_dir.h"
 
 namespace iashim::daemon {
 namespace {
@@ -50,10 +51,7 @@ policy::Cluster FourAndTwo() {
 class CoordinatorGangTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("iashim-coord-gang-test-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
+    dir_ = FreshTestStateDir("iashim-coord-gang-test");
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 

@@ -8,6 +8,7 @@
 #include "coordinator/daemon/coordinator.h"
 #include "schemas/telemetry_generated.h"
 #include "tests/coordinator/daemon/daemon_messages.h"
+#include "tests/coordinator/daemon/test_state_dir.h"
 
 namespace iashim::daemon {
 namespace {
@@ -37,10 +38,7 @@ std::string PlaceKind(const std::string& job, const std::string& kind) {
 class CoordinatorInterferenceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("iashim-interference-test-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
+    dir_ = FreshTestStateDir("iashim-interference-test");
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 

@@ -10,6 +10,7 @@
 #include "coordinator/policy/simple_placement.h"
 #include "schemas/telemetry_generated.h"
 #include "tests/coordinator/daemon/daemon_messages.h"
+#include "tests/coordinator/daemon/test_state_dir.h"
 
 namespace iashim::daemon {
 namespace {
@@ -31,10 +32,7 @@ using testing::Telemetry;
 class CoordinatorTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("iashim-coord-test-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
+    dir_ = FreshTestStateDir("iashim-coord-test");
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
