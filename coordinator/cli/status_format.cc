@@ -104,23 +104,36 @@ std::string FormatIterationRate(uint64_t iteration_ns) {
   return absl::StrFormat("%.2f it/s", 1e9 / static_cast<double>(iteration_ns));
 }
 
-// One indented line per rank of a gang, under its row: the gang runs at its
-// slowest rank's speed, so that one is marked.
+// One indented line per rank of a gang, under its row. The gang runs at its
+// slowest rank's speed: every rank iterates as fast, and the others wait for
+// it in collectives, so the slowest is the one that waits least (by iteration
+// time when no rank's waiting is known), and it is marked.
 std::string RankLines(const wire::JobState& job) {
   if (job.ranks() == nullptr || job.ranks()->size() == 0) return "";
   uint64_t slowest = 0;
+  double least_waiting = 2;
   for (const wire::RankState* r : *job.ranks()) {
-    if (r != nullptr && r->connected()) slowest = std::max(slowest, r->iteration_ns());
+    if (r == nullptr || !r->connected()) continue;
+    slowest = std::max(slowest, r->iteration_ns());
+    if (r->waiting() >= 0) least_waiting = std::min(least_waiting, r->waiting());
   }
+  const auto is_slowest = [&](const wire::RankState& r) {
+    if (least_waiting <= 1) return r.waiting() >= 0 && r.waiting() <= least_waiting + 0.005;
+    return slowest > 0 && r.iteration_ns() == slowest;
+  };
   std::string out;
   for (const wire::RankState* r : *job.ranks()) {
     if (r == nullptr) continue;
-    out += absl::StrFormat("      rank %d  pid %d  gpu %s  %s  %s kern/s%s\n", r->rank(), r->pid(),
+    const std::string waiting =
+        r->connected() && r->waiting() >= 0 ? absl::StrFormat("  waits %.0f%%", 100 * r->waiting())
+                                            : "";
+    out += absl::StrFormat("      rank %d  pid %d  gpu %s  %s  %s kern/s%s%s\n", r->rank(), r->pid(),
                            r->gpu() >= 0 ? std::to_string(r->gpu()) : "-",
                            FormatIterationRate(r->iteration_ns()), FormatRate(r->kernels_per_s()),
-                           !r->connected()                                     ? "  disconnected"
-                           : slowest > 0 && r->iteration_ns() == slowest ? "  slowest"
-                                                                               : "");
+                           waiting,
+                           !r->connected()   ? "  disconnected"
+                           : is_slowest(*r) ? "  slowest"
+                                            : "");
   }
   return out;
 }
@@ -168,6 +181,8 @@ std::string RenderRow(const Row& row, const std::vector<size_t>& widths) {
 }
 
 uint64_t MemoryUsed(const wire::GpuState& gpu) {
+  // The coordinator's sum counts a gang's rank on every GPU of the gang.
+  if (gpu.memory_used_bytes() >= 0) return uint64_t(gpu.memory_used_bytes());
   uint64_t sum = 0;
   if (gpu.jobs() != nullptr) {
     for (const wire::JobState* job : *gpu.jobs()) {
@@ -245,6 +260,12 @@ void WriteJob(const wire::JobState& job, JsonWriter& w) {
       w.Key("gpu").Int(r->gpu());
       w.Key("connected").Bool(r->connected());
       w.Key("iteration_ns").Uint(r->iteration_ns());
+      w.Key("waiting");
+      if (r->waiting() >= 0) {
+        w.Double(r->waiting());
+      } else {
+        w.Null();
+      }
       w.Key("iterations_per_s");
       if (r->iteration_ns() > 0) {
         w.Double(1e9 / static_cast<double>(r->iteration_ns()));
@@ -276,6 +297,7 @@ void WriteGpu(const wire::GpuState& gpu, JsonWriter& w) {
   w.Key("name").String(wire::StringOf(gpu.name()));
   w.Key("uuid").String(wire::StringOf(gpu.uuid()));
   w.Key("memory_bytes").Uint(gpu.memory_bytes());
+  w.Key("memory_used_bytes").Uint(MemoryUsed(gpu));
   w.Key("busy").Double(gpu.busy());
   w.Key("drained").Bool(gpu.drained());
   w.Key("power_w");

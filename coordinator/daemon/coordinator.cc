@@ -47,6 +47,7 @@ double Demand(const policy::PlacementRequest& p, const policy::Cluster& cluster)
 Coordinator::Coordinator(DaemonOptions options, policy::Cluster cluster, state::StateStore* store,
                          std::unique_ptr<policy::PlacementPolicy> placement, int64_t now_ns)
     : options_(std::move(options)),
+      gang_budgets_(ParseGangBudgets(options_.gang_budgets).value_or(GangBudgets::kStragglerAware)),
       cluster_(std::move(cluster)),
       store_(store),
       placement_(std::move(placement)),
@@ -297,6 +298,7 @@ void Coordinator::OnTelemetry(std::string_view identity, const wire::TelemetryBa
     r.last_seen_ns = now_ns;
     gpu = RankGpu(*job, rank);
     r.profile.AddWindow(w, alone, policy::BaselineSource::kAlone);
+    r.mem_used_bytes = w.mem_used_bytes;
     if (gpu && batch.gpu_energy_j() >= 0) energy_.Reading(*gpu, batch.gpu_energy_j());
     if (identity != job->identity) return;
   } else if (gpu && batch.gpu_energy_j() >= 0) {
@@ -320,8 +322,15 @@ void Coordinator::OnTelemetry(std::string_view identity, const wire::TelemetryBa
 void Coordinator::OnKernelNames(std::string_view identity, const wire::KernelNames& names) {
   Job* job = BoundJob(identity);
   if (job == nullptr || names.entries() == nullptr) return;
+  // A gang's rank folds its own windows, so it needs the names too (which of
+  // its kernels are collectives: gang_slowdown.h); the job's profile takes
+  // every rank's, for its kernel mix.
+  const auto rank = job->ranks.find(RankOf(*job, identity));
   for (const wire::KernelName* k : *names.entries()) {
-    if (k != nullptr && k->name() != nullptr) job->profile.AddKernelName(k->kernel(), Clean(k->name(), 512));
+    if (k == nullptr || k->name() == nullptr) continue;
+    const std::string name = Clean(k->name(), 512);
+    job->profile.AddKernelName(k->kernel(), name);
+    if (rank != job->ranks.end()) rank->second.profile.AddKernelName(k->kernel(), name);
   }
 }
 

@@ -44,6 +44,7 @@
 #include "absl/status/statusor.h"
 #include "coordinator/daemon/daemon_options.h"
 #include "coordinator/daemon/energy_ledger.h"
+#include "coordinator/daemon/gang_slowdown.h"
 #include "coordinator/daemon/job.h"
 #include "coordinator/daemon/place_request.h"
 #include "coordinator/policy/cluster.h"
@@ -246,6 +247,7 @@ class Coordinator {
   void Restore(int64_t now_ns);
 
   DaemonOptions options_;
+  GangBudgets gang_budgets_;  // options_.gang_budgets, parsed
   policy::Cluster cluster_;
   state::StateStore* store_;
   policy::InterferenceModel interference_;  // before placement_, which may point at it

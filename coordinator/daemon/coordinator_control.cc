@@ -1,7 +1,10 @@
 // The coordinator's timers: heartbeats, the control loop and what it learns.
 #include <algorithm>
 #include <cmath>
-#include <set>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "coordinator/daemon/coordinator.h"
 #include "coordinator/daemon/wire_convert.h"
@@ -68,8 +71,9 @@ void Coordinator::AttributeEnergy(int64_t now_ns) {
 
 void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out) {
   // A gang is on each of its GPUs: a guaranteed gang is protected on every
-  // one, and an opportunistic gang runs at the least share any of them gives
-  // it (one budget for the whole job).
+  // one, each GPU held to what its rank costs the gang (gang_slowdown.h), and
+  // an opportunistic gang runs at the least share any of them gives it (one
+  // budget for the whole job: a rank given more would only wait for the rest).
   std::map<policy::GpuId, std::vector<Job*>> by_gpu;
   for (auto& [id, job] : jobs_) {
     if (!job.connected) continue;
@@ -83,7 +87,7 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
     std::vector<Job*> opp_jobs;
     for (Job* job : jobs) {
       if (job->priority == policy::Priority::kGuaranteed) {
-        guaranteed.push_back({job->id, Slowdown(*job), job->slowdown_target});
+        guaranteed.push_back({job->id, SlowdownOnGpu(*job, gpu, gang_budgets_), job->slowdown_target});
         // Made guaranteed while throttled (iashim priority): lift its budget.
         if (job->sent_share < 1.0 - 1e-4) SendBudget(*job, 1.0, now_ns, unix_ns, out);
       } else {
@@ -175,42 +179,53 @@ void Coordinator::LearnBaselines() {
 
 void Coordinator::RecordObservations(int64_t unix_ns) {
   if (store_ == nullptr) return;
-  std::map<policy::GpuId, std::vector<const Job*>> by_gpu;
-  std::set<policy::GpuId> gang_held;
+  // What shares each GPU: one-GPU jobs, and gangs' ranks, each on its GPU
+  // with its own slowdown there (time outside collectives: the per-GPU
+  // effect; a gang's speed is its slowest rank's, which placement predicts).
+  struct OnGpu {
+    uint64_t fingerprint = 0;
+    std::optional<double> slowdown;
+    double share = 1;
+    std::string kind;
+  };
+  std::map<policy::GpuId, std::vector<OnGpu>> by_gpu;
   for (const auto& [id, job] : jobs_) {
     if (!job.connected) continue;
-    // What a gang does to its neighbours (and they to it) is not a pair's:
-    // its GPUs teach the model nothing (yet).
-    if (job.is_gang()) {
-      gang_held.insert(job.gang_gpus.begin(), job.gang_gpus.end());
+    if (!job.is_gang()) {
+      if (job.gpu && job.profile.fingerprint_stable()) {
+        by_gpu[*job.gpu].push_back(
+            {job.profile.fingerprint(), job.profile.slowdown(), job.share, Traits(job).kind});
+      }
       continue;
     }
-    if (job.gpu && job.profile.fingerprint_stable()) by_gpu[*job.gpu].push_back(&job);
+    const std::string kind = Traits(job).kind;
+    for (const auto& [rank, r] : job.ranks) {
+      const std::optional<policy::GpuId> gpu = RankGpu(job, rank);
+      if (!r.connected || !gpu || !r.profile.fingerprint_stable()) continue;
+      by_gpu[*gpu].push_back({r.profile.fingerprint(), OwnSlowdown(r), job.share, kind});
+    }
   }
-  for (const auto& [gpu, jobs] : by_gpu) {
-    if (gang_held.contains(gpu)) continue;
+  for (const auto& [gpu, on] : by_gpu) {
+    // Pairs only: what the interference model learns from (issue 6).
+    if (on.size() != 2) continue;
+    const OnGpu& a = on[0];
+    const OnGpu& b = on[1];
+    if (!a.slowdown && !b.slowdown) continue;
     std::string type;
     for (const policy::GpuInfo& g : cluster_.gpus) {
       if (g.id == gpu) type = g.type;
     }
-    // Pairs only: what the interference model learns from (issue 6).
-    if (jobs.size() != 2) continue;
-    const Job& a = *jobs[0];
-    const Job& b = *jobs[1];
-    const std::optional<double> sa = a.profile.slowdown();
-    const std::optional<double> sb = b.profile.slowdown();
-    if (!sa && !sb) continue;
     state::ObservationRecord r;
     r.gpu_type = type.empty() ? "unknown" : type;
-    r.fingerprint_a = a.profile.fingerprint();
-    r.fingerprint_b = b.profile.fingerprint();
-    r.slowdown_a = sa.value_or(-1);
-    r.slowdown_b = sb.value_or(-1);
+    r.fingerprint_a = a.fingerprint;
+    r.fingerprint_b = b.fingerprint;
+    r.slowdown_a = a.slowdown.value_or(-1);
+    r.slowdown_b = b.slowdown.value_or(-1);
     r.share_a = a.share;
     r.share_b = b.share;
     r.unix_ns = unix_ns;
-    r.kind_a = Traits(a).kind;
-    r.kind_b = Traits(b).kind;
+    r.kind_a = a.kind;
+    r.kind_b = b.kind;
     LearnInterference(r);
     Check(store_->AddObservation(r));
   }

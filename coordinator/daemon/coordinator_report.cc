@@ -45,6 +45,22 @@ std::map<policy::GpuId, double> GangBusy(const std::map<std::string, Job>& jobs)
   return busy;
 }
 
+// Device memory in use on each GPU: a one-GPU job's on its GPU, each rank's of
+// a gang on the rank's (its row, under its first GPU, shows its lead's).
+std::map<policy::GpuId, uint64_t> MemoryUsed(const std::map<std::string, Job>& jobs) {
+  std::map<policy::GpuId, uint64_t> used;
+  for (const auto& [id, job] : jobs) {
+    if (!job.is_gang()) {
+      if (job.gpu) used[*job.gpu] += job.mem_used_bytes;
+      continue;
+    }
+    for (const auto& [rank, r] : job.ranks) {
+      if (const std::optional<policy::GpuId> gpu = RankGpu(job, rank)) used[*gpu] += r.mem_used_bytes;
+    }
+  }
+  return used;
+}
+
 // A gang's GPU indexes and its ranks, for JobState (empty for a one-GPU job).
 struct GangFields {
   std::vector<int32_t> gpus;
@@ -58,7 +74,8 @@ GangFields EncodeGang(flatbuffers::FlatBufferBuilder& fbb, const Job& job) {
     const std::optional<policy::GpuId> gpu = RankGpu(job, rank);
     g.ranks.push_back(wire::CreateRankState(fbb, rank, r.pid, gpu ? gpu->index : -1, r.connected,
                                             uint64_t(r.profile.iteration_ns().value_or(0)),
-                                            r.profile.kernels_per_s().value_or(0)));
+                                            r.profile.kernels_per_s().value_or(0),
+                                            RankSlack(job, rank).value_or(-1)));
   }
   return g;
 }
@@ -82,6 +99,7 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
   for (const auto& [id, job] : jobs_) jobs_by_gpu[job.gpu].push_back(&job);
   if (jobs_by_gpu.contains(std::nullopt)) gpus.push_back({std::nullopt, nullptr});
   const std::map<policy::GpuId, double> gang_busy = GangBusy(jobs_);
+  const std::map<policy::GpuId, uint64_t> memory_used = MemoryUsed(jobs_);
   std::vector<flatbuffers::Offset<wire::GpuState>> gpu_states;
   for (const auto& [gid, info] : gpus) {
     std::vector<flatbuffers::Offset<wire::JobState>> job_states;
@@ -121,7 +139,8 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
         fbb, gid ? gid->index : -1, gid ? gid->host.c_str() : "", info ? info->name.c_str() : "unplaced",
         info ? info->uuid.c_str() : "", info ? info->memory_bytes : 0, std::min(busy, 1.0),
         &job_states, gid && drained_.contains(*gid),
-        gid ? energy_.PowerWatts(*gid).value_or(-1.0) : -1.0));
+        gid ? energy_.PowerWatts(*gid).value_or(-1.0) : -1.0,
+        gid && memory_used.contains(*gid) ? int64_t(memory_used.at(*gid)) : (gid ? 0 : -1)));
   }
   std::vector<flatbuffers::Offset<wire::LearnedPair>> learned;
   if (pairs) {

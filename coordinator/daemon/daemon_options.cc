@@ -9,6 +9,7 @@
 #include "common/security/loopback.h"
 #include "common/text/names.h"
 #include "common/text/text.h"
+#include "coordinator/daemon/gang_slowdown.h"
 #include "coordinator/metrics/listen_address.h"
 
 namespace iashim::daemon {
@@ -96,6 +97,12 @@ shares so guaranteed jobs stay within their slowdown target.
   --min-gain G             interference placement: GPU-equivalents of progress sharing must
                            add, in [-1, 1] [0.05]
   --slowdown-target F      default allowed slowdown of guaranteed jobs, in (0, 10] [0.10]
+  --gang-budgets MODE      how co-runners on a guaranteed gang's GPUs are throttled:
+                           straggler (the gang's iteration rate within its target, each GPU
+                           charged what its rank slows the gang); for comparison only:
+                           independent (each GPU keeps its own rank within the target) or
+                           average (each GPU keeps the mean of the ranks' slowdowns within
+                           it) [straggler]
   --heartbeat-timeout-s S  a job silent this long is disconnected, in [0.5, 600] [3]
   --forget-after-s S       a disconnected job is removed after this, in [1, 86400] [60]
   --control-period-s S     control loop period, in [0.1, 60] [1]
@@ -187,6 +194,13 @@ absl::StatusOr<DaemonOptions> ParseDaemonOptions(const std::vector<std::string>&
       s = number(-1, 1, &o.min_gain);
     } else if (name == "--slowdown-target") {
       s = number(0, 10, &o.slowdown_target);
+    } else if (name == "--gang-budgets") {
+      s = text(&o.gang_budgets);
+      if (s.ok() && !ParseGangBudgets(o.gang_budgets)) {
+        s = absl::InvalidArgumentError(absl::StrCat(
+            "--gang-budgets must be 'straggler', 'independent' or 'average' (got '", o.gang_budgets,
+            "')"));
+      }
     } else if (name == "--heartbeat-timeout-s") {
       s = number(0.5, 600, &o.heartbeat_timeout_s);
     } else if (name == "--forget-after-s") {

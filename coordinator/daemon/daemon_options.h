@@ -33,6 +33,11 @@ struct DaemonOptions {
   // term (policy/interference_placement.h) over the requests seen so far.
   bool packing = true;
   double slowdown_target = 0.10;    // default for guaranteed jobs
+  // How a guaranteed gang's GPUs are controlled (gang_slowdown.h):
+  // "straggler" (by the gang's iteration rate, each GPU charged what its rank
+  // slows the gang), or for comparison "independent" (each GPU by its own
+  // rank) or "average" (each GPU by the mean of the ranks').
+  std::string gang_budgets = "straggler";
   double heartbeat_timeout_s = 3;   // silent this long: disconnected
   double forget_after_s = 60;       // disconnected (or placed, never seen) this long: removed
   double control_period_s = 1;

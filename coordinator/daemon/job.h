@@ -34,6 +34,7 @@ struct RankProcess {
   std::string host;
   bool connected = false;
   int64_t last_seen_ns = 0;  // coordinator's CLOCK_MONOTONIC
+  uint64_t mem_used_bytes = 0;  // on its GPU, at its latest window
   policy::JobProfile profile;
 };
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/wire/collective_kernel.h"
+
 namespace iashim::policy {
 namespace {
 
@@ -23,6 +25,8 @@ JobProfile::JobProfile(JobProfileOptions options)
       busy_(options.tau_s),
       rate_(options.tau_s),
       iteration_(options.tau_s),
+      collective_(options.tau_s),
+      solo_collective_(options.tau_s),
       baseline_(options.baseline),
       fingerprint_(options.max_kernels) {}
 
@@ -34,7 +38,10 @@ JobProfile::KernelRecord* JobProfile::Record(uint64_t kernel) {
 }
 
 void JobProfile::AddKernelName(uint64_t kernel, std::string_view name) {
-  if (KernelRecord* r = Record(kernel)) r->kernel_class = ClassifyKernel(name);
+  if (KernelRecord* r = Record(kernel)) {
+    r->kernel_class = ClassifyKernel(name);
+    r->collective = IsCollectiveKernel(name);
+  }
 }
 
 void JobProfile::SeedBaseline(uint64_t iteration_ns, double kernels_per_s) {
@@ -66,6 +73,8 @@ bool JobProfile::AddWindow(const TelemetryWindow& w, bool alone_on_gpu,
   LearnDurations(w);
   const double gpu_ns = EstimateGpuNs(w);
   busy_.Add(std::min(1.0, gpu_ns / (length_s * kNsPerS)), length_s);
+  const double collective = std::min(1.0, CollectiveNs(w) / (length_s * kNsPerS));
+  collective_.Add(collective, length_s);
 
   const double kernels_per_s = static_cast<double>(w.launches) / length_s;
   rate_.Add(kernels_per_s, length_s);
@@ -94,6 +103,7 @@ bool JobProfile::AddWindow(const TelemetryWindow& w, bool alone_on_gpu,
   if (alone_on_gpu && w.budget_share >= 1.0 && counts_.accepted > options_.warmup_windows) {
     baseline_.AddSoloWindow(completed ? static_cast<double>(w.iteration_ns) : 0.0, kernels_per_s,
                             origin);
+    solo_collective_.Add(collective, length_s);
   }
   return true;
 }
@@ -122,6 +132,23 @@ double JobProfile::EstimateGpuNs(const TelemetryWindow& w) {
     const double est = mean_ns * static_cast<double>(k.launches);
     if (r != nullptr) r->est_gpu_ns += est;
     total += est;
+  }
+  return total;
+}
+
+double JobProfile::CollectiveNs(const TelemetryWindow& w) {
+  double total = 0;
+  for (const KernelWindow& k : w.kernels) {
+    const auto it = kernels_.find(k.kernel);
+    if (it == kernels_.end() || !it->second.collective || k.launches == 0) continue;
+    const KernelRecord& r = it->second;
+    // This window's own mean when it timed any launch: a collective's time
+    // follows the other ranks from one iteration to the next, which a
+    // long-lived average would smooth away.
+    const double mean_ns = k.sampled > 0 ? static_cast<double>(k.gpu_ns_sum) / k.sampled
+                           : r.samples > 0 ? r.ns_sum / r.samples
+                                           : 0.0;
+    total += mean_ns * static_cast<double>(k.launches);
   }
   return total;
 }

@@ -21,6 +21,11 @@
 //    applied when the mix is read.
 //  - Model fingerprint: KernelSetFingerprint of the kernels launched.
 //  - Solo baseline and slowdown: see slowdown().
+//  - Time in collectives (a rank of a gang): the fraction of wall time its
+//    collective kernels (IsCollectiveKernel: NCCL's) took, which is mostly
+//    waiting for the gang's slowest rank; a time-based EWMA, and another over
+//    the solo windows only. Each window's own samples are used when it has
+//    any (the shim times every collective launch).
 //
 // Bad input never crashes the profile or produces NaN: a window that fails
 // CheckWindow, or starts before the previous accepted window ended (out of
@@ -113,6 +118,12 @@ class JobProfile {
   // of window time: only then should the fingerprint be stored or looked up.
   bool fingerprint_stable() const;
 
+  // Fraction of wall time in collective kernels, now and when alone (the
+  // solo windows'). nullopt before a window (a solo window) was accepted; 0
+  // for a job that runs no collectives.
+  std::optional<double> collective_fraction() const { return collective_.value(); }
+  std::optional<double> solo_collective_fraction() const { return solo_collective_.value(); }
+
   std::optional<double> baseline_iteration_ns() const { return baseline_.iteration_ns(); }
   std::optional<double> baseline_kernels_per_s() const { return baseline_.kernels_per_s(); }
   BaselineSource baseline_source() const { return baseline_.source(); }
@@ -140,11 +151,13 @@ class JobProfile {
     double samples = 0;     // decayed count of samples
     double est_gpu_ns = 0;  // estimated GPU time over the job's life
     std::optional<KernelClass> kernel_class;
+    bool collective = false;  // by its name, once known
   };
 
   KernelRecord* Record(uint64_t kernel);  // nullptr when the table is full
   void LearnDurations(const TelemetryWindow& w);
   double EstimateGpuNs(const TelemetryWindow& w);
+  double CollectiveNs(const TelemetryWindow& w);
   std::optional<double> CurrentIterationNs() const;
   std::pair<std::optional<double>, SlowdownSource> ComputeSlowdown() const;
 
@@ -152,6 +165,8 @@ class JobProfile {
   TimeEwma busy_;
   TimeEwma rate_;
   TimeEwma iteration_;
+  TimeEwma collective_;
+  TimeEwma solo_collective_;
   SoloBaseline baseline_;
   KernelSetFingerprint fingerprint_;
   absl::flat_hash_map<uint64_t, KernelRecord> kernels_;

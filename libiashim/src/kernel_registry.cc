@@ -1,5 +1,6 @@
 #include "libiashim/src/kernel_registry.h"
 
+#include "common/wire/collective_kernel.h"
 #include "common/wire/kernel_id.h"
 
 #include <cstdlib>
@@ -56,6 +57,7 @@ void KernelRegistry::SetName(const void* handle, std::string_view name) {
   // alive: the background thread may be reading it. Renames are rare.
   k.name.store(copy, std::memory_order_release);
   k.hash.store(hash, std::memory_order_release);
+  k.collective.store(IsCollectiveKernel(name), std::memory_order_relaxed);
 }
 
 }  // namespace iashim

@@ -20,6 +20,7 @@ struct KernelInfo {
   std::atomic<const char*> name{nullptr};  // owned; never freed (see SetName)
   std::atomic<uint64_t> hash{0};           // KernelId(name); 0 until named
   std::atomic<uintptr_t> handle{0};        // the CUfunction/CUkernel it was seen as
+  std::atomic<bool> collective{false};     // NCCL's (IsCollectiveKernel): timed on every launch
 };
 
 class KernelRegistry {

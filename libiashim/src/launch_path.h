@@ -112,10 +112,13 @@ inline CUresult InterceptLaunch(Runtime* rt, RecordKind kind, CallApi api, const
   CUresult rc;
   uint8_t slot = kNotSampled;
   // 1 launch in N is timed; a throttled process also times every launch of a
-  // kernel it has no cost for yet, so the gate stops guessing quickly.
+  // kernel it has no cost for yet, so the gate stops guessing quickly; and
+  // every collective is timed: its time is how long this rank waited for the
+  // gang's slowest (one or a few launches per iteration, so the cost is nil).
   const uint32_t every = rt->sample_every();
   const bool sample = every != 0 && (tb->TakeSampleTurn(every) ||
-                                     (gated && !rt->costs().Sampled(kernel)));
+                                     (gated && !rt->costs().Sampled(kernel)) ||
+                                     rt->kernels().info(kernel).collective.load(std::memory_order_relaxed));
   if (!(sample && SampledCall(tb, stream, per_thread, call, &rc, &slot))) rc = call();
   if (rc == CUDA_SUCCESS) {
     Record(tb, kind, api, per_thread, kernel, shape, stream, slot);

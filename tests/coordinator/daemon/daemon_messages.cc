@@ -1,6 +1,7 @@
 #include "tests/coordinator/daemon/daemon_messages.h"
 
 #include "common/wire/envelope.h"
+#include "common/wire/kernel_id.h"
 #include "coordinator/daemon/wire_convert.h"
 #include "flatbuffers/flatbuffers.h"
 
@@ -53,6 +54,11 @@ std::string Telemetry(const TelemetrySpec& s) {
   // 100 launches of 80 blocks of 128 threads; 10 of them timed, at 1 ms each.
   std::vector<flatbuffers::Offset<w::KernelStats>> kernels = {w::CreateKernelStats(
       fbb, 0xabcdef, 100, 80, 1, 1, 128, 1, 1, 0, 8000, 10, 10'000'000, 1'000'000, 1'000'000)};
+  if (s.collective_ms > 0) {
+    const auto ns = uint64_t(s.collective_ms * 1e6);
+    kernels.push_back(w::CreateKernelStats(fbb, KernelId(kCollectiveKernelName), 1, 4, 1, 1, 512, 1,
+                                           1, 0, 4, 1, ns, ns, ns));
+  }
   const auto batch = w::CreateTelemetryBatchDirect(
       fbb, s.seq, s.start_ns, s.start_ns + kTick, /*launches=*/100, /*graph_launches=*/0,
       /*syncs=*/1, /*iterations=*/1, uint64_t(s.iteration_ms * 1e6), /*sample_every=*/10, &kernels,

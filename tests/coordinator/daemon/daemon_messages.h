@@ -71,7 +71,13 @@ struct TelemetrySpec {
   double iteration_ms = 100;
   double share = 1.0;
   double gpu_energy_j = -1;  // the GPU's energy counter as NVML read it; -1 = unknown
+  // A gang's rank: ms of the window spent in one launch of kCollectiveKernel
+  // (timed); 0 = none launched.
+  double collective_ms = 0;
 };
+// The collective kernel Telemetry reports (KernelNames must name it, as the
+// shim does, for the coordinator to know it as NCCL's).
+inline constexpr char kCollectiveKernelName[] = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
 std::string Telemetry(const TelemetrySpec& spec);
 
 // Names for kernel ids the shim's telemetry reports.

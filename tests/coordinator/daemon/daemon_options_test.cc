@@ -20,7 +20,7 @@ TEST(DaemonOptionsTest, Values) {
   absl::StatusOr<DaemonOptions> o =
       ParseDaemonOptions({"--listen", "ipc:///tmp/x", "--pub=tcp://127.0.0.2:7000", "--no-control",
                           "--no-probe", "--slowdown-target", "0.2", "--state-dir", "/tmp/s", "--placement",
-                          "simple", "--min-gain=0.2", "--no-packing"});
+                          "simple", "--min-gain=0.2", "--no-packing", "--gang-budgets", "independent"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->listen, "ipc:///tmp/x");
   EXPECT_EQ(o->pub, "tcp://127.0.0.2:7000");
@@ -31,6 +31,7 @@ TEST(DaemonOptionsTest, Values) {
   EXPECT_EQ(o->placement, "simple");
   EXPECT_DOUBLE_EQ(o->min_gain, 0.2);
   EXPECT_FALSE(o->packing);
+  EXPECT_EQ(o->gang_budgets, "independent");
 }
 
 TEST(DaemonOptionsTest, BadInputIsNamed) {
@@ -45,6 +46,7 @@ TEST(DaemonOptionsTest, BadInputIsNamed) {
                         Case{{"--bogus"}, "unknown option '--bogus'"},
                         Case{{"--placement", "best"}, "--placement must be 'interference' or"},
                         Case{{"--min-gain", "2"}, "--min-gain '2'"},
+                        Case{{"--gang-budgets", "per-gpu"}, "--gang-budgets must be 'straggler',"},
                         Case{{"--state-dir", ""}, "must not be empty"},
                         Case{{"--listen", "tcp://a:1", "--pub", "tcp://a:1"}, "different"}}) {
     absl::StatusOr<DaemonOptions> o = ParseDaemonOptions(c.args);

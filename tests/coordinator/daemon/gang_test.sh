@@ -46,6 +46,10 @@ for r in 0 1; do
   gpu=$([[ $r == 0 ]] && echo "$g0" || echo "$g1")
   grep -q "\"rank\":$r,[^}]*\"gpu\":$gpu" <<<"$ranks" || fail "rank $r is not on GPU $gpu: $ranks"
 done
+# The memory of rank 1, listed under GPU g0 with its gang, counts on its own GPU.
+used=$(grep -o "{\"id\":$g1,[^]]*\"memory_used_bytes\":[0-9]*" <<<"$status" |
+  grep -o '"memory_used_bytes":[0-9]*' | cut -d: -f2 || true)
+[[ -n $used && $used -gt 0 ]] || fail "GPU $g1 (the gang's rank 1) shows no memory used: $status"
 echo "gang ddp on GPUs $g0,$g1 (single job on $single_gpu), both ranks reporting"
 "$iashim" status | sed -n '/ddp/,+3p'
 

@@ -174,6 +174,30 @@ TEST_F(ShimProcessTest, TraceCountsExactlyWhatTheJobLaunched) {
   EXPECT_EQ(r.Summary("launch_lookup"), "proc_v2");
 }
 
+// NCCL's kernels are timed on every launch, not 1 in N: how long a rank waits
+// in them is how the coordinator finds a gang's straggler.
+TEST_F(ShimProcessTest, EveryCollectiveLaunchIsTimed) {
+  const std::string trace_path = dir_ + "/ddp.trace";
+  const JobResult r = Run("'SIMGPU_DEVICES=2xTesla V100-SXM2-32GB:32GiB:80' IASHIM_TRACE=" +
+                              trace_path + " IASHIM_SAMPLE_EVERY=1000",
+                          "--model resnet18 --devices 2 --iterations 6");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  iashim::Trace trace;
+  std::string error;
+  ASSERT_TRUE(iashim::ReadTrace(trace_path, &trace, &error)) << error;
+  uint64_t collectives = 0, collectives_timed = 0, others = 0, others_timed = 0;
+  for (const iashim::TraceEvent& e : trace.events) {
+    if (e.launch.event != 0) continue;
+    const bool collective = trace.NameOf(e.launch.kernel).rfind("ncclDevKernel", 0) == 0;
+    (collective ? collectives : others) += 1;
+    if (e.gpu_ns != 0) (collective ? collectives_timed : others_timed) += 1;
+  }
+  EXPECT_EQ(collectives, 2u * 6);  // one all-reduce per device per iteration
+  EXPECT_EQ(collectives_timed, collectives);
+  EXPECT_GT(others, 1000u);
+  EXPECT_LT(others_timed, others / 100);  // the rest: 1 in 1000
+}
+
 TEST_F(ShimProcessTest, TelemetryReachesTheCoordinatorSocket) {
   const std::string endpoint = "ipc://" + dir_ + "/coordinator";
   zmq::context_t ctx(1);

@@ -81,6 +81,21 @@ TEST(KernelRegistry, SetNameStoresNameAndHash) {
   EXPECT_EQ(r.info(id).hash.load(), Fnv1a(name));
 }
 
+TEST(KernelRegistry, NcclKernelsAreKnownAsCollectives) {
+  KernelRegistry& reg = NewRegistry();
+  reg.SetName(Handle(0x1000), "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+  reg.SetName(Handle(0x2000), "_Z28ncclKernel_AllGather_RING_LLP11ncclDevComm");
+  reg.SetName(Handle(0x3000), "volta_sgemm_128x64_nn");
+  EXPECT_TRUE(reg.info(reg.IdOf(Handle(0x1000))).collective.load());
+  EXPECT_TRUE(reg.info(reg.IdOf(Handle(0x2000))).collective.load());
+  EXPECT_FALSE(reg.info(reg.IdOf(Handle(0x3000))).collective.load());
+  EXPECT_FALSE(reg.info(reg.IdOf(Handle(0x4000))).collective.load());  // not named yet
+  // A handle reused for another kernel follows its new name.
+  KeepReachable(reg.info(reg.IdOf(Handle(0x1000))).name.load());
+  reg.SetName(Handle(0x1000), "volta_sgemm_128x64_nn");
+  EXPECT_FALSE(reg.info(reg.IdOf(Handle(0x1000))).collective.load());
+}
+
 TEST(KernelRegistry, UnnamedKernelHasNoNameAndZeroHash) {
   KernelRegistry& r = NewRegistry();
   const uint32_t id = r.IdOf(Handle(0x6000));
