@@ -5,7 +5,7 @@
 #   scripts/setup.sh                      # install + build into build/
 #   scripts/setup.sh --sanitize address   # ASan+UBSan (clang) into build-asan/: what
 #                                         # `ctest -L sanitize` runs, and the fuzzers
-#   scripts/setup.sh --sanitize thread    # TSan (clang) into build-tsan/: what -L sanitize runs
+#   scripts/setup.sh --sanitize thread    # TSan (clang) into build-tsan/: what -L threaded runs
 #   scripts/setup.sh --fuzz               # only the fuzzers, in build-asan/fuzz/
 #   scripts/setup.sh --no-build           # install packages only
 set -euo pipefail
@@ -103,7 +103,9 @@ if [[ -n "$sanitize" ]]; then
   fi
   # Only what `ctest -L sanitize` runs (cmake/Testing.cmake) and the fuzzers:
   # the tools and benchmarks no sanitized test runs would only cost build time.
+  # TSan: only the test programs that start threads (cmake/Testing.cmake).
   targets=(sanitize_tests)
+  [[ $sanitize == thread ]] && targets=(thread_sanitize_tests)
   [[ $sanitize == address ]] && targets+=(fuzz_all)
   cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}"
   echo "setup.sh: built the sanitized tests$([[ $sanitize == address ]] && echo " and the fuzzers") into $build_dir/"

@@ -68,7 +68,7 @@ if [[ $quick -eq 0 ]]; then
   stage asan-build scripts/setup.sh --sanitize address
   stage asan-tests ctest_in build-asan -L sanitize
   stage tsan-build scripts/setup.sh --sanitize thread
-  stage tsan-tests ctest_in build-tsan -L sanitize
+  stage tsan-tests ctest_in build-tsan -L threaded
   stage fuzz scripts/fuzz.sh --short
 fi
 echo "test.sh: all suites passed"
