@@ -19,7 +19,8 @@
 #     would slow past its target, and places it next to a compatible job;
 #   - budgets were sent to, and are in force in, the jobs sharing a GPU;
 #   - srun inside an --iashim batch script keeps the batch step's placement;
-#   - a 2-task step (srun -n 2 --gres=gpu:2) is one gang: each task on its own
+#   - a 2-task step (srun -n 2 --gres=gpu:2) is one gang (job_submit.lua asks
+#     for the node of a gang of 2): each task on its own
 #     GPU of it, in task order, as that rank; released when the step ends;
 #   - a task that never used the GPU is released by slurmstepd when it ends;
 #   - with the coordinator gone, an --iashim job runs as Slurm placed it, with
@@ -542,6 +543,11 @@ for _ in $(seq 60); do
   sleep 0.5
 done
 [[ -n "$gang" ]] || fail "the 2-task step never started"
+# job_submit.lua asked the coordinator for a gang of 2 and required the node it named.
+req=$(scontrol show job "$gang" | grep -o 'ReqNodeList=[^ ]*' | cut -d= -f2)
+[[ "$req" == "$node" ]] || fail "step $gang: ReqNodeList '$req', want '$node' (job_submit.lua)"
+grep -q "a gang of 2 GPUs, goes to node $node" "$work/log/slurmctld.log" ||
+  fail "job_submit.lua did not ask for step $gang's job as a gang of 2 ($(scontrol show job "$gang" | grep -o 'TresPerNode=[^ ]*'))"
 gang_status=""
 for _ in $(seq 60); do
   gang_status=$(status_json 2>/dev/null | jq -c --arg id "slurm-$gang.0" \

@@ -6,7 +6,9 @@ options to slurmctld in the job's SPANK environment) is
 offered to the iashim coordinator, which answers with the node its
 interference-aware placement would choose; that node becomes the job's
 required node (as --nodelist would). The GPU on that node is chosen later, in
-the task, by the SPANK plugin.
+the task, by the SPANK plugin. A job that asks for several GPUs of a node
+(--gres=gpu:N, --gpus-per-node=N) is asked for as a gang of N: the node is one
+with N GPUs that can take it.
 
 Install: copy to job_submit.lua beside slurm.conf and set JobSubmitPlugins=lua.
 Settings, from slurmctld's environment:
@@ -18,7 +20,8 @@ Settings, from slurmctld's environment:
 Limits (README: "Running on Slurm"): the node is decided when the job is
 submitted, not when it starts, and a pending job stays bound to that node;
 a user's own --nodelist wins; a coordinator that does not answer costs each
---iashim submission up to the timeout and leaves the choice to Slurm.
+--iashim submission up to the timeout and leaves the choice to Slurm; a job
+on several nodes is left to Slurm (a gang is one node's GPUs).
 --]]
 
 local IASHIM = os.getenv("IASHIM_BIN") or "iashim"
@@ -58,9 +61,24 @@ local function iashim_options(job_desc)
   return options
 end
 
+-- GPUs of one node the job asks for: the count of its "gpu" entry in
+-- tres_per_node ("gres/gpu:4", "gres:gpu:v100:4", "gpu:4"; no count = 1), 1
+-- when it names none (shards are not GPUs).
+local function gpus_per_node(job_desc)
+  local spec = job_desc.tres_per_node
+  if spec == nil or spec == "" then return 1 end
+  for entry in string.gmatch(spec, "[^,]+") do
+    local gres = string.gsub(entry, "^gres[:/]", "")
+    if gres == "gpu" or string.sub(gres, 1, 4) == "gpu:" then
+      return tonumber(string.match(gres, ":(%d+)$") or "1") or 1
+    end
+  end
+  return 1
+end
+
 -- What `iashim place --dry-run` says: "placed" and its key: value lines, or
 -- "queued: why" / "refused: why"; nil and a reason when it could not ask.
-local function ask_coordinator(options)
+local function ask_coordinator(options, gpus)
   if options.IASHIM ~= "guaranteed" and options.IASHIM ~= "opportunistic" then
     return nil, "bad SPANK_IASHIM '" .. options.IASHIM .. "'"
   end
@@ -75,6 +93,10 @@ local function ask_coordinator(options)
   if options.IASHIM_KIND ~= nil and options.IASHIM_KIND ~= "" then
     table.insert(args, "--kind")
     table.insert(args, options.IASHIM_KIND)
+  end
+  if gpus > 1 then
+    table.insert(args, "--gpus")
+    table.insert(args, tostring(gpus))
   end
   local words = {}
   for i, a in ipairs(args) do words[i] = quote(a) end
@@ -99,7 +121,20 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
                    submit_uid, job_desc.req_nodes)
     return slurm.SUCCESS
   end
-  local answer, why = ask_coordinator(options)
+  -- Slurm's "not set" is a huge number.
+  local nodes = tonumber(job_desc.min_nodes or 1) or 1
+  if nodes > 1 and nodes < 0xFFFFFFF0 then
+    slurm.log_info("iashim: job of uid %d asks for %d nodes; Slurm places it", submit_uid, nodes)
+    return slurm.SUCCESS
+  end
+  local gpus = gpus_per_node(job_desc)
+  slurm.log_debug("iashim: tres_per_node %s: %d GPU(s) of a node", tostring(job_desc.tres_per_node), gpus)
+  if gpus > 64 then
+    slurm.log_info("iashim: job of uid %d asks for %d GPUs of a node; Slurm places it",
+                   submit_uid, gpus)
+    return slurm.SUCCESS
+  end
+  local answer, why = ask_coordinator(options, gpus)
   if answer == nil then
     slurm.log_info("iashim: %s; Slurm chooses the node", why)
     return slurm.SUCCESS
@@ -107,8 +142,13 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
   if answer.outcome == "placed" and answer.host ~= nil and
      string.match(answer.host, "^[%w._-]+$") then
     job_desc.req_nodes = answer.host
-    slurm.log_info("iashim: job of uid %d goes to node %s (GPU %s there now)",
-                   submit_uid, answer.host, answer.gpu or "?")
+    if gpus > 1 then
+      slurm.log_info("iashim: job of uid %d, a gang of %d GPUs, goes to node %s (GPUs %s there now)",
+                     submit_uid, gpus, answer.host, answer.gpus or "?")
+    else
+      slurm.log_info("iashim: job of uid %d goes to node %s (GPU %s there now)",
+                     submit_uid, answer.host, answer.gpu or "?")
+    end
   else
     -- Queued, refused or no answer: Slurm decides, and the plugin asks again
     -- when the job starts.
