@@ -16,7 +16,13 @@ void HoldForBudget(Runtime* rt, uint32_t kernel, CUstream stream, bool per_threa
   int priority = 0;
   auto get_priority = per_thread ? IASHIM_REAL(cuStreamGetPriority_ptsz) : IASHIM_REAL(cuStreamGetPriority);
   if (get_priority == nullptr || get_priority(stream, &priority) != CUDA_SUCCESS) priority = 0;
-  rt->gate().Admit(rt->costs().EstimateNs(kernel), reinterpret_cast<uint64_t>(stream), priority);
+  // The launch runs on the device of the current context (a stream must
+  // belong to it), whose share it is charged to.
+  CUdevice device = -1;
+  auto get_device = IASHIM_REAL(cuCtxGetDevice);
+  if (get_device == nullptr || get_device(&device) != CUDA_SUCCESS) device = -1;
+  rt->gate().Admit(rt->costs().EstimateNs(kernel), reinterpret_cast<uint64_t>(stream), priority,
+                   int(device));
 }
 
 }  // namespace iashim

@@ -14,11 +14,16 @@ constexpr size_t kMaxEvents = 4096;
 }  // namespace
 
 LaunchGate::LaunchGate(const Budget& initial, uint64_t now_ns)
-    : budget_(initial), bucket_(initial.share, now_ns) {
+    : budget_(initial) {
+  BucketLocked(-1, now_ns);
   throttled_.store(!initial.unthrottled(), std::memory_order_relaxed);
 }
 
-uint64_t LaunchGate::Admit(uint64_t cost_ns, uint64_t stream, int stream_priority) {
+TokenBucket& LaunchGate::BucketLocked(int device, uint64_t now_ns) {
+  return buckets_.try_emplace(device, budget_.share, now_ns).first->second;
+}
+
+uint64_t LaunchGate::Admit(uint64_t cost_ns, uint64_t stream, int stream_priority, int device) {
   const uint64_t start_ns = MonotonicNs();
   bool waited = false;
   std::unique_lock<std::mutex> lock(mu_);
@@ -43,9 +48,10 @@ uint64_t LaunchGate::Admit(uint64_t cost_ns, uint64_t stream, int stream_priorit
     }
     if (budget_.share >= 1.0) break;
     const uint64_t now_ns = MonotonicNs();
-    const uint64_t wait_ns = bucket_.WaitNs(now_ns);
+    TokenBucket& bucket = BucketLocked(device, now_ns);
+    const uint64_t wait_ns = bucket.WaitNs(now_ns);
     if (wait_ns == 0) {
-      bucket_.Charge(static_cast<uint64_t>(double(cost_ns) * charge_scale_), now_ns);
+      bucket.Charge(static_cast<uint64_t>(double(cost_ns) * charge_scale_), now_ns);
       break;
     }
     waited = true;
@@ -127,7 +133,7 @@ void LaunchGate::ExpireIfDue(uint64_t now_ns) {
 
 void LaunchGate::ApplyLocked(const Budget& budget, uint64_t now_ns) {
   budget_ = budget;
-  bucket_.SetShare(budget.share, now_ns);
+  for (auto& [device, bucket] : buckets_) bucket.SetShare(budget.share, now_ns);
   throttled_.store(!budget.unthrottled(), std::memory_order_relaxed);
 }
 

@@ -4,9 +4,11 @@
 // launch path. Throttled, a launch:
 //   1. waits its turn: per stream in arrival order, across streams by stream
 //      priority (GateQueue) - the local reordering;
-//   2. waits until the token bucket (refilled at `share` of wall time) is out
-//      of debt, then is charged the kernel's estimated GPU time
-//      (KernelCostModel, learned from sampled durations);
+//   2. waits until the token bucket of its device (refilled at `share` of
+//      wall time) is out of debt, then is charged the kernel's estimated GPU
+//      time (KernelCostModel, learned from sampled durations). The share is
+//      of each GPU the process uses: a process driving four GPUs at share 0.5
+//      gets half of each, not half of one spread over four;
 //   3. with an in-flight cap, waits until fewer than the cap of this process's
 //      kernels are unfinished on the GPU (an event recorded after each launch).
 // Waiting blocks the launching thread on a condition variable until the exact
@@ -21,6 +23,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <mutex>
 
 #include "libiashim/src/budget.h"
@@ -38,9 +41,10 @@ class LaunchGate {
   bool throttled() const { return throttled_.load(std::memory_order_relaxed); }
 
   // Blocks until a launch costing `cost_ns` of GPU time may be submitted on
-  // `stream` (CUDA stream priority `stream_priority`, lower = sooner).
-  // Returns the nanoseconds it waited.
-  uint64_t Admit(uint64_t cost_ns, uint64_t stream, int stream_priority);
+  // `stream` (CUDA stream priority `stream_priority`, lower = sooner) of
+  // device ordinal `device` (-1: unknown, one bucket of its own). Returns the
+  // nanoseconds it waited.
+  uint64_t Admit(uint64_t cost_ns, uint64_t stream, int stream_priority, int device = -1);
 
   // After a successful launch on `stream` (per-thread variant or not): with an
   // in-flight cap, records an event to learn when it finishes.
@@ -74,12 +78,14 @@ class LaunchGate {
   bool InflightRoomLocked();
   // Takes a free event in `ctx` (creates one if needed), or null.
   CUevent TakeEventLocked(CUcontext ctx);
+  // The bucket of `device`, made full at the share in force when first used.
+  TokenBucket& BucketLocked(int device, uint64_t now_ns);
 
   mutable std::mutex mu_;
   std::condition_variable changed_;
   Budget budget_;
   double charge_scale_ = 1.0;  // guarded by mu_
-  TokenBucket bucket_;
+  std::map<int, TokenBucket> buckets_;  // by device ordinal; a handful at most
   GateQueue queue_;
   uint64_t next_ticket_ = 1;
   std::deque<Inflight> inflight_;

@@ -338,6 +338,20 @@ TEST_F(ShimProcessTest, SharesSplitTheGpuBetweenTwoJobs) {
   EXPECT_LT(ratio, 0.5) << a.out << b.out;
 }
 
+// A share is of each GPU a process uses: one process driving two GPUs at 0.5
+// runs at half its speed, not a quarter (half of one GPU spread over two).
+TEST_F(ShimProcessTest, AShareHoldsOnEachDeviceOfAProcess) {
+  const std::string env = "'SIMGPU_DEVICES=2xTesla V100-SXM2-32GB:32GiB:80' ";
+  const std::string args = "--model resnet18 --devices 2 --seconds 4 --host-gap-us 0";
+  const JobResult full = Run(env + "IASHIM_SHARE=1", args);
+  const JobResult half = Run(env + "IASHIM_SHARE=0.5", args);
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  ASSERT_EQ(half.exit_code, 0) << half.err;
+  const double ratio = half.Field("iters_per_s") / full.Field("iters_per_s");
+  EXPECT_GT(ratio, 0.38) << half.out << full.out;
+  EXPECT_LT(ratio, 0.65) << half.out << full.out;
+}
+
 // A job that synchronises after every kernel never has a kernel queued, so a
 // throttle that only paces queued work would leave it alone; the gate still
 // holds it to its share (unthrottled, the two would split about evenly).
