@@ -289,6 +289,10 @@ void Coordinator::OnTelemetry(std::string_view identity, const wire::TelemetryBa
   job->last_seen_ns = now_ns;
   const policy::TelemetryWindow w = ToWindow(batch);
   const bool alone = AloneOnGpu(*job);
+  // With its co-runners held by a probe (on every GPU of a gang).
+  const bool probed = !alone && job->probe.Solo(now_ns);
+  const policy::BaselineSource origin =
+      probed ? policy::BaselineSource::kProbe : policy::BaselineSource::kAlone;
   std::optional<policy::GpuId> gpu = job->gpu;
   if (job->is_gang()) {
     // Each rank folds its own windows; the lead's are also the job's.
@@ -297,7 +301,7 @@ void Coordinator::OnTelemetry(std::string_view identity, const wire::TelemetryBa
     RankProcess& r = job->ranks[rank];
     r.last_seen_ns = now_ns;
     gpu = RankGpu(*job, rank);
-    r.profile.AddWindow(w, alone, policy::BaselineSource::kAlone);
+    r.profile.AddWindow(w, alone || probed, origin);
     r.mem_used_bytes = w.mem_used_bytes;
     if (gpu && batch.gpu_energy_j() >= 0) energy_.Reading(*gpu, batch.gpu_energy_j());
     if (identity != job->identity) return;
@@ -305,9 +309,7 @@ void Coordinator::OnTelemetry(std::string_view identity, const wire::TelemetryBa
     energy_.Reading(*gpu, batch.gpu_energy_j());
   }
   ++job->telemetry_batches;
-  const bool probed = !alone && job->probe.Solo(now_ns);
-  if (!job->profile.AddWindow(w, alone || probed,
-                              probed ? policy::BaselineSource::kProbe : policy::BaselineSource::kAlone)) {
+  if (!job->profile.AddWindow(w, alone || probed, origin)) {
     return;
   }
   const double seconds = double(w.window_end_ns - w.window_start_ns) / 1e9;

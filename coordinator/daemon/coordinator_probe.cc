@@ -75,48 +75,42 @@ void Coordinator::HoldCoRunners(const std::vector<Job*>& corunners, double ttl_s
 
 void Coordinator::RunProbes(int64_t now_ns, int64_t unix_ns, bool may_start,
                             std::vector<Outgoing>* out) {
-  // Only GPUs where something may happen: a probe running, a co-runner held,
-  // or (on control ticks) a guaranteed job without a baseline.
+  // The connected jobs on each GPU, a gang on each of its GPUs.
   std::map<policy::GpuId, std::vector<Job*>> by_gpu;
-  std::set<policy::GpuId> wanted;
   for (auto& [id, job] : jobs_) {
-    if (!job.gpu) continue;
-    if (job.connected) by_gpu[*job.gpu].push_back(&job);
-    const bool candidate = may_start && job.connected &&
-                           job.priority == policy::Priority::kGuaranteed &&
-                           job.profile.baseline_source() == policy::BaselineSource::kNone;
-    if (job.held || job.probe.active() || candidate) wanted.insert(*job.gpu);
+    if (!job.connected) continue;
+    for (const policy::GpuId& gpu : GpusOf(job)) by_gpu[gpu].push_back(&job);
   }
-  std::set<policy::GpuId> held_gpus;
-  for (const policy::GpuId& gpu : wanted) {
-    const std::vector<Job*>& jobs = by_gpu[gpu];
+  // A guaranteed job probes with the opportunistic jobs of every GPU it runs
+  // on held: a gang runs at its slowest rank's speed, so a co-runner left on
+  // one of its GPUs would be measured into its "solo" speed.
+  std::set<const Job*> still_held;
+  for (auto& [id, g] : jobs_) {
+    if (!g.connected || g.priority != policy::Priority::kGuaranteed) continue;
+    if (!g.probe.active() && !may_start) continue;
     std::vector<Job*> corunners;
-    for (Job* j : jobs) {
-      if (j->priority == policy::Priority::kOpportunistic) corunners.push_back(j);
+    for (const policy::GpuId& gpu : GpusOf(g)) {
+      for (Job* j : by_gpu[gpu]) {
+        if (j->priority == policy::Priority::kOpportunistic &&
+            std::find(corunners.begin(), corunners.end(), j) == corunners.end()) {
+          corunners.push_back(j);
+        }
+      }
     }
-    bool hold = false;
-    double hold_ttl_s = 0;
-    for (Job* g : jobs) {
-      if (g->priority != policy::Priority::kGuaranteed) continue;
-      if (!g->probe.active() && !may_start) continue;
-      const policy::SoloProbeStep step = g->probe.Step(now_ns, ProbeInput(*g, corunners));
-      CountProbeEvent(step.event);
-      if (!step.hold) continue;
-      hold = true;
-      // The hold budget lapses at the probe's deadline by itself: even a
-      // coordinator that dies mid-probe leaves no co-runner held.
-      const double left_s =
-          g->probe.options().max_hold_s - double(now_ns - g->probe.state().started_ns) / 1e9;
-      hold_ttl_s = std::max(hold_ttl_s, std::max(left_s, 1.0));
-    }
-    if (!hold) continue;
-    held_gpus.insert(gpu);
-    HoldCoRunners(corunners, hold_ttl_s, now_ns, unix_ns, out);
+    const policy::SoloProbeStep step = g.probe.Step(now_ns, ProbeInput(g, corunners));
+    CountProbeEvent(step.event);
+    if (!step.hold) continue;
+    // The hold budget lapses at the probe's deadline by itself: even a
+    // coordinator that dies mid-probe leaves no co-runner held.
+    const double left_s =
+        g.probe.options().max_hold_s - double(now_ns - g.probe.state().started_ns) / 1e9;
+    HoldCoRunners(corunners, std::max(left_s, 1.0), now_ns, unix_ns, out);
+    still_held.insert(corunners.begin(), corunners.end());
   }
-  // Every held job on a GPU no probe holds now (measured, timed out, the
-  // probed job left, or the held one reconnected): given its share back.
+  // Every held job no probe holds now (measured, timed out, the probed job
+  // left, or the held one reconnected): given its share back.
   for (auto& [id, job] : jobs_) {
-    if (!job.held || (job.connected && job.gpu && held_gpus.contains(*job.gpu))) continue;
+    if (!job.held || (job.connected && still_held.contains(&job))) continue;
     job.held = false;
     if (job.connected) SendBudget(job, job.share_before_hold, now_ns, unix_ns, out);
   }

@@ -436,7 +436,13 @@ class GangBudgetsTest : public CoordinatorGangTest {
     }
     if (others) {
       for (const char* shim : {"other-0", "other-1"}) {
-        c_->OnMessage(shim, Bytes(Telemetry({.seq = seq_, .start_ns = t_})), t_, kUnix + t_, &out_);
+        // Each runs under the budget it was sent last, as a shim does.
+        const auto share = in_force_.find(shim);
+        c_->OnMessage(shim,
+                      Bytes(Telemetry({.seq = seq_,
+                                       .start_ns = t_,
+                                       .share = share == in_force_.end() ? 1.0 : share->second})),
+                      t_, kUnix + t_, &out_);
       }
     }
     c_->OnTick(t_, kUnix + t_, &out_);
@@ -449,11 +455,13 @@ class GangBudgetsTest : public CoordinatorGangTest {
         shares[o.identity] = m.envelope()->payload_as_Budget()->share();
       }
     }
+    for (const auto& [shim, share] : shares) in_force_[shim] = share;
     return shares;
   }
 
   std::unique_ptr<Coordinator> c_;
   std::vector<std::string> tokens_;
+  std::map<std::string, double> in_force_;  // the others' budgets
   uint64_t seq_ = 0;
   int64_t t_ = kSecond;
 };
@@ -487,6 +495,26 @@ TEST_F(GangBudgetsTest, OnlyTheGpuOfTheRankTheGangWaitsForIsThrottled) {
   ASSERT_EQ(gang->ranks()->size(), 2u);
   EXPECT_NEAR(gang->ranks()->Get(0)->waiting(), 0, 0.01);
   EXPECT_NEAR(gang->ranks()->Get(1)->waiting(), 0.25 * 1.25, 0.03);
+}
+
+TEST_F(GangBudgetsTest, AProbeHoldsTheCoRunnersOfEveryGpuOfTheGang) {
+  Start(Gpus(2), nullptr, {.mem_bytes = uint64_t{4} << 30},
+        {.priority = w::Priority::Opportunistic, .mem_bytes = uint64_t{4} << 30});
+  // Shared from its first window: the gang never ran alone.
+  OthersJoin(w::Priority::Opportunistic);
+  std::set<std::string> held;
+  for (int i = 0; i < 100; ++i) {
+    for (const auto& [shim, share] : Window(125, {4, 4}, true)) {
+      if (share <= policy::SoloProbeOptions{}.hold_share + 1e-6) held.insert(shim);
+    }
+  }
+  // Both GPUs' co-runners, not only its first GPU's, and the gang's speed
+  // then was its solo speed.
+  EXPECT_TRUE(held.contains("other-0"));
+  EXPECT_TRUE(held.contains("other-1"));
+  EXPECT_EQ(c_->jobs().at("ddp").profile.baseline_source(), policy::BaselineSource::kProbe);
+  EXPECT_EQ(c_->jobs().at("ddp").ranks.at(1).profile.baseline_source(),
+            policy::BaselineSource::kProbe);
 }
 
 TEST_F(GangBudgetsTest, AGangsRankTeachesTheModelWhatSharingItsGpuCosts) {
