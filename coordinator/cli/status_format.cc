@@ -112,13 +112,20 @@ std::string RankLines(const wire::JobState& job) {
   if (job.ranks() == nullptr || job.ranks()->size() == 0) return "";
   uint64_t slowest = 0;
   double least_waiting = 2;
+  double most_waiting = -1;
   for (const wire::RankState* r : *job.ranks()) {
     if (r == nullptr || !r->connected()) continue;
     slowest = std::max(slowest, r->iteration_ns());
-    if (r->waiting() >= 0) least_waiting = std::min(least_waiting, r->waiting());
+    if (r->waiting() >= 0) {
+      least_waiting = std::min(least_waiting, r->waiting());
+      most_waiting = std::max(most_waiting, r->waiting());
+    }
   }
+  // Ranks that all wait alike (within a point) have no straggler to name by
+  // waiting: then by iteration time, as without waiting times.
+  const bool by_waiting = most_waiting - least_waiting > 0.01;
   const auto is_slowest = [&](const wire::RankState& r) {
-    if (least_waiting <= 1) return r.waiting() >= 0 && r.waiting() <= least_waiting + 0.005;
+    if (by_waiting) return r.waiting() >= 0 && r.waiting() <= least_waiting + 0.005;
     return slowest > 0 && r.iteration_ns() == slowest;
   };
   std::string out;

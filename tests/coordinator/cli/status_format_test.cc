@@ -1,5 +1,6 @@
 #include "coordinator/cli/status_format.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -169,12 +170,15 @@ TEST(StatusFormat, Json) {
 
 // A gang of two on node-a:0 and node-a:1, its rank 1 twice as slow as rank 0
 // (so the gang's iteration time is rank 1's), and a one-GPU job on node-a:2.
-client::testing::Bytes EncodeGangSnapshot() {
+// With `waiting` (each rank's share of time waiting for the other; -1 =
+// unknown) and `memory_used` per GPU (-1 = not said, as before either).
+client::testing::Bytes EncodeGangSnapshot(std::array<double, 2> waiting = {-1, -1},
+                                          int64_t memory_used = -1) {
   flatbuffers::FlatBufferBuilder fbb;
   const std::vector<int32_t> gang_gpus = {0, 1};
   const std::vector<flatbuffers::Offset<wire::RankState>> ranks = {
-      wire::CreateRankState(fbb, 0, 4100, 0, true, 100'000'000, 2000),
-      wire::CreateRankState(fbb, 1, 4101, 1, true, 200'000'000, 1000)};
+      wire::CreateRankState(fbb, 0, 4100, 0, true, 100'000'000, 2000, waiting[0]),
+      wire::CreateRankState(fbb, 1, 4101, 1, true, 200'000'000, 1000, waiting[1])};
   std::vector<flatbuffers::Offset<wire::JobState>> gang_jobs = {wire::CreateJobStateDirect(
       fbb, "ddp", 4100, "node-a", "torchrun train.py", wire::Priority::Guaranteed, 1.0, 0, -1, 0.1,
       3000, 0.9, 200'000'000, 0, uint64_t{8} << 30, uint64_t{16} << 30, 0, 0, true, 0,
@@ -185,8 +189,9 @@ client::testing::Bytes EncodeGangSnapshot() {
   std::vector<flatbuffers::Offset<wire::JobState>> none;
   std::vector<flatbuffers::Offset<wire::GpuState>> gpus = {
       wire::CreateGpuStateDirect(fbb, 0, "node-a", "H200", "GPU-0", uint64_t{80} << 30, 0.9,
-                                 &gang_jobs),
-      wire::CreateGpuStateDirect(fbb, 1, "node-a", "H200", "GPU-1", uint64_t{80} << 30, 0.9, &none),
+                                 &gang_jobs, false, -1, memory_used),
+      wire::CreateGpuStateDirect(fbb, 1, "node-a", "H200", "GPU-1", uint64_t{80} << 30, 0.9, &none,
+                                 false, -1, memory_used),
       wire::CreateGpuStateDirect(fbb, 2, "node-a", "H200", "GPU-2", uint64_t{80} << 30, 0.5,
                                  &solo_jobs)};
   const auto snapshot = wire::CreateStateSnapshotDirect(fbb, 3, 0, "0.1.0", 5.0, &gpus);
@@ -213,6 +218,26 @@ TEST(StatusFormat, AGangIsOneRowWithItsGpusAndALinePerRank) {
   size_t rank_lines = 0;
   for (const std::string& line : lines) rank_lines += line.starts_with("      rank ");
   EXPECT_EQ(rank_lines, 2u);
+}
+
+// Every rank of a gang iterates at its pace; the one the others wait for is
+// its slowest, and each GPU counts the memory of the rank on it.
+TEST(StatusFormat, TheRankTheOthersWaitForIsMarkedAndEachGpuCountsItsRanksMemory) {
+  const client::testing::Bytes bytes = EncodeGangSnapshot({0.25, 0.0}, int64_t{8} << 30);
+  const std::string table = FormatStatusTable(SnapshotOf(bytes));
+  EXPECT_THAT(table, HasSubstr("\n      rank 0  pid 4100  gpu 0  10.00 it/s  2000 kern/s  waits 25%\n"));
+  EXPECT_THAT(table,
+              HasSubstr("\n      rank 1  pid 4101  gpu 1  5.00 it/s  1000 kern/s  waits 0%  slowest\n"));
+  EXPECT_THAT(table, HasSubstr("node-a:1 H200  busy 90%  memory 8.0 GiB of 80.0 GiB  0 jobs"));
+  const std::string json = FormatStatusJson(SnapshotOf(bytes));
+  EXPECT_THAT(json, HasSubstr("\"waiting\": 0.25"));
+  EXPECT_THAT(json, HasSubstr("\"memory_used_bytes\": 8589934592"));
+  // Ranks that wait alike: by iteration time.
+  const client::testing::Bytes alike = EncodeGangSnapshot({0.0, 0.005});
+  EXPECT_THAT(FormatStatusTable(SnapshotOf(alike)),
+              HasSubstr("\n      rank 1  pid 4101  gpu 1  5.00 it/s  1000 kern/s  waits 0%  slowest\n"));
+  EXPECT_THAT(FormatStatusTable(SnapshotOf(alike)),
+              Not(HasSubstr("rank 0  pid 4100  gpu 0  10.00 it/s  2000 kern/s  waits 0%  slowest")));
 }
 
 TEST(StatusFormat, JsonHasAGangsGpusAndRanks) {
