@@ -57,7 +57,9 @@ void KernelRegistry::SetName(const void* handle, std::string_view name) {
   // alive: the background thread may be reading it. Renames are rare.
   k.name.store(copy, std::memory_order_release);
   k.hash.store(hash, std::memory_order_release);
-  k.collective.store(IsCollectiveKernel(name), std::memory_order_relaxed);
+  const bool collective = IsCollectiveKernel(name);
+  k.collective.store(collective, std::memory_order_relaxed);
+  if (collective) any_collective_.store(true, std::memory_order_relaxed);
 }
 
 }  // namespace iashim

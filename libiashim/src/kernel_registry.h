@@ -44,6 +44,14 @@ class KernelRegistry {
   // Records `name` for `handle` (copied). Not for the launch path: allocates.
   void SetName(const void* handle, std::string_view name);
 
+  // Whether kernel `id` is a collective (NCCL's), to be timed on every launch.
+  // For the launch path: a process that never named a collective (most) only
+  // reads a flag beside the table pointers, not the kernel's entry.
+  bool IsCollective(uint32_t id) const {
+    return any_collective_.load(std::memory_order_relaxed) &&
+           infos_[id].collective.load(std::memory_order_relaxed);
+  }
+
   // Count of ids handed out (ids are 1..count()).
   uint32_t count() const { return next_id_.load(std::memory_order_acquire) - 1; }
   const KernelInfo& info(uint32_t id) const { return infos_[id]; }
@@ -61,6 +69,7 @@ class KernelRegistry {
 
   std::atomic<uint64_t>* slots_;
   KernelInfo* infos_;
+  std::atomic<bool> any_collective_{false};  // some kernel was named as a collective
   std::atomic<uint32_t> next_id_{1};
 };
 

@@ -118,7 +118,7 @@ inline CUresult InterceptLaunch(Runtime* rt, RecordKind kind, CallApi api, const
   const uint32_t every = rt->sample_every();
   const bool sample = every != 0 && (tb->TakeSampleTurn(every) ||
                                      (gated && !rt->costs().Sampled(kernel)) ||
-                                     rt->kernels().info(kernel).collective.load(std::memory_order_relaxed));
+                                     rt->kernels().IsCollective(kernel));
   if (!(sample && SampledCall(tb, stream, per_thread, call, &rc, &slot))) rc = call();
   if (rc == CUDA_SUCCESS) {
     Record(tb, kind, api, per_thread, kernel, shape, stream, slot);

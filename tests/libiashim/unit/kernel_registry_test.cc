@@ -86,14 +86,21 @@ TEST(KernelRegistry, NcclKernelsAreKnownAsCollectives) {
   reg.SetName(Handle(0x1000), "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
   reg.SetName(Handle(0x2000), "_Z28ncclKernel_AllGather_RING_LLP11ncclDevComm");
   reg.SetName(Handle(0x3000), "volta_sgemm_128x64_nn");
-  EXPECT_TRUE(reg.info(reg.IdOf(Handle(0x1000))).collective.load());
-  EXPECT_TRUE(reg.info(reg.IdOf(Handle(0x2000))).collective.load());
-  EXPECT_FALSE(reg.info(reg.IdOf(Handle(0x3000))).collective.load());
-  EXPECT_FALSE(reg.info(reg.IdOf(Handle(0x4000))).collective.load());  // not named yet
+  EXPECT_TRUE(reg.IsCollective(reg.IdOf(Handle(0x1000))));
+  EXPECT_TRUE(reg.IsCollective(reg.IdOf(Handle(0x2000))));
+  EXPECT_FALSE(reg.IsCollective(reg.IdOf(Handle(0x3000))));
+  EXPECT_FALSE(reg.IsCollective(reg.IdOf(Handle(0x4000))));  // not named yet
   // A handle reused for another kernel follows its new name.
   KeepReachable(reg.info(reg.IdOf(Handle(0x1000))).name.load());
   reg.SetName(Handle(0x1000), "volta_sgemm_128x64_nn");
-  EXPECT_FALSE(reg.info(reg.IdOf(Handle(0x1000))).collective.load());
+  EXPECT_FALSE(reg.IsCollective(reg.IdOf(Handle(0x1000))));
+}
+
+TEST(KernelRegistry, WithoutACollectiveNamedNoKernelIsOne) {
+  KernelRegistry& reg = NewRegistry();
+  reg.SetName(Handle(0x5000), "volta_sgemm_128x64_nn");
+  EXPECT_FALSE(reg.IsCollective(reg.IdOf(Handle(0x5000))));
+  EXPECT_FALSE(reg.IsCollective(KernelRegistry::kOtherKernel));
 }
 
 TEST(KernelRegistry, UnnamedKernelHasNoNameAndZeroHash) {
