@@ -49,18 +49,6 @@ std::optional<GangBudgets> ParseGangBudgets(std::string_view name) {
   return std::nullopt;
 }
 
-std::string_view GangBudgetsName(GangBudgets mode) {
-  switch (mode) {
-    case GangBudgets::kStragglerAware:
-      return "straggler";
-    case GangBudgets::kIndependent:
-      return "independent";
-    case GangBudgets::kAverage:
-      return "average";
-  }
-  return "straggler";
-}
-
 std::optional<double> OwnSlowdown(const RankProcess& r) {
   const std::optional<double> s = r.profile.slowdown();
   const std::optional<double> c = r.profile.collective_fraction();

@@ -136,7 +136,7 @@ double JobProfile::EstimateGpuNs(const TelemetryWindow& w) {
   return total;
 }
 
-double JobProfile::CollectiveNs(const TelemetryWindow& w) {
+double JobProfile::CollectiveNs(const TelemetryWindow& w) const {
   double total = 0;
   for (const KernelWindow& k : w.kernels) {
     const auto it = kernels_.find(k.kernel);

@@ -157,7 +157,7 @@ class JobProfile {
   KernelRecord* Record(uint64_t kernel);  // nullptr when the table is full
   void LearnDurations(const TelemetryWindow& w);
   double EstimateGpuNs(const TelemetryWindow& w);
-  double CollectiveNs(const TelemetryWindow& w);
+  double CollectiveNs(const TelemetryWindow& w) const;
   std::optional<double> CurrentIterationNs() const;
   std::pair<std::optional<double>, SlowdownSource> ComputeSlowdown() const;
 

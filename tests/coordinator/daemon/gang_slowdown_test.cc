@@ -140,7 +140,6 @@ TEST(GangSlowdown, ModesParseByName) {
   EXPECT_EQ(ParseGangBudgets("average"), GangBudgets::kAverage);
   EXPECT_FALSE(ParseGangBudgets("Straggler"));
   EXPECT_FALSE(ParseGangBudgets(""));
-  EXPECT_EQ(GangBudgetsName(GangBudgets::kIndependent), "independent");
 }
 
 }  // namespace
