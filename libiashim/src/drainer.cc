@@ -213,7 +213,7 @@ void Drainer::Pass(bool final_pass) {
         trace_.Launch(e);
       }
       if (r.sample != kNotSampled) {
-        pending_.push_back(PendingSample{b, r.sample, r.kind, r.kernel, thread, seq, MonotonicNs()});
+        pending_.push_back(PendingSample{b, r.sample, r.kind, r.device, r.kernel, thread, seq, MonotonicNs()});
       }
     });
     if (was_retired && !b->HasPairsInFlight()) b->Recycle();
@@ -286,7 +286,7 @@ void Drainer::PollSamples(uint64_t now_ns, bool final_pass) {
         if (e == CUDA_SUCCESS && ms >= 0) {
           const uint64_t ns = uint64_t(double(ms) * 1e6);
           runtime_->costs().AddSample(s.kernel, ns);
-          if (s.kind == RecordKind::kLaunch) window_->AddSample(s.kernel, ns);
+          if (s.kind == RecordKind::kLaunch) window_->AddSample(s.kernel, s.device, ns);
           ++samples_done_;
           if (trace_.is_open()) trace_.GpuTime(TraceGpuTime{s.thread, 0, s.seq, ns});
         }

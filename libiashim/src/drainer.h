@@ -68,6 +68,7 @@ class Drainer {
     ThreadBuffer* buffer;
     int slot;
     RecordKind kind;
+    uint8_t device;
     uint32_t kernel;
     uint32_t thread;
     uint64_t seq;

@@ -4,7 +4,7 @@
 
 namespace iashim {
 
-void HoldForBudget(Runtime* rt, uint32_t kernel, CUstream stream, bool per_thread) {
+void HoldForBudget(Runtime* rt, uint32_t kernel, CUstream stream, bool per_thread, uint8_t device) {
   // A launch into a capturing stream only records a graph node: nothing runs,
   // so there is nothing to hold back (the graph's launches are gated).
   auto capturing = per_thread ? IASHIM_REAL(cuStreamIsCapturing_ptsz) : IASHIM_REAL(cuStreamIsCapturing);
@@ -16,13 +16,9 @@ void HoldForBudget(Runtime* rt, uint32_t kernel, CUstream stream, bool per_threa
   int priority = 0;
   auto get_priority = per_thread ? IASHIM_REAL(cuStreamGetPriority_ptsz) : IASHIM_REAL(cuStreamGetPriority);
   if (get_priority == nullptr || get_priority(stream, &priority) != CUDA_SUCCESS) priority = 0;
-  // The launch runs on the device of the current context (a stream must
-  // belong to it), whose share it is charged to.
-  CUdevice device = -1;
-  auto get_device = IASHIM_REAL(cuCtxGetDevice);
-  if (get_device == nullptr || get_device(&device) != CUDA_SUCCESS) device = -1;
+  // Charged to the share of the device it runs on.
   rt->gate().Admit(rt->costs().EstimateNs(kernel), reinterpret_cast<uint64_t>(stream), priority,
-                   int(device));
+                   device == kUnknownDevice ? -1 : int(device));
 }
 
 }  // namespace iashim

@@ -81,7 +81,7 @@ CUresult LaunchLegacy(const void* f, unsigned gx, unsigned gy, CUstream stream, 
 // One call launches a kernel on each of several devices' streams. Each is
 // admitted by the budget in turn before the one real call, and recorded as
 // its own launch; the call is not timed (one event pair cannot time kernels on
-// several devices).
+// several devices). Each is charged to, and recorded on, its stream's device.
 template <typename Fn>
 CUresult LaunchMultiDevice(Fn real, CUDA_LAUNCH_PARAMS* list, unsigned count, unsigned flags) {
   constexpr unsigned kMaxDevices = 64;
@@ -92,10 +92,12 @@ CUresult LaunchMultiDevice(Fn real, CUDA_LAUNCH_PARAMS* list, unsigned count, un
     return Forward(real, list, count, flags);
   }
   uint32_t kernels[kMaxDevices];
+  uint8_t devices[kMaxDevices];
   const bool gated = rt->gate().throttled();
   for (unsigned i = 0; i < count; ++i) {
     kernels[i] = list[i].function != nullptr ? rt->kernels().IdOf(list[i].function) : 0;
-    if (gated) iashim::HoldForBudget(rt, kernels[i], list[i].hStream, false);
+    devices[i] = iashim::StreamDevice(list[i].hStream, &tb->device_cache());
+    if (gated) iashim::HoldForBudget(rt, kernels[i], list[i].hStream, false, devices[i]);
   }
   const CUresult rc = real(list, count, flags);
   if (rc != CUDA_SUCCESS) return rc;
@@ -105,7 +107,7 @@ CUresult LaunchMultiDevice(Fn real, CUDA_LAUNCH_PARAMS* list, unsigned count, un
                             {p.blockDimX, p.blockDimY, p.blockDimZ},
                             p.sharedMemBytes};
     iashim::Record(tb, RecordKind::kLaunch, CallApi::kLaunchCooperativeMultiDevice, false,
-                   kernels[i], &shape, p.hStream);
+                   kernels[i], &shape, p.hStream, iashim::kNotSampled, devices[i]);
     if (gated) rt->gate().Submitted(p.hStream, false);
   }
   return rc;

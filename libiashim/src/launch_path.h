@@ -6,6 +6,7 @@
 
 #include "libiashim/src/cuda_api.h"
 #include "libiashim/src/cycle_clock.h"
+#include "libiashim/src/launch_device.h"
 #include "libiashim/src/launch_record.h"
 #include "libiashim/src/real_driver.h"
 #include "libiashim/src/runtime.h"
@@ -23,8 +24,9 @@ struct LaunchShape {
 // timestamp unless a trace wants exact ones; syncs always read the clock.
 inline void FillRecord(LaunchRecord* r, uint64_t ticks, RecordKind kind, CallApi api,
                        bool per_thread, uint32_t kernel, const LaunchShape* shape,
-                       CUstream stream) {
+                       CUstream stream, uint8_t device = kUnknownDevice) {
   r->ticks = ticks;
+  r->device = device;
   r->stream = reinterpret_cast<uint64_t>(stream);
   r->kernel = kernel;
   r->kind = kind;
@@ -49,11 +51,11 @@ inline void FillRecord(LaunchRecord* r, uint64_t ticks, RecordKind kind, CallApi
 // Records one launch, graph launch or sync in the thread's ring.
 inline void Record(ThreadBuffer* tb, RecordKind kind, CallApi api, bool per_thread,
                    uint32_t kernel, const LaunchShape* shape, CUstream stream,
-                   uint8_t sample = kNotSampled) {
+                   uint8_t sample = kNotSampled, uint8_t device = kUnknownDevice) {
   LaunchRecord* r = tb->Claim();
   if (r == nullptr) return;
   const uint64_t ticks = kind == RecordKind::kSync ? CycleNow() : tb->LaunchTicks(g_exact_launch_times);
-  FillRecord(r, ticks, kind, api, per_thread, kernel, shape, stream);
+  FillRecord(r, ticks, kind, api, per_thread, kernel, shape, stream, device);
   r->sample = sample;
   tb->Publish();
 }
@@ -96,8 +98,8 @@ bool SampledCall(ThreadBuffer* tb, CUstream stream, bool per_thread, Call&& call
   return true;
 }
 
-// Throttled only: blocks until the budget admits this launch (gate_path.cc).
-void HoldForBudget(Runtime* rt, uint32_t kernel, CUstream stream, bool per_thread);
+// Throttled only: blocks until `device`'s budget admits this launch (gate_path.cc).
+void HoldForBudget(Runtime* rt, uint32_t kernel, CUstream stream, bool per_thread, uint8_t device);
 
 // The whole launch path: `call` is the real entry point with its arguments.
 template <typename Call>
@@ -107,8 +109,9 @@ inline CUresult InterceptLaunch(Runtime* rt, RecordKind kind, CallApi api, const
   ThreadBuffer* tb = ThreadBuffer::Current();
   if (__builtin_expect(tb == nullptr, 0)) return call();
   const uint32_t kernel = function != nullptr ? rt->kernels().IdOf(function) : 0;
+  const uint8_t device = CurrentLaunchDevice(&tb->device_cache());
   const bool gated = rt->gate().throttled();
-  if (__builtin_expect(gated, 0)) HoldForBudget(rt, kernel, stream, per_thread);
+  if (__builtin_expect(gated, 0)) HoldForBudget(rt, kernel, stream, per_thread, device);
   CUresult rc;
   uint8_t slot = kNotSampled;
   // 1 launch in N is timed; a throttled process also times every launch of a
@@ -121,7 +124,7 @@ inline CUresult InterceptLaunch(Runtime* rt, RecordKind kind, CallApi api, const
                                      rt->kernels().IsCollective(kernel));
   if (!(sample && SampledCall(tb, stream, per_thread, call, &rc, &slot))) rc = call();
   if (rc == CUDA_SUCCESS) {
-    Record(tb, kind, api, per_thread, kernel, shape, stream, slot);
+    Record(tb, kind, api, per_thread, kernel, shape, stream, slot, device);
     if (gated) rt->gate().Submitted(stream, per_thread);
   }
   return rc;

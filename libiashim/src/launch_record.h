@@ -22,6 +22,9 @@ enum class CallApi : uint8_t {
 };
 
 inline constexpr uint8_t kNotSampled = 0xff;
+// A launch whose device could not be asked (no current context, or an
+// ordinal past 254).
+inline constexpr uint8_t kUnknownDevice = 0xff;
 
 struct LaunchRecord {
   uint64_t ticks;        // CycleNow() after the call returned
@@ -34,6 +37,7 @@ struct LaunchRecord {
   uint8_t sample;        // event-pair slot timing this launch, or kNotSampled
   CallApi api;
   uint8_t per_thread;    // 1 if the _ptsz (per-thread default stream) variant
+  uint8_t device;        // CUdevice ordinal of the current context, or kUnknownDevice
 };
 static_assert(sizeof(LaunchRecord) == 48);
 

@@ -49,7 +49,8 @@ Message EncodeBatch(int pid, const WindowSummary& window, const BatchExtras& ext
     kernels.push_back(w::CreateKernelStats(fbb, hash_of(k.kernel), k.launches, k.grid[0],
                                            k.grid[1], k.grid[2], k.block[0], k.block[1],
                                            k.block[2], k.shared_mem, k.blocks_total, k.sampled,
-                                           k.gpu_ns_sum, k.gpu_ns_min, k.gpu_ns_max));
+                                           k.gpu_ns_sum, k.gpu_ns_min, k.gpu_ns_max,
+                                           k.device == kUnknownDevice ? -1 : int(k.device)));
   }
   std::vector<flatbuffers::Offset<w::DeviceMemory>> memory;
   for (const DeviceMemoryInfo& m : extras.memory) {

@@ -14,6 +14,7 @@
 
 #include "libiashim/src/cuda_api.h"
 #include "libiashim/src/cycle_clock.h"
+#include "libiashim/src/launch_device.h"
 #include "libiashim/src/launch_record.h"
 
 namespace iashim {
@@ -75,6 +76,8 @@ class ThreadBuffer {
     sample_countdown_ = every;
     return true;
   }
+  // The device of the thread's current context, as last asked (launch_device.h).
+  DeviceCache& device_cache() { return device_cache_; }
   // A free event pair in context `ctx`, creating events if needed; -1 if none.
   int AcquireEventPair(CUcontext ctx);
   void ReleaseEventPair(int slot) {
@@ -130,6 +133,7 @@ class ThreadBuffer {
   uint64_t last_ticks_ = 0;
   int32_t tick_countdown_ = 0;
   int32_t sample_countdown_ = 1;
+  DeviceCache device_cache_;
   std::atomic<uint64_t> dropped_{0};
   std::atomic<uint64_t> sample_cost_ns_{0};
   std::atomic<uint64_t> samples_{0};

@@ -2,13 +2,18 @@
 
 namespace iashim {
 
-KernelWindow& WindowAggregator::Slot(uint32_t kernel) {
+KernelWindow& WindowAggregator::Slot(uint32_t kernel, uint8_t device) {
   if (kernel >= index_of_.size()) index_of_.resize(kernel + 1, -1);
-  int32_t& at = index_of_[kernel];
-  if (at < 0) {
-    at = int32_t(current_.kernels.size());
+  // Most processes use one device: the chain is one slot long.
+  int32_t* link = &index_of_[kernel];
+  while (*link >= 0 && current_.kernels[*link].device != device) link = &next_on_device_[*link];
+  const int32_t at = *link >= 0 ? *link : int32_t(current_.kernels.size());
+  if (*link < 0) {
+    *link = at;  // before the push_back below, which may move `link`'s vector
     current_.kernels.emplace_back();
     current_.kernels.back().kernel = kernel;
+    current_.kernels.back().device = device;
+    next_on_device_.push_back(-1);
   }
   return current_.kernels[at];
 }
@@ -19,7 +24,7 @@ void WindowAggregator::Add(const LaunchRecord& r, uint64_t time_ns) {
       ++current_.launches;
       ++total_launches_;
       iterations_.OnLaunch();
-      KernelWindow& k = Slot(r.kernel);
+      KernelWindow& k = Slot(r.kernel, r.device);
       ++k.launches;
       for (int i = 0; i < 3; ++i) {
         k.grid[i] = r.grid[i];
@@ -41,8 +46,8 @@ void WindowAggregator::Add(const LaunchRecord& r, uint64_t time_ns) {
   }
 }
 
-void WindowAggregator::AddSample(uint32_t kernel, uint64_t gpu_ns) {
-  KernelWindow& k = Slot(kernel);
+void WindowAggregator::AddSample(uint32_t kernel, uint8_t device, uint64_t gpu_ns) {
+  KernelWindow& k = Slot(kernel, device);
   if (k.sampled == 0 || gpu_ns < k.gpu_ns_min) k.gpu_ns_min = gpu_ns;
   if (gpu_ns > k.gpu_ns_max) k.gpu_ns_max = gpu_ns;
   ++k.sampled;
@@ -56,6 +61,7 @@ WindowSummary WindowAggregator::Close(uint64_t end_ns) {
   current_.iterations = done.iterations;
   current_.iteration_ns = done.iterations > 0 ? done.total_ns / done.iterations : 0;
   for (const KernelWindow& k : current_.kernels) index_of_[k.kernel] = -1;
+  next_on_device_.clear();
   WindowSummary out = std::move(current_);
   current_ = WindowSummary{};
   start_ns_ = end_ns;

@@ -1,5 +1,5 @@
-// Folds launch records into per-window, per-kernel statistics: what one
-// TelemetryBatch reports. Pure and single-threaded (the background thread).
+// Folds launch records into per-window statistics per kernel and device: what
+// one TelemetryBatch reports. Pure and single-threaded (the background thread).
 #ifndef IASHIM_WINDOW_AGGREGATOR_H_
 #define IASHIM_WINDOW_AGGREGATOR_H_
 
@@ -13,6 +13,7 @@ namespace iashim {
 
 struct KernelWindow {
   uint32_t kernel = 0;  // KernelRegistry id
+  uint8_t device = kUnknownDevice;  // CUdevice ordinal it ran on
   uint32_t launches = 0;
   uint32_t grid[3] = {};
   uint32_t block[3] = {};
@@ -32,7 +33,7 @@ struct WindowSummary {
   uint32_t syncs = 0;
   uint32_t iterations = 0;
   uint64_t iteration_ns = 0;  // mean, 0 if none
-  std::vector<KernelWindow> kernels;  // kernels seen in the window, by id
+  std::vector<KernelWindow> kernels;  // (kernel, device) pairs seen in the window
 };
 
 class WindowAggregator {
@@ -41,8 +42,8 @@ class WindowAggregator {
 
   // `time_ns` is the record's time in CLOCK_MONOTONIC nanoseconds.
   void Add(const LaunchRecord& r, uint64_t time_ns);
-  // A sampled GPU duration of kernel `kernel`, counted in the current window.
-  void AddSample(uint32_t kernel, uint64_t gpu_ns);
+  // A sampled GPU duration of kernel `kernel` on `device`, counted in the current window.
+  void AddSample(uint32_t kernel, uint8_t device, uint64_t gpu_ns);
   // Ends the window at `end_ns` and starts the next one.
   WindowSummary Close(uint64_t end_ns);
 
@@ -51,11 +52,14 @@ class WindowAggregator {
   uint64_t total_graph_launches() const { return total_graph_launches_; }
 
  private:
-  KernelWindow& Slot(uint32_t kernel);
+  KernelWindow& Slot(uint32_t kernel, uint8_t device);
 
   uint64_t start_ns_;
   WindowSummary current_;
-  std::vector<int32_t> index_of_;  // kernel id -> position in current_.kernels, -1
+  // kernel id -> position in current_.kernels of its first device's slot, -1;
+  // a kernel's slots on other devices follow through next_on_device_.
+  std::vector<int32_t> index_of_;
+  std::vector<int32_t> next_on_device_;  // parallel to current_.kernels
   IterationDetector iterations_;
   uint64_t total_launches_ = 0;
   uint64_t total_graph_launches_ = 0;

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -198,36 +199,59 @@ TEST_F(ShimProcessTest, EveryCollectiveLaunchIsTimed) {
   EXPECT_LT(others_timed, others / 100);  // the rest: 1 in 1000
 }
 
-TEST_F(ShimProcessTest, TelemetryReachesTheCoordinatorSocket) {
-  const std::string endpoint = "ipc://" + dir_ + "/coordinator";
-  zmq::context_t ctx(1);
-  zmq::socket_t router(ctx, zmq::socket_type::router);
-  router.set(zmq::sockopt::rcvtimeo, 200);
-  router.bind(endpoint);
+// A coordinator's socket that keeps what one shim sends, until its Goodbye
+// (60 s at most).
+class ListeningCoordinator {
+ public:
+  explicit ListeningCoordinator(const std::string& endpoint)
+      : router_(ctx_, zmq::socket_type::router) {
+    router_.set(zmq::sockopt::rcvtimeo, 200);
+    router_.bind(endpoint);
+    receiver_ = std::thread([this] { Receive(); });
+  }
+  ~ListeningCoordinator() {
+    if (receiver_.joinable()) receiver_.join();
+  }
+  // Every message, in order, once the Goodbye came or the time ran out.
+  const std::vector<std::string>& Finish() {
+    if (receiver_.joinable()) receiver_.join();
+    return messages_;
+  }
+  bool goodbye() const { return goodbye_; }
 
-  std::vector<std::string> messages;
-  bool goodbye = false;
-  std::thread receiver([&] {
+ private:
+  void Receive() {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (!goodbye && std::chrono::steady_clock::now() < deadline) {
+    while (!goodbye_ && std::chrono::steady_clock::now() < deadline) {
       zmq::message_t identity, body;
-      if (!router.recv(identity)) continue;
-      if (!router.recv(body)) continue;
-      messages.emplace_back(static_cast<const char*>(body.data()), body.size());
-      flatbuffers::Verifier v(reinterpret_cast<const uint8_t*>(messages.back().data()),
-                              messages.back().size());
+      if (!router_.recv(identity)) continue;
+      if (!router_.recv(body)) continue;
+      messages_.emplace_back(static_cast<const char*>(body.data()), body.size());
+      flatbuffers::Verifier v(reinterpret_cast<const uint8_t*>(messages_.back().data()),
+                              messages_.back().size());
       if (iashim::wire::VerifyEnvelopeBuffer(v) &&
-          iashim::wire::GetEnvelope(messages.back().data())->payload_type() ==
+          iashim::wire::GetEnvelope(messages_.back().data())->payload_type() ==
               iashim::wire::Payload::Goodbye) {
-        goodbye = true;
+        goodbye_ = true;
       }
     }
-  });
+  }
+
+  zmq::context_t ctx_{1};
+  zmq::socket_t router_;
+  std::vector<std::string> messages_;
+  bool goodbye_ = false;
+  std::thread receiver_;
+};
+
+TEST_F(ShimProcessTest, TelemetryReachesTheCoordinatorSocket) {
+  const std::string endpoint = "ipc://" + dir_ + "/coordinator";
+  ListeningCoordinator coordinator(endpoint);
   const JobResult r = Run("IASHIM_COORDINATOR=" + endpoint + " IASHIM_JOB=lstm-test IASHIM_WINDOW_MS=50",
                           "--model lstm --iterations 150");
-  receiver.join();
+  const std::vector<std::string>& messages = coordinator.Finish();
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  ASSERT_TRUE(goodbye) << messages.size() << " messages, no Goodbye";
+  ASSERT_TRUE(coordinator.goodbye()) << messages.size() << " messages, no Goodbye";
 
   const iashim::fakejob::ModelProfile profile = Profile("lstm");
   std::map<uint64_t, std::string> names;
@@ -283,6 +307,42 @@ TEST_F(ShimProcessTest, TelemetryReachesTheCoordinatorSocket) {
   EXPECT_LE(iterations, 150u);
   const double measured_ms = double(iteration_ns_sum) / double(iterations) / 1e6;
   EXPECT_NEAR(measured_ms, r.Field("iter_ms"), 0.25 * r.Field("iter_ms"));
+}
+
+// A process driving two GPUs reports each kernel per device it ran on, and
+// each device's memory, so the coordinator can tell its GPUs apart.
+TEST_F(ShimProcessTest, TelemetrySaysWhichDeviceEachKernelRanOn) {
+  const std::string endpoint = "ipc://" + dir_ + "/coordinator";
+  ListeningCoordinator coordinator(endpoint);
+  const JobResult r = Run("'SIMGPU_DEVICES=2xTesla V100-SXM2-32GB:32GiB:80' IASHIM_COORDINATOR=" +
+                              endpoint + " IASHIM_JOB=two-gpus IASHIM_WINDOW_MS=50",
+                          "--model resnet18 --devices 2 --iterations 20");
+  const std::vector<std::string>& messages = coordinator.Finish();
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ASSERT_TRUE(coordinator.goodbye()) << messages.size() << " messages, no Goodbye";
+  std::map<int, uint64_t> launches_on;  // device -> launches
+  std::map<int, uint64_t> memory_on;    // device -> most bytes in use seen
+  uint64_t launches = 0;
+  for (const std::string& m : messages) {
+    const iashim::wire::Envelope* e = iashim::wire::GetEnvelope(m.data());
+    const auto* b = e->payload_as_TelemetryBatch();
+    if (b == nullptr) continue;
+    launches += b->launches();
+    for (const auto* k : *b->kernels()) launches_on[k->device()] += k->launches();
+    if (b->memory() == nullptr) continue;
+    for (const auto* mem : *b->memory()) {
+      memory_on[mem->device()] = std::max(memory_on[mem->device()], mem->used_bytes());
+    }
+  }
+  // Each device runs the whole model (fakejob's "launches" counts one
+  // device's, without the all-reduce: one per iteration): the same launches
+  // on each, none without a device.
+  ASSERT_EQ(launches_on.size(), 2u) << "devices: " << launches_on.begin()->first;
+  EXPECT_EQ(launches_on[0], uint64_t(r.Field("launches") + r.Field("iters")));
+  EXPECT_EQ(launches_on[1], launches_on[0]);
+  EXPECT_EQ(launches_on[0] + launches_on[1], launches);
+  EXPECT_GT(memory_on[0], 0u);
+  EXPECT_GT(memory_on[1], 0u);
 }
 
 TEST_F(ShimProcessTest, AbsentCoordinatorDoesNotSlowTheJob) {

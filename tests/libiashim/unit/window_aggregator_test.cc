@@ -112,9 +112,9 @@ TEST(WindowAggregator, BlocksTotalDoesNotOverflow32Bits) {
 TEST(WindowAggregator, SamplesMinMaxSum) {
   WindowAggregator agg(0);
   agg.Add(Launch(3, 1, 1, 1, 32), 1);
-  agg.AddSample(3, 500);
-  agg.AddSample(3, 200);
-  agg.AddSample(3, 900);
+  agg.AddSample(3, 0, 500);
+  agg.AddSample(3, 0, 200);
+  agg.AddSample(3, 0, 900);
   const WindowSummary w = agg.Close(10);
   const KernelWindow* k = Find(w, 3);
   ASSERT_NE(k, nullptr);
@@ -127,8 +127,8 @@ TEST(WindowAggregator, SamplesMinMaxSum) {
 // A single sample is both the minimum and the maximum, even when it is 0.
 TEST(WindowAggregator, SingleSampleIsMinAndMax) {
   WindowAggregator agg(0);
-  agg.AddSample(4, 0);
-  agg.AddSample(5, 77);
+  agg.AddSample(4, 0, 0);
+  agg.AddSample(5, 0, 77);
   const WindowSummary w = agg.Close(10);
   ASSERT_NE(Find(w, 4), nullptr);
   EXPECT_EQ(Find(w, 4)->gpu_ns_min, 0u);
@@ -144,7 +144,7 @@ TEST(WindowAggregator, SampleWithoutLaunchInWindow) {
   WindowAggregator agg(0);
   agg.Add(Launch(9, 1, 1, 1, 32), 1);
   agg.Close(10);
-  agg.AddSample(9, 1234);
+  agg.AddSample(9, 0, 1234);
   const WindowSummary w = agg.Close(20);
   const KernelWindow* k = Find(w, 9);
   ASSERT_NE(k, nullptr);
@@ -159,7 +159,7 @@ TEST(WindowAggregator, CloseResetsAndNextWindowStartsAtPreviousEnd) {
   agg.Add(Launch(1, 2, 1, 1, 32), 110);
   agg.Add(GraphLaunch(), 120);
   agg.Add(Sync(), 130);
-  agg.AddSample(1, 50);
+  agg.AddSample(1, 0, 50);
   const WindowSummary first = agg.Close(200);
   EXPECT_EQ(first.start_ns, 100u);
   EXPECT_EQ(first.end_ns, 200u);
@@ -237,6 +237,38 @@ TEST(WindowAggregator, IterationsAndMeanDuration) {
   const WindowSummary next = agg.Close(11000);
   EXPECT_EQ(next.iterations, 1u);
   EXPECT_EQ(next.iteration_ns, 4000u);
+}
+
+// A process driving several GPUs: each (kernel, device) pair is its own entry,
+// with its own launches and samples, in every window.
+TEST(WindowAggregator, OneEntryPerKernelAndDevice) {
+  WindowAggregator agg(0);
+  for (int window = 0; window < 2; ++window) {
+    for (uint8_t device : {uint8_t{0}, uint8_t{1}, uint8_t{1}, kUnknownDevice}) {
+      LaunchRecord r = Launch(6, 4, 1, 1, 128);
+      r.device = device;
+      agg.Add(r, 1);
+    }
+    agg.AddSample(6, 1, 300);
+    agg.AddSample(6, 2, 50);  // a device with no launch in the window
+    const WindowSummary w = agg.Close(uint64_t(10 * (window + 1)));
+    ASSERT_EQ(w.kernels.size(), 4u) << "window " << window;
+    auto on = [&](uint8_t device) -> const KernelWindow& {
+      for (const KernelWindow& k : w.kernels) {
+        if (k.kernel == 6 && k.device == device) return k;
+      }
+      ADD_FAILURE() << "no entry for device " << int(device);
+      return w.kernels[0];
+    };
+    EXPECT_EQ(on(0).launches, 1u);
+    EXPECT_EQ(on(0).sampled, 0u);
+    EXPECT_EQ(on(1).launches, 2u);
+    EXPECT_EQ(on(1).gpu_ns_sum, 300u);
+    EXPECT_EQ(on(2).launches, 0u);
+    EXPECT_EQ(on(2).gpu_ns_sum, 50u);
+    EXPECT_EQ(on(kUnknownDevice).launches, 1u);
+    EXPECT_EQ(w.launches, 4u);
+  }
 }
 
 }  // namespace
