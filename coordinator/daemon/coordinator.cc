@@ -301,8 +301,12 @@ void Coordinator::OnTelemetry(std::string_view identity, const wire::TelemetryBa
     RankProcess& r = job->ranks[rank];
     r.last_seen_ns = now_ns;
     gpu = RankGpu(*job, rank);
-    r.profile.AddWindow(w, alone || probed, origin);
-    r.mem_used_bytes = w.mem_used_bytes;
+    if (const std::vector<int> devices = DevicesIn(batch); devices.size() > 1) {
+      FoldDeviceWindows(*job, r, batch, devices, alone || probed, origin, now_ns);
+    } else {
+      r.profile.AddWindow(w, alone || probed, origin);
+      r.mem_used_bytes = w.mem_used_bytes;
+    }
     if (gpu && batch.gpu_energy_j() >= 0) energy_.Reading(*gpu, batch.gpu_energy_j());
     if (identity != job->identity) return;
   } else if (gpu && batch.gpu_energy_j() >= 0) {
@@ -327,12 +331,16 @@ void Coordinator::OnKernelNames(std::string_view identity, const wire::KernelNam
   // A gang's rank folds its own windows, so it needs the names too (which of
   // its kernels are collectives: gang_slowdown.h); the job's profile takes
   // every rank's, for its kernel mix.
-  const auto rank = job->ranks.find(RankOf(*job, identity));
+  // Every rank the process holds (one per GPU it drives).
+  std::vector<policy::JobProfile*> ranks;
+  for (auto& [rank, r] : job->ranks) {
+    if (r.connected && r.identity == identity) ranks.push_back(&r.profile);
+  }
   for (const wire::KernelName* k : *names.entries()) {
     if (k == nullptr || k->name() == nullptr) continue;
     const std::string name = Clean(k->name(), 512);
     job->profile.AddKernelName(k->kernel(), name);
-    if (rank != job->ranks.end()) rank->second.profile.AddKernelName(k->kernel(), name);
+    for (policy::JobProfile* profile : ranks) profile->AddKernelName(k->kernel(), name);
   }
 }
 
@@ -342,9 +350,12 @@ void Coordinator::OnGoodbye(std::string_view identity) {
   // A gang is over when its last process is: until then a rank that ended
   // is forgotten (a process that comes later takes its rank afresh).
   if (job->is_gang()) {
-    const int rank = RankOf(*job, identity);
-    DisconnectRank(*job, rank);
-    job->ranks.erase(rank);
+    std::vector<int> held;  // the ranks of every GPU it drove
+    for (const auto& [rank, r] : job->ranks) {
+      if (r.connected && r.identity == identity) held.push_back(rank);
+    }
+    if (!held.empty()) DisconnectRank(*job, held.front());
+    for (const int rank : held) job->ranks.erase(rank);
     if (job->connected) return;
   }
   Remove(job->id);

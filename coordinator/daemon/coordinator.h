@@ -193,6 +193,12 @@ class Coordinator {
   // when it was the last.
   void DisconnectRank(Job& job, int rank);
   void DisconnectSilentRanks(Job& job, int64_t now_ns);
+  // A gang's window from a process that drove several of its GPUs: each
+  // device's part is the rank of that GPU's (device d is the gang's GPU d,
+  // as CUDA_VISIBLE_DEVICES lists them), held by the same process.
+  void FoldDeviceWindows(Job& job, const RankProcess& process, const wire::TelemetryBatch& batch,
+                         const std::vector<int>& devices, bool solo, policy::BaselineSource origin,
+                         int64_t now_ns);
   // The process behind `identity` is no more `job`'s (it said Hello for
   // another job, or another rank).
   void DisconnectProcess(Job& job, std::string_view identity);

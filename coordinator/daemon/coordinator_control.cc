@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -131,8 +132,10 @@ void Coordinator::SendBudget(Job& job, double share, int64_t now_ns, int64_t uni
                                     uint64_t(unix_ns));
   const std::string bytes = EnvelopeBytes(fbb, wire::Payload::Budget, b.Union());
   if (job.is_gang()) {
+    // Once per process: one driving several GPUs holds several ranks.
+    std::set<std::string> sent;
     for (const auto& [rank, r] : job.ranks) {
-      if (r.connected) out->push_back({r.identity, bytes});
+      if (r.connected && sent.insert(r.identity).second) out->push_back({r.identity, bytes});
     }
   } else {
     out->push_back({job.identity, bytes});

@@ -112,14 +112,46 @@ void Coordinator::HelloFromRank(std::string_view identity, Job& job, int pid,
 void Coordinator::DisconnectRank(Job& job, int rank) {
   const auto it = job.ranks.find(rank);
   if (it == job.ranks.end() || !it->second.connected) return;
-  RankProcess& r = it->second;
-  identity_to_job_.erase(r.identity);
-  r.identity.clear();
-  r.connected = false;
+  // With it go the other ranks its process held (the GPUs it drove).
+  const std::string identity = it->second.identity;
+  identity_to_job_.erase(identity);
+  for (auto& [other, r] : job.ranks) {
+    if (!r.connected || r.identity != identity) continue;
+    r.identity.clear();
+    r.connected = false;
+  }
   for (const auto& [other, p] : job.ranks) {
     if (p.connected) return FollowLead(job);
   }
   Disconnect(job);  // its last process
+}
+
+void Coordinator::FoldDeviceWindows(Job& job, const RankProcess& process,
+                                    const wire::TelemetryBatch& batch,
+                                    const std::vector<int>& devices, bool solo,
+                                    policy::BaselineSource origin, int64_t now_ns) {
+  const int size = static_cast<int>(job.gang_gpus.size());
+  // Copied: `process` may be one of the ranks written below.
+  const std::string identity = process.identity;
+  const int pid = process.pid;
+  const std::string host = process.host;
+  for (const int device : devices) {
+    if (device >= size) continue;  // a GPU outside the gang (the job saw more than it was given)
+    auto [it, added] = job.ranks.try_emplace(device, RankProcess{.profile = NewJobProfile()});
+    RankProcess& r = it->second;
+    if (added) r.profile.AdoptKernelNames(process.profile);  // they came before this GPU's rank
+    const bool same_process = r.identity == identity || (r.pid == pid && r.host == host);
+    if (r.connected && !same_process) continue;  // that GPU's rank is another process's
+    if (r.connected && r.identity != identity) identity_to_job_.erase(r.identity);
+    r.identity = identity;
+    r.pid = pid;
+    r.host = host;
+    r.connected = true;
+    r.last_seen_ns = now_ns;
+    const policy::TelemetryWindow w = ToDeviceWindow(batch, device);
+    r.profile.AddWindow(w, solo, origin);
+    r.mem_used_bytes = w.mem_used_bytes;
+  }
 }
 
 void Coordinator::DisconnectSilentRanks(Job& job, int64_t now_ns) {

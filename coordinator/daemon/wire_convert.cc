@@ -1,10 +1,15 @@
 #include "coordinator/daemon/wire_convert.h"
 
+#include <algorithm>
+
 #include "common/text/text.h"
 
 namespace iashim::daemon {
 
-policy::TelemetryWindow ToWindow(const wire::TelemetryBatch& b) {
+namespace {
+
+// What every view of a batch shares: its window, iterations and budget.
+policy::TelemetryWindow ProcessFields(const wire::TelemetryBatch& b) {
   policy::TelemetryWindow w;
   w.window_start_ns = b.window_start_ns();
   w.window_end_ns = b.window_end_ns();
@@ -12,6 +17,16 @@ policy::TelemetryWindow ToWindow(const wire::TelemetryBatch& b) {
   w.iterations = b.iterations();
   w.iteration_ns = b.iteration_ns();
   w.sample_every = b.sample_every();
+  w.budget_share = b.budget_share();
+  w.held_launches = b.held_launches();
+  w.held_ns = b.held_ns();
+  return w;
+}
+
+}  // namespace
+
+policy::TelemetryWindow ToWindow(const wire::TelemetryBatch& b) {
+  policy::TelemetryWindow w = ProcessFields(b);
   if (b.kernels() != nullptr) {
     w.kernels.reserve(b.kernels()->size());
     for (const wire::KernelStats* k : *b.kernels()) {
@@ -26,10 +41,40 @@ policy::TelemetryWindow ToWindow(const wire::TelemetryBatch& b) {
       w.mem_limit_bytes = m->limit_bytes();
     }
   }
-  w.budget_share = b.budget_share();
-  w.held_launches = b.held_launches();
-  w.held_ns = b.held_ns();
   return w;
+}
+
+policy::TelemetryWindow ToDeviceWindow(const wire::TelemetryBatch& b, int device) {
+  policy::TelemetryWindow w = ProcessFields(b);
+  w.launches = 0;
+  if (b.kernels() != nullptr) {
+    for (const wire::KernelStats* k : *b.kernels()) {
+      if (k == nullptr || k->device() != device) continue;
+      w.kernels.push_back({k->kernel(), k->launches(), k->sampled(), k->gpu_ns_sum()});
+      w.launches += k->launches();
+    }
+  }
+  if (b.memory() != nullptr) {
+    for (const wire::DeviceMemory* m : *b.memory()) {
+      if (m == nullptr || m->device() != device) continue;
+      w.mem_used_bytes = m->used_bytes();
+      w.mem_limit_bytes = m->limit_bytes();
+    }
+  }
+  return w;
+}
+
+std::vector<int> DevicesIn(const wire::TelemetryBatch& b) {
+  std::vector<int> devices;
+  if (b.kernels() == nullptr) return devices;
+  for (const wire::KernelStats* k : *b.kernels()) {
+    if (k == nullptr || k->device() < 0) continue;
+    if (std::find(devices.begin(), devices.end(), k->device()) == devices.end()) {
+      devices.push_back(k->device());
+    }
+  }
+  std::sort(devices.begin(), devices.end());
+  return devices;
 }
 
 wire::BaselineSource ToWire(policy::BaselineSource s) {

@@ -19,6 +19,14 @@ namespace iashim::daemon {
 // The shim's batch as a policy window (memory: the device it uses most).
 policy::TelemetryWindow ToWindow(const wire::TelemetryBatch& batch);
 
+// The part of the batch that ran on `device` (a CUdevice ordinal of the
+// process): its kernels, their launches and that device's memory; the
+// iterations are the process's, which every device it drives takes part in.
+policy::TelemetryWindow ToDeviceWindow(const wire::TelemetryBatch& batch, int device);
+
+// The devices (ordinals >= 0) the batch's kernels ran on, in order.
+std::vector<int> DevicesIn(const wire::TelemetryBatch& batch);
+
 wire::BaselineSource ToWire(policy::BaselineSource s);
 
 // Finishes `fbb` as the coordinator's Envelope of `payload` and returns its

@@ -44,6 +44,16 @@ void JobProfile::AddKernelName(uint64_t kernel, std::string_view name) {
   }
 }
 
+void JobProfile::AdoptKernelNames(const JobProfile& other) {
+  for (const auto& [kernel, theirs] : other.kernels_) {
+    if (!theirs.kernel_class && !theirs.collective) continue;  // its name never came
+    if (KernelRecord* r = Record(kernel)) {
+      r->kernel_class = theirs.kernel_class;
+      r->collective = theirs.collective;
+    }
+  }
+}
+
 void JobProfile::SeedBaseline(uint64_t iteration_ns, double kernels_per_s) {
   baseline_.Seed(static_cast<double>(iteration_ns), kernels_per_s);
 }

@@ -94,6 +94,10 @@ class JobProfile {
 
   // The name behind a kernel id, from the shim's KernelNames messages.
   void AddKernelName(uint64_t kernel, std::string_view name);
+  // What `other` learnt from names (kernel classes, which are collectives):
+  // for a profile that starts after the names came, such as a further GPU of
+  // a process that drives several.
+  void AdoptKernelNames(const JobProfile& other);
 
   // Seeds the solo baseline, e.g. from the persisted profile of an earlier
   // job with the same fingerprint. 0 = not known. The job's own solo windows

@@ -382,6 +382,102 @@ TEST_F(GangRanksTest, BudgetsReachEveryRank) {
   EXPECT_FALSE(budgeted.contains("shim-g"));
 }
 
+// One process driving both GPUs of the gang (iashim-fakejob --devices 2, or a
+// tensor-parallel process): its telemetry says which device each kernel ran
+// on, so each GPU is a rank of its own, with its own GPU time and waiting;
+// budgets still go to the process once; its Goodbye ends the gang.
+TEST_F(GangRanksTest, OneProcessDrivingEveryGpuHoldsARankPerDevice) {
+  EXPECT_EQ(SayHello(*c_, "shim-p", {.pid = 10, .job = "ddp", .token = token_}), "");
+  c_->OnMessage("shim-p", Bytes(KernelNames({{KernelId(testing::kCollectiveKernelName),
+                                              testing::kCollectiveKernelName}})),
+                kSecond, kUnix, &out_);
+  int64_t t = kSecond;
+  for (uint64_t seq = 0; seq < 30; ++seq, t += kTick) {
+    // Device 1 waits 40 ms of the 100 ms iteration in the all-reduce, device 0 only 2.
+    c_->OnMessage("shim-p",
+                  Bytes(Telemetry({.seq = seq, .start_ns = t, .collective_ms_per_device = {2, 40}})),
+                  t, kUnix + t, &out_);
+    c_->OnTick(t, kUnix + t, &out_);
+  }
+  const Job& job = c_->jobs().at("ddp");
+  ASSERT_EQ(job.ranks.size(), 2u);
+  EXPECT_EQ(job.ranks.at(1).pid, 10);
+  EXPECT_EQ(job.ranks.at(1).identity, "shim-p");
+  const std::string bytes = c_->EncodeSnapshot(t, kUnix + t);
+  const ReceivedMessage m(bytes);
+  const w::StateSnapshot* s = m.envelope()->payload_as_StateSnapshot();
+  ASSERT_NE(s, nullptr);
+  const w::JobState* row = OnlyJob(*s);
+  ASSERT_NE(row, nullptr);
+  ASSERT_NE(row->ranks(), nullptr);
+  ASSERT_EQ(row->ranks()->size(), 2u);
+  const w::RankState* r0 = row->ranks()->Get(0);
+  const w::RankState* r1 = row->ranks()->Get(1);
+  EXPECT_EQ(r0->gpu(), 0);
+  EXPECT_EQ(r1->gpu(), 1);
+  EXPECT_EQ(r1->pid(), 10);
+  EXPECT_TRUE(r1->connected());
+  // Each device's own waiting, from its own collective's time (the names came
+  // before the process's second GPU was seen).
+  EXPECT_NEAR(r0->waiting(), 0.0, 0.01);
+  EXPECT_NEAR(r1->waiting(), 0.38, 0.05);
+  // Both GPUs are busy with it (before, only the first GPU's was counted).
+  EXPECT_GT(s->gpus()->Get(0)->busy(), 0);
+  EXPECT_GT(s->gpus()->Get(1)->busy(), 0);
+
+  // Another process cannot take a rank the first one drives.
+  EXPECT_THAT(SayHello(*c_, "shim-q", {.pid = 11, .job = "ddp", .token = token_}),
+              HasSubstr("already has a live process for each of its 2 ranks"));
+  // Its Goodbye ends the job (it was the gang's only process).
+  c_->OnMessage("shim-p", Bytes(Goodbye()), t, kUnix + t, &out_);
+  EXPECT_FALSE(c_->jobs().contains("ddp"));
+}
+
+// A process that drives every GPU of an opportunistic gang gets each budget
+// once, not once per GPU.
+TEST_F(GangRanksTest, AProcessDrivingSeveralGpusGetsEachBudgetOnce) {
+  auto c = Make(Gpus(2));
+  ASSERT_TRUE(Ask(*c, {.job = "guard", .mem_bytes = uint64_t{4} << 30}).ok);
+  SayHello(*c, "shim-g", {.pid = 1, .job = "guard", .token = LastPlaceReply(out_).token});
+  const PlaceResult gang = Ask(*c, {.job = "opp",
+                                    .priority = w::Priority::Opportunistic,
+                                    .mem_bytes = uint64_t{4} << 30,
+                                    .gpus = 2});
+  ASSERT_TRUE(gang.ok) << gang.error;
+  int64_t t = kSecond;
+  int budgets = 0;
+  for (uint64_t seq = 0; seq < 200; ++seq, t += kTick) {
+    // It starts once the guaranteed job's baseline was seeded alone.
+    if (seq == 40) {
+      ASSERT_EQ(SayHello(*c, "shim-o", {.pid = 2, .job = "opp", .priority = w::Priority::Opportunistic,
+                                        .token = gang.token}),
+                "");
+    }
+    out_.clear();
+    const double iteration_ms = seq < 40 ? 100 : 200;
+    c->OnMessage("shim-g", Bytes(Telemetry({.seq = seq, .start_ns = t, .iteration_ms = iteration_ms})),
+                 t, kUnix + t, &out_);
+    if (seq >= 40) {
+      c->OnMessage("shim-o",
+                   Bytes(Telemetry({.seq = seq, .start_ns = t, .collective_ms_per_device = {0, 0}})),
+                   t, kUnix + t, &out_);
+    }
+    c->OnTick(t, kUnix + t, &out_);
+    int now = 0;
+    for (const Outgoing& o : out_) {
+      const ReceivedMessage m(o.bytes);
+      if (m.envelope() && m.envelope()->payload_as_Budget()) {
+        EXPECT_EQ(o.identity, "shim-o");
+        ++now;
+      }
+    }
+    EXPECT_LE(now, 1) << "window " << seq;
+    budgets += now;
+  }
+  EXPECT_EQ(c->jobs().at("opp").ranks.size(), 2u);
+  EXPECT_GT(budgets, 0);
+}
+
 // A guaranteed gang on GPUs 0 and 1 of node1, an opportunistic one-GPU job
 // on each, and their shims, driven window by window.
 class GangBudgetsTest : public CoordinatorGangTest {

@@ -52,12 +52,18 @@ std::string Hello(const HelloSpec& s) {
 std::string Telemetry(const TelemetrySpec& s) {
   flatbuffers::FlatBufferBuilder fbb;
   // 100 launches of 80 blocks of 128 threads; 10 of them timed, at 1 ms each.
-  std::vector<flatbuffers::Offset<w::KernelStats>> kernels = {w::CreateKernelStats(
-      fbb, 0xabcdef, 100, 80, 1, 1, 128, 1, 1, 0, 8000, 10, 10'000'000, 1'000'000, 1'000'000)};
-  if (s.collective_ms > 0) {
-    const auto ns = uint64_t(s.collective_ms * 1e6);
+  std::vector<flatbuffers::Offset<w::KernelStats>> kernels;
+  auto add = [&](double collective_ms, int device) {
+    kernels.push_back(w::CreateKernelStats(fbb, 0xabcdef, 100, 80, 1, 1, 128, 1, 1, 0, 8000, 10,
+                                           10'000'000, 1'000'000, 1'000'000, device));
+    if (collective_ms <= 0) return;
+    const auto ns = uint64_t(collective_ms * 1e6);
     kernels.push_back(w::CreateKernelStats(fbb, KernelId(kCollectiveKernelName), 1, 4, 1, 1, 512, 1,
-                                           1, 0, 4, 1, ns, ns, ns));
+                                           1, 0, 4, 1, ns, ns, ns, device));
+  };
+  if (s.collective_ms_per_device.empty()) add(s.collective_ms, -1);
+  for (size_t d = 0; d < s.collective_ms_per_device.size(); ++d) {
+    add(s.collective_ms_per_device[d], int(d));
   }
   const auto batch = w::CreateTelemetryBatchDirect(
       fbb, s.seq, s.start_ns, s.start_ns + kTick, /*launches=*/100, /*graph_launches=*/0,

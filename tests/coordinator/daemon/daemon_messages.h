@@ -74,6 +74,10 @@ struct TelemetrySpec {
   // A gang's rank: ms of the window spent in one launch of kCollectiveKernel
   // (timed); 0 = none launched.
   double collective_ms = 0;
+  // A process driving several GPUs: the kernel, and a collective of this many
+  // ms, once on each device ordinal (KernelStats.device); empty: one device,
+  // not said (-1), as a shim from before per-device telemetry sends it.
+  std::vector<double> collective_ms_per_device;
 };
 // The collective kernel Telemetry reports (KernelNames must name it, as the
 // shim does, for the coordinator to know it as NCCL's).

@@ -3,7 +3,8 @@
 # iashim-fakejob on two GPUs of the node, its rank processes register as one
 # job, each on the GPU of its rank, and `iashim status` shows one job with its
 # GPUs and both ranks' rates; a gang larger than what is left waits, and one
-# larger than the node is refused.
+# larger than the node is refused; one process driving two GPUs shows as a
+# rank per GPU.
 #
 #   gang_test.sh BUILD_DIR
 set -euo pipefail
@@ -19,7 +20,8 @@ start_coordinator || fail "the coordinator did not answer"
 pids+=($!)
 "$iashim" run --simgpu --gpus 2 --job ddp -- \
   "$fakejob" --model resnet50 --ranks 2 --seconds 20 >"$tmp/ddp.out" 2>&1 &
-pids+=($!)
+ddp_pid=$!
+pids+=("$ddp_pid")
 
 # Both ranks connected and measured: one job, two GPUs, two ranks with rates.
 status=""
@@ -61,3 +63,31 @@ grep -qi "no node\|has that many\|refused" <<<"$never" ||
   fail "a gang of 5 on a 4-GPU node was not refused: $never"
 echo "gang of 2 with one GPU free: $wait_out"
 echo "gang of 5: $never"
+
+# One process driving both GPUs of a gang (fakejob --devices 2): its telemetry
+# says which device each kernel ran on, so each GPU is a rank of its own, of
+# the same pid, each with its own rate. The 2-rank gang goes first.
+kill -TERM "$ddp_pid" 2>/dev/null || true
+for _ in $(seq 150); do
+  "$iashim" status --json --timeout-s 0.5 2>/dev/null | tr -d ' \n' | grep -q '"job":"ddp"' || break
+  sleep 0.1
+done
+"$iashim" status --json --timeout-s 0.5 2>/dev/null | tr -d ' \n' | grep -q '"job":"ddp"' &&
+  fail "the 2-rank gang was not released after SIGTERM"
+"$iashim" run --simgpu --gpus 2 --job tp -- \
+  "$fakejob" --model resnet18 --devices 2 --seconds 20 >"$tmp/tp.out" 2>&1 &
+pids+=($!)
+tp_ranks=""
+for _ in $(seq 150); do
+  status=$("$iashim" status --json --timeout-s 0.5 2>/dev/null | tr -d ' \n' || true)
+  tp_ranks=$(grep -o '"job":"tp".*' <<<"$status" | grep -o '"ranks":\[[^]]*\]' | head -1 || true)
+  if [[ $(grep -o '"iteration_ns":[1-9]' <<<"$tp_ranks" | wc -l) == 2 ]]; then break; fi
+  sleep 0.1
+done
+[[ $(grep -o '"iteration_ns":[1-9]' <<<"$tp_ranks" | wc -l) == 2 ]] ||
+  fail "the one-process gang's two GPUs never both reported: $status"
+[[ $(grep -o '"pid":[0-9]*' <<<"$tp_ranks" | sort -u | wc -l) == 1 ]] ||
+  fail "the one-process gang's ranks are not one process: $tp_ranks"
+[[ $(grep -o '"gpu":[0-9]*' <<<"$tp_ranks" | sort -u | wc -l) == 2 ]] ||
+  fail "the one-process gang's ranks are not on two GPUs: $tp_ranks"
+echo "one process driving two GPUs: $tp_ranks"
