@@ -4,6 +4,7 @@
 # how long each stage took.
 #
 #   scripts/test.sh            # everything: default build, Slurm (scripts/slurm-test.sh),
+#                              # a 2-node cluster (scripts/cluster-smoke.sh),
 #                              # ASan+UBSan, TSan, 5 s of each fuzzer
 #   scripts/test.sh --quick    # default build only
 set -euo pipefail
@@ -12,7 +13,7 @@ quick=0
 for a in "$@"; do
   case "$a" in
     --quick) quick=1 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$a' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -64,6 +65,8 @@ stage tests ctest_in build -j $((jobs * 2))
 if [[ $quick -eq 0 ]]; then
   # A real slurmctld and slurmd: needs root (it starts daemons, makes device nodes).
   stage slurm as_root scripts/slurm-test.sh --build-dir build
+  # Two Slurm nodes and a head in namespaces of their own: root too.
+  stage cluster as_root scripts/cluster-smoke.sh --build-dir build
   # One clang tree serves the ASan+UBSan tests and the fuzzers.
   stage asan-build scripts/setup.sh --sanitize address
   stage asan-tests ctest_in build-asan -L sanitize

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# A 2-node smoke test of scripts/cluster-up.sh (what CI runs; about a minute):
+#   - the cluster comes up: every node its own hostname and address, Slurm's
+#     nodes idle, the coordinator reached across the bridge with CurveZMQ;
+#     a second cluster-up.sh leaves it as it is;
+#   - a job pinned to each node runs there, and its shim registers with the
+#     head: `iashim status` shows both nodes' jobs under their hosts;
+#   - job_submit.lua chooses the node of a job left to it, and it runs there;
+#   - each node's simulated GPUs are its own (in the node's private /dev/shm);
+#   - a shim without the coordinator's key cannot register, and its job runs;
+#   - cluster-down.sh leaves no namespace, process, device node or directory.
+# Takes the cluster down whatever happens. Root only.
+#
+#   scripts/cluster-smoke.sh [--build-dir DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+export IASHIM_CLUSTER_DIR=/run/iashim-cluster-smoke
+# shellcheck source=cluster_common.sh
+source scripts/cluster_common.sh
+
+build_args=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --build-dir) build_args=(--build-dir "${2:-}"); shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) die "unknown argument '$1' (see --help)" ;;
+  esac
+done
+[[ $(id -u) -eq 0 ]] || die "needs root (scripts/cluster-up.sh)"
+
+fail() {
+  echo "cluster-smoke.sh: FAILED: $*" >&2
+  for f in "$cluster_dir"/log/*.log "$cluster_dir"/out/*; do
+    [[ -s "$f" ]] || continue
+    echo "---- $f (last 15 lines)" >&2
+    tail -n 15 "$f" >&2
+  done
+  exit 1
+}
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  "$repo/scripts/cluster-down.sh" --dir "$cluster_dir" >/dev/null 2>&1 || true
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+started=$SECONDS
+scripts/cluster-up.sh --nodes 2 --dir "$cluster_dir" "${build_args[@]}" || fail "cluster-up.sh failed"
+say "up in $((SECONDS - started)) s"
+again=$(scripts/cluster-up.sh --nodes 2 --dir "$cluster_dir" "${build_args[@]}") ||
+  fail "a second cluster-up.sh failed"
+grep -q "already up" <<<"$again" || fail "a second cluster-up.sh did not leave the cluster as it was: $again"
+
+for n in node1 node2; do
+  [[ $(on "$n" hostname) == "iashim-$n" ]] || fail "$n's hostname is $(on "$n" hostname)"
+  on "$n" ip -4 -o addr show dev eth0 | grep -q "$(node_address "$n")/24" ||
+    fail "$n does not have $(node_address "$n"): $(on "$n" ip -4 -o addr)"
+done
+[[ $(hostname) != iashim-* ]] || fail "the machine's own hostname changed to $(hostname)"
+
+status_json() { on head iashim status --json --timeout-s 2; }
+# Jobs run as nobody, as a site's users' do.
+submit() {  # NAME [SBATCH OPTIONS...]: prints the Slurm job id
+  local name=$1
+  shift
+  on head runuser -u nobody -- sbatch --parsable -D "$cluster_dir/out" -J "$name" --gres=shard:2 \
+    -o "$cluster_dir/out/$name.out" -e "$cluster_dir/out/$name.err" "$@" \
+    --wrap "iashim-fakejob --model resnet18 --seconds 12"
+}
+host_of_slurm_job() {  # SLURM_ID: the host the coordinator shows its connected shim on
+  status_json | jq -r --arg id "$1" \
+    '[.gpus[] | .jobs[] | select(.batch.job == $id and .connected) | .host] | first // empty'
+}
+wait_host() {  # SLURM_ID
+  local host=""
+  for _ in $(seq 60); do
+    host=$(host_of_slurm_job "$1" 2>/dev/null || true)
+    [[ -n "$host" ]] && { echo "$host"; return 0; }
+    sleep 0.5
+  done
+  fail "Slurm job $1 never registered with the coordinator: $(status_json 2>&1 | head -c 600)"
+}
+
+# --- a job on each node, pinned; and one left to job_submit.lua.
+id1=$(submit pinned1 --iashim -w iashim-node1) || fail "sbatch to iashim-node1 refused"
+id2=$(submit pinned2 --iashim -w iashim-node2) || fail "sbatch to iashim-node2 refused"
+[[ $(wait_host "$id1") == iashim-node1 ]] || fail "job $id1 did not register from iashim-node1"
+[[ $(wait_host "$id2") == iashim-node2 ]] || fail "job $id2 did not register from iashim-node2"
+say "a shim on each node registered with the head across the bridge"
+id3=$(submit chosen --iashim) || fail "sbatch of a job left to job_submit.lua refused"
+chosen_host=$(wait_host "$id3")
+ran_on=$(on head squeue -h -j "$id3" -o %N)
+[[ "$chosen_host" == "$ran_on" ]] || fail "job $id3 ran on '$ran_on' but registered from '$chosen_host'"
+req=$(on head scontrol show job "$id3" | grep -o 'ReqNodeList=[^ ]*' | cut -d= -f2)
+[[ "$req" == "$ran_on" ]] || fail "job $id3: ReqNodeList '$req', ran on '$ran_on' (job_submit.lua sets it)"
+say "job_submit.lua chose $ran_on for job $id3, and it ran there"
+
+# Each node's simulated GPUs are its own: their state is in the node's private
+# /dev/shm, not the machine's.
+on node1 bash -c 'ls /dev/shm' | grep -q . || fail "iashim-node1's /dev/shm holds no simgpu state"
+[[ -z "$(ls /dev/shm/iashim-cluster* 2>/dev/null)" ]] ||
+  fail "the nodes' simulated GPUs leaked into the machine's own /dev/shm"
+
+# --- a shim without the coordinator's key: never registered, its job runs.
+on node1 env -u IASHIM_COORDINATOR_KEY IASHIM_JOB=keyless LD_PRELOAD="$(cat "$cluster_dir/build")/libiashim/libiashim.so" \
+  iashim-fakejob --model resnet18 --seconds 3 >"$cluster_dir/out/keyless.out" 2>"$cluster_dir/out/keyless.err" ||
+  fail "the job of a shim without the key failed"
+status_json | jq -e '[.gpus[].jobs[] | select(.job == "keyless")] | length == 0' >/dev/null ||
+  fail "a shim without the coordinator's key registered"
+grep -qi "key" "$cluster_dir/out/keyless.err" || fail "the keyless shim did not say why it stayed away: $(cat "$cluster_dir/out/keyless.err")"
+say "a shim without the coordinator's key stayed unregistered; its job ran"
+
+# --- down: nothing left.
+scripts/cluster-down.sh --dir "$cluster_dir" >/dev/null || fail "cluster-down.sh failed"
+[[ -z "$(ip netns list | grep '^iashim-' || true)" ]] || fail "namespaces left: $(ip netns list)"
+[[ ! -e "$cluster_dir" ]] || fail "$cluster_dir left behind"
+for p in slurmctld slurmd munged iashim-coordinator; do
+  if pgrep -f "$cluster_dir" -a | grep -q "$p"; then fail "$p of the cluster still runs"; fi
+done
+say "passed in $((SECONDS - started)) s"
