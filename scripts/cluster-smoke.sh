@@ -8,6 +8,9 @@
 #   - job_submit.lua chooses the node of a job left to it, and it runs there;
 #   - each node's simulated GPUs are its own (in the node's private /dev/shm);
 #   - a shim without the coordinator's key cannot register, and its job runs;
+#   - a node stopped abruptly is marked lost, with its job, within a few
+#     seconds (the heartbeat timeout, 3 s), and the other node's job does not
+#     slow; started again, it responds to Slurm and a shim on it is heard;
 #   - cluster-down.sh leaves no namespace, process, device node or directory.
 # Takes the cluster down whatever happens. Root only.
 #
@@ -23,7 +26,7 @@ build_args=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build-dir) build_args=(--build-dir "${2:-}"); shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -63,12 +66,12 @@ done
 
 status_json() { on head iashim status --json --timeout-s 2; }
 # Jobs run as nobody, as a site's users' do.
-submit() {  # NAME [SBATCH OPTIONS...]: prints the Slurm job id
-  local name=$1
-  shift
+submit() {  # NAME SECONDS [SBATCH OPTIONS...]: prints the Slurm job id
+  local name=$1 seconds=$2
+  shift 2
   on head runuser -u nobody -- sbatch --parsable -D "$cluster_dir/out" -J "$name" --gres=shard:2 \
     -o "$cluster_dir/out/$name.out" -e "$cluster_dir/out/$name.err" "$@" \
-    --wrap "iashim-fakejob --model resnet18 --seconds 12"
+    --wrap "iashim-fakejob --model resnet18 --seconds $seconds"
 }
 host_of_slurm_job() {  # SLURM_ID: the host the coordinator shows its connected shim on
   status_json | jq -r --arg id "$1" \
@@ -85,12 +88,12 @@ wait_host() {  # SLURM_ID
 }
 
 # --- a job on each node, pinned; and one left to job_submit.lua.
-id1=$(submit pinned1 --iashim -w iashim-node1) || fail "sbatch to iashim-node1 refused"
-id2=$(submit pinned2 --iashim -w iashim-node2) || fail "sbatch to iashim-node2 refused"
+id1=$(submit pinned1 12 --iashim -w iashim-node1) || fail "sbatch to iashim-node1 refused"
+id2=$(submit pinned2 12 --iashim -w iashim-node2) || fail "sbatch to iashim-node2 refused"
 [[ $(wait_host "$id1") == iashim-node1 ]] || fail "job $id1 did not register from iashim-node1"
 [[ $(wait_host "$id2") == iashim-node2 ]] || fail "job $id2 did not register from iashim-node2"
 say "a shim on each node registered with the head across the bridge"
-id3=$(submit chosen --iashim) || fail "sbatch of a job left to job_submit.lua refused"
+id3=$(submit chosen 12 --iashim) || fail "sbatch of a job left to job_submit.lua refused"
 chosen_host=$(wait_host "$id3")
 ran_on=$(on head squeue -h -j "$id3" -o %N)
 [[ "$chosen_host" == "$ran_on" ]] || fail "job $id3 ran on '$ran_on' but registered from '$chosen_host'"
@@ -112,6 +115,78 @@ status_json | jq -e '[.gpus[].jobs[] | select(.job == "keyless")] | length == 0'
   fail "a shim without the coordinator's key registered"
 grep -qi "key" "$cluster_dir/out/keyless.err" || fail "the keyless shim did not say why it stayed away: $(cat "$cluster_dir/out/keyless.err")"
 say "a shim without the coordinator's key stayed unregistered; its job ran"
+
+# --- a node dies: it and its job are shown lost, the other node's job runs on
+# at its speed; restarted, the node rejoins Slurm and the coordinator.
+long1=$(submit long1 40 --iashim -w iashim-node1) ||
+  fail "sbatch of long1 refused"
+long2=$(submit long2 40 --iashim -w iashim-node2) ||
+  fail "sbatch of long2 refused"
+wait_host "$long1" >/dev/null
+wait_host "$long2" >/dev/null
+iteration_ns_of() {  # SLURM_ID: its connected shim's iteration time
+  status_json | jq -r --arg id "$1" \
+    '[.gpus[] | .jobs[] | select(.batch.job == $id and .connected) | .iteration_ns] | first // 0'
+}
+mean_iteration_ns() {  # SLURM_ID: the mean of 8 readings 0.5 s apart
+  local sum=0 n=0 v
+  for _ in $(seq 8); do
+    v=$(iteration_ns_of "$1")
+    if [[ $v -gt 0 ]]; then sum=$((sum + v)); n=$((n + 1)); fi
+    sleep 0.5
+  done
+  [[ $n -gt 0 ]] || fail "job $1 reported no iteration time"
+  echo $((sum / n))
+}
+since() { awk -v t0="$1" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.1f", t1 - t0 }'; }
+sleep 2
+before=$(mean_iteration_ns "$long1")
+stopped_at=$(date +%s.%N)
+scripts/cluster-node.sh stop node2 --dir "$cluster_dir" >/dev/null
+lost_after=""
+for _ in $(seq 100); do
+  if status_json | jq -e '[.gpus[] | select(.host == "iashim-node2" and .node_lost_s != null)] | length > 0' \
+       >/dev/null 2>&1; then
+    lost_after=$(since "$stopped_at")
+    break
+  fi
+  sleep 0.1
+done
+[[ -n "$lost_after" ]] || fail "iashim-node2 was never marked lost: $(status_json | head -c 800)"
+status_json | jq -e --arg id "$long2" '[.gpus[].jobs[] | select(.batch.job == $id and .lost)] | length == 1' \
+  >/dev/null || fail "the job of iashim-node2 is not shown lost"
+on head iashim status | grep -q "NODE LOST" || fail "iashim status does not say the node is lost"
+after=$(mean_iteration_ns "$long1")
+# The other node's job did not slow (10% for the machine's noise; it may speed up).
+(( after * 100 <= before * 110 )) || fail "iashim-node1's job slowed from $before to $after ns per iteration"
+say "iashim-node2 stopped: marked lost after ${lost_after} s; iashim-node1's job $((before / 1000000)) -> $((after / 1000000)) ms per iteration"
+
+restarted_at=$(date +%s.%N)
+scripts/cluster-node.sh start node2 --dir "$cluster_dir" >/dev/null
+# Responding again: not down, and no trailing * ("not responding"). Slurm
+# itself learns that the killed job is gone only about a minute later.
+up_in_slurm() { [[ "$(on head sinfo -h -n iashim-node2 -o %t | tr -d " ")" =~ ^(idle|mix|alloc)$ ]]; }
+for _ in $(seq 60); do
+  up_in_slurm && break
+  sleep 0.5
+done
+up_in_slurm || fail "restarted iashim-node2 is not up in Slurm: $(on head sinfo -h -N -o '%n %t %E')"
+# A shim on the restarted node is heard: the node is no longer lost.
+on node2 env IASHIM_JOB=rejoined LD_PRELOAD="$(cat "$cluster_dir/build")/libiashim/libiashim.so" \
+  iashim-fakejob --model resnet18 --seconds 6 >"$cluster_dir/out/rejoined.out" 2>&1 &
+rejoined_pid=$!
+back=""
+for _ in $(seq 50); do
+  if status_json | jq -e '[.gpus[] | select(.host == "iashim-node2" and .node_lost_s == null)] | length > 0' \
+       >/dev/null 2>&1; then
+    back=$(since "$restarted_at")
+    break
+  fi
+  sleep 0.1
+done
+wait "$rejoined_pid" || fail "the job on the restarted iashim-node2 failed: $(tail -3 "$cluster_dir/out/rejoined.out")"
+[[ -n "$back" ]] || fail "iashim-node2 is still shown lost after a shim on it said Hello"
+say "iashim-node2 restarted: responding to Slurm, and heard by the coordinator ${back} s after slurmd started"
 
 # --- down: nothing left.
 scripts/cluster-down.sh --dir "$cluster_dir" >/dev/null || fail "cluster-down.sh failed"

@@ -165,7 +165,7 @@ Row JobRow(const wire::JobState& job) {
       FormatJoules(job.energy_j()),
       FormatCompactBytes(job.mem_bytes()) + "/" + quota,
       FormatAgeMs(job.budget_age_ms()),
-      job.connected() ? "yes" : "no",
+      job.connected() ? "yes" : job.lost() ? "lost" : "no",
   };
 }
 
@@ -251,6 +251,7 @@ void WriteJob(const wire::JobState& job, JsonWriter& w) {
   w.Key("energy_per_iteration_j");
   KnownOrNull(job.energy_per_iteration_j(), w);
   w.Key("connected").Bool(job.connected());
+  w.Key("lost").Bool(job.lost());
   // Only for a gang: its GPUs and its processes by rank.
   if (job.gpus() != nullptr && job.gpus()->size() > 0) {
     w.Key("gpus").BeginArray();
@@ -307,6 +308,8 @@ void WriteGpu(const wire::GpuState& gpu, JsonWriter& w) {
   w.Key("memory_used_bytes").Uint(MemoryUsed(gpu));
   w.Key("busy").Double(gpu.busy());
   w.Key("drained").Bool(gpu.drained());
+  w.Key("node_lost_s");
+  KnownOrNull(gpu.node_lost_s(), w);
   w.Key("power_w");
   KnownOrNull(gpu.power_w(), w);
   w.Key("jobs").BeginArray();
@@ -439,11 +442,15 @@ std::string FormatStatusTable(const wire::StateSnapshot& snapshot) {
     std::string name = Printable(gpu->name());
     const std::string power =
         Known(gpu->power_w()) ? absl::StrFormat("  power %.0f W", gpu->power_w()) : "";
-    out += absl::StrFormat("%s:%d%s%s  busy %s%s  memory %s of %s  %s%s%s\n", Printable(gpu->host()),
+    const std::string lost =
+        gpu->node_lost_s() >= 0
+            ? absl::StrFormat("  NODE LOST (no shim heard for %.0f s)", gpu->node_lost_s())
+            : "";
+    out += absl::StrFormat("%s:%d%s%s  busy %s%s  memory %s of %s  %s%s%s%s\n", Printable(gpu->host()),
                            gpu->id(), name.empty() ? "" : " ", name, Percent(gpu->busy()), power,
                            FormatBytes(MemoryUsed(*gpu)), FormatBytes(gpu->memory_bytes()),
                            Plural(rows.size(), "job", "jobs"), gangs,
-                           gpu->drained() ? "  DRAINED (no new jobs)" : "");
+                           gpu->drained() ? "  DRAINED (no new jobs)" : "", lost);
     if (rows.empty()) continue;
     out += RenderRow(header, widths);
     for (size_t r = 0; r < rows.size(); ++r) {

@@ -262,7 +262,9 @@ void Coordinator::OnHello(std::string_view identity, const wire::Hello& hello, i
     for (const policy::GpuId& g : GpusOf(job)) ++connected_on_gpu_[g];
   }
   job.connected = true;
+  job.lost = false;
   job.last_seen_ns = now_ns;
+  nodes_.Heard(host, now_ns);
   if (hello.mem_limit_bytes() != 0) job.mem_limit_bytes = hello.mem_limit_bytes();
   identity_to_job_[job.identity] = id;
   hello_asked_ns_.erase(job.identity);
@@ -287,6 +289,7 @@ void Coordinator::OnTelemetry(std::string_view identity, const wire::TelemetryBa
   }
   ++counters_.telemetry_batches;
   job->last_seen_ns = now_ns;
+  nodes_.Heard(job->host, now_ns);
   const policy::TelemetryWindow w = ToWindow(batch);
   const bool alone = AloneOnGpu(*job);
   // With its co-runners held by a probe (on every GPU of a gang).

@@ -46,6 +46,7 @@
 #include "coordinator/daemon/energy_ledger.h"
 #include "coordinator/daemon/gang_slowdown.h"
 #include "coordinator/daemon/job.h"
+#include "coordinator/daemon/node_health.h"
 #include "coordinator/daemon/place_request.h"
 #include "coordinator/policy/cluster.h"
 #include "coordinator/policy/interference_model.h"
@@ -258,6 +259,7 @@ class Coordinator {
   state::StateStore* store_;
   policy::InterferenceModel interference_;  // before placement_, which may point at it
   EnergyLedger energy_;
+  NodeHealth nodes_;  // which nodes' shims are still heard
   policy::RequestMix request_mix_;          // likewise: every job's first request
   // Jobs queued and still asking (a queued `iashim run` asks again): their
   // GPUs' worth of capacity and when they last asked; one silent for

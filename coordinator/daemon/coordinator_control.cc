@@ -21,19 +21,31 @@ int64_t Ns(double seconds) { return static_cast<int64_t>(seconds * 1e9); }
 
 void Coordinator::OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out) {
   std::vector<std::string> forget;
+  std::set<std::string> silent_hosts;
   for (auto& [id, job] : jobs_) {
     const bool was_connected = job.connected;
     if (job.is_gang()) DisconnectSilentRanks(job, now_ns);
     if (job.connected && now_ns - job.last_seen_ns > Ns(options_.heartbeat_timeout_s)) {
       Disconnect(job);
     }
-    if (was_connected && !job.connected) job.created_ns = now_ns;  // the forget timer runs from here
+    if (was_connected && !job.connected) {
+      job.created_ns = now_ns;  // the forget timer runs from here
+      job.lost = true;          // silence, not a Goodbye
+      silent_hosts.insert(job.host);
+    }
     if (!job.connected && now_ns - std::max(job.created_ns, job.last_seen_ns) >
                               Ns(options_.forget_after_s)) {
       forget.push_back(id);
     }
   }
   for (const std::string& id : forget) Remove(id);
+  // A node whose every connected job fell silent is lost (node_health.h).
+  for (const std::string& host : silent_hosts) {
+    const bool others = std::any_of(jobs_.begin(), jobs_.end(), [&](const auto& j) {
+      return j.second.connected && j.second.host == host;
+    });
+    nodes_.JobWentSilent(host, others);
+  }
   for (auto it = hello_asked_ns_.begin(); it != hello_asked_ns_.end();) {
     it = now_ns - it->second > 60 * kSecond ? hello_asked_ns_.erase(it) : std::next(it);
   }

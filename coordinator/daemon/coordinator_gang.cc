@@ -98,7 +98,9 @@ void Coordinator::HelloFromRank(std::string_view identity, Job& job, int pid,
     for (const policy::GpuId& g : GpusOf(job)) ++connected_on_gpu_[g];
   }
   job.connected = true;
+  job.lost = false;
   job.last_seen_ns = now_ns;
+  nodes_.Heard(host, now_ns);
   job.command = Clean(hello.command(), 256);
   if (hello.mem_limit_bytes() != 0) job.mem_limit_bytes = hello.mem_limit_bytes();
   identity_to_job_[r.identity] = job.id;

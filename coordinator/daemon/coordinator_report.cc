@@ -133,14 +133,15 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
           job.held_per_s, job.connected, batch, ToWire(job.profile.baseline_source()),
           job.probe.active(), energy_.Joules(id).value_or(-1.0),
           JoulesPerIteration(job).value_or(-1.0), job.is_gang() ? &gang.gpus : nullptr,
-          job.is_gang() ? &gang.ranks : nullptr));
+          job.is_gang() ? &gang.ranks : nullptr, job.lost));
     }
     gpu_states.push_back(wire::CreateGpuStateDirect(
         fbb, gid ? gid->index : -1, gid ? gid->host.c_str() : "", info ? info->name.c_str() : "unplaced",
         info ? info->uuid.c_str() : "", info ? info->memory_bytes : 0, std::min(busy, 1.0),
         &job_states, gid && drained_.contains(*gid),
         gid ? energy_.PowerWatts(*gid).value_or(-1.0) : -1.0,
-        gid && memory_used.contains(*gid) ? int64_t(memory_used.at(*gid)) : (gid ? 0 : -1)));
+        gid && memory_used.contains(*gid) ? int64_t(memory_used.at(*gid)) : (gid ? 0 : -1),
+        gid ? nodes_.LostForS(gid->host, now_ns).value_or(-1.0) : -1.0));
   }
   std::vector<flatbuffers::Offset<wire::LearnedPair>> learned;
   if (pairs) {
@@ -182,6 +183,8 @@ std::string Coordinator::MetricsText(int64_t now_ns) const {
   b.Sample({{"outcome", "refused_no_admin_key"}}, double(counters_.admin_refused));
   b.Gauge("iashim_gpus_drained", "GPUs placement puts no new job on (iashim drain).");
   b.Sample(double(drained_.size()));
+  b.Gauge("iashim_nodes_lost", "Nodes whose every job fell silent without a Goodbye.");
+  b.Sample(double(nodes_.lost_count()));
   b.Counter("iashim_solo_probes_total",
             "Solo probes of guaranteed jobs that never ran alone, by outcome.");
   b.Sample({{"outcome", "started"}}, double(counters_.probes_started));

@@ -64,6 +64,9 @@ struct Job {
   int pid = 0;
   std::string host;
   bool connected = false;
+  // Fell silent without a Goodbye (its process, or its node, died or was cut
+  // off); until a process of it says Hello again or it is forgotten.
+  bool lost = false;
   int64_t last_seen_ns = 0;     // coordinator's CLOCK_MONOTONIC
   int64_t created_ns = 0;       // placed (or restored) at
 

@@ -259,5 +259,27 @@ TEST(StatusFormat, JsonHasAGangsGpusAndRanks) {
   EXPECT_EQ(json.substr(solo, solo_end - solo).find("\"gpus\""), std::string::npos);
 }
 
+// A lost node (every job of it fell silent without a Goodbye) and its job.
+TEST(StatusFormat, ALostNodeAndItsJobSaySo) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<wire::JobState>> jobs = {wire::CreateJobStateDirect(
+      fbb, "gone", 4300, "node-b", "python x.py", wire::Priority::Guaranteed, 1.0, 0, -1, 0.1, 0,
+      0, 0, 0, 0, 0, 0, 0, /*connected=*/false, 0, wire::BaselineSource::None, false, -1, -1,
+      nullptr, nullptr, /*lost=*/true)};
+  std::vector<flatbuffers::Offset<wire::GpuState>> gpus = {wire::CreateGpuStateDirect(
+      fbb, 0, "node-b", "H200", "GPU-0", uint64_t{80} << 30, 0, &jobs, false, -1, 0,
+      /*node_lost_s=*/7.4)};
+  const auto snapshot = wire::CreateStateSnapshotDirect(fbb, 3, 0, "0.1.0", 5.0, &gpus);
+  fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, 1, wire::Payload::StateSnapshot,
+                                  snapshot.Union()));
+  const client::testing::Bytes bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  const std::string table = FormatStatusTable(SnapshotOf(bytes));
+  EXPECT_THAT(table, HasSubstr("1 job  NODE LOST (no shim heard for 7 s)\n"));
+  EXPECT_THAT(Lines(table).back(), HasSubstr("  lost"));
+  const std::string json = FormatStatusJson(SnapshotOf(bytes));
+  EXPECT_THAT(json, HasSubstr("\"node_lost_s\": 7.4"));
+  EXPECT_THAT(json, HasSubstr("\"lost\": true"));
+}
+
 }  // namespace
 }  // namespace iashim::cli

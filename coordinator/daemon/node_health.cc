@@ -1,0 +1,31 @@
+#include "coordinator/daemon/node_health.h"
+
+#include <algorithm>
+
+namespace iashim::daemon {
+
+void NodeHealth::Heard(const std::string& host, int64_t now_ns) {
+  if (host.empty()) return;
+  Node& n = nodes_[host];
+  n.last_heard_ns = std::max(n.last_heard_ns, now_ns);
+  n.lost = false;
+}
+
+void NodeHealth::JobWentSilent(const std::string& host, bool others_connected) {
+  const auto it = nodes_.find(host);
+  if (it == nodes_.end() || others_connected) return;
+  it->second.lost = true;
+}
+
+std::optional<double> NodeHealth::LostForS(const std::string& host, int64_t now_ns) const {
+  const auto it = nodes_.find(host);
+  if (it == nodes_.end() || !it->second.lost) return std::nullopt;
+  return double(std::max<int64_t>(0, now_ns - it->second.last_heard_ns)) / 1e9;
+}
+
+size_t NodeHealth::lost_count() const {
+  return size_t(std::count_if(nodes_.begin(), nodes_.end(),
+                              [](const auto& n) { return n.second.lost; }));
+}
+
+}  // namespace iashim::daemon
