@@ -58,21 +58,10 @@ if [[ -e "$cluster_dir" ]] || ip netns list 2>/dev/null | grep -q '^iashim-'; th
 fi
 
 # --- what it needs ----------------------------------------------------------------
-packages=(slurm-wlm munge jq iproute2 util-linux)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [[ ${#missing[@]} -gt 0 ]]; then
-  say "installing ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
-if [[ -z "$build" ]]; then
-  scripts/setup.sh >/dev/null
-  build=$repo/build
-fi
-build=$(cd "$build" && pwd)
+# shellcheck source=slurm_packages.sh
+source scripts/slurm_packages.sh
+install_missing_packages slurm-wlm munge jq iproute2 util-linux
+build=$(built_tree "$build")
 for f in coordinator/cli/iashim coordinator/daemon/iashim-coordinator integrations/slurm/iashim_spank.so \
          bench/iashim-fakejob simgpu/libcuda.so.1 libiashim/libiashim.so; do
   [[ -e "$build/$f" ]] || die "$build/$f is not built (scripts/setup.sh builds it)"

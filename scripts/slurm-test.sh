@@ -58,21 +58,10 @@ say() { echo "slurm-test.sh: $*"; }
 fail() { echo "slurm-test.sh: FAILED: $*" >&2; exit 1; }
 
 # --- packages and build -------------------------------------------------------
-packages=(slurm-wlm munge jq)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [[ ${#missing[@]} -gt 0 ]]; then
-  say "installing ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
-if [[ -z "$build" ]]; then
-  scripts/setup.sh >/dev/null
-  build=$repo/build
-fi
-build=$(cd "$build" && pwd)
+# shellcheck source=slurm_packages.sh
+source scripts/slurm_packages.sh
+install_missing_packages slurm-wlm munge jq
+build=$(built_tree "$build")
 plugin=$build/integrations/slurm/iashim_spank.so
 iashim=$build/coordinator/cli/iashim
 fakejob=$build/bench/iashim-fakejob
