@@ -3,12 +3,21 @@
 #include <algorithm>
 
 namespace iashim::top {
+namespace {
+
+// Its process is gone, whether or not it said goodbye (a lost node stays
+// on its GPU line).
+bool Gone(const JobView& j) {
+  return j.State() == JobState::kDisconnected || j.State() == JobState::kLost;
+}
+
+}  // namespace
 
 void EndedJobs::Observe(const ClusterView& view, double now_s) {
   std::map<Key, double> still;
   for (const GpuView& g : view.gpus) {
     for (const JobView& j : g.jobs) {
-      if (j.State() != JobState::kDisconnected) continue;
+      if (!Gone(j)) continue;
       const Key key{j.job, j.pid};
       const auto it = disconnected_since_.find(key);
       still[key] = it == disconnected_since_.end() ? now_s : it->second;
@@ -21,7 +30,7 @@ ClusterView EndedJobs::Visible(const ClusterView& view, double now_s) const {
   ClusterView out = view;
   for (GpuView& g : out.gpus) {
     const auto ended = [&](const JobView& j) {
-      if (j.State() != JobState::kDisconnected) return false;
+      if (!Gone(j)) return false;
       const auto it = disconnected_since_.find({j.job, j.pid});
       return it != disconnected_since_.end() && now_s - it->second > kShowEndedSeconds;
     };

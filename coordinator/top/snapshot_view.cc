@@ -44,6 +44,7 @@ JobView FromJob(const wire::JobState& j) {
   v.energy_j = j.energy_j();
   v.energy_per_iteration_j = j.energy_per_iteration_j();
   v.connected = j.connected();
+  v.lost = j.lost();
   if (j.gpus() != nullptr && j.gpus()->size() > 1) v.gpus.assign(j.gpus()->begin(), j.gpus()->end());
   if (j.ranks() != nullptr) {
     for (const wire::RankState* r : *j.ranks()) {
@@ -67,6 +68,7 @@ GpuView FromGpu(const wire::GpuState& g) {
   v.busy = g.busy();
   v.drained = g.drained();
   v.power_w = g.power_w();
+  v.node_lost_s = g.node_lost_s();
   if (g.jobs() != nullptr) {
     v.jobs.reserve(g.jobs()->size());
     for (const wire::JobState* j : *g.jobs()) {

@@ -24,7 +24,8 @@ using ::iashim::Priority;  // common/text/priority.h
 // has been silent for --forget-after-s.
 enum class JobState {
   kConnected,     // its shim reports
-  kDisconnected,  // its shim stopped reporting (killed, crashed, lost): the row is its last state
+  kDisconnected,  // its shim stopped reporting (killed, crashed): the row is its last state
+  kLost,          // fell silent without a Goodbye, its node with it or not (node_health.h)
   kPlaced,        // placed (iashim run/place), its process not seen yet
 };
 
@@ -53,6 +54,7 @@ struct JobView {
   double energy_j = -1;                // its GPU's energy attributed to it; < 0: unknown
   double energy_per_iteration_j = -1;  // < 0: unknown
   bool connected = false;
+  bool lost = false;  // silent without a Goodbye (the coordinator's JobState.lost)
   // A gang (a job on several GPUs, listed once, under its first): its GPU
   // indexes in rank order, its processes and its slowest one's iteration
   // time (the gang's speed). Empty, 0, 0 for a one-GPU job.
@@ -63,6 +65,7 @@ struct JobView {
   // Never-seen jobs have no pid: only a shim's Hello gives one.
   JobState State() const {
     if (connected) return JobState::kConnected;
+    if (lost) return JobState::kLost;
     return pid == 0 ? JobState::kPlaced : JobState::kDisconnected;
   }
 
@@ -82,6 +85,7 @@ struct GpuView {
   double busy = 0;
   bool drained = false;  // placement puts no new job here (iashim drain)
   double power_w = -1;   // board power; < 0: unknown
+  double node_lost_s = -1;  // since its node was last heard, when lost; < 0: not lost
   std::vector<JobView> jobs;
   // Not from the coordinator: jobs iashim-top left out as ended (ended_jobs.h).
   int hidden_ended = 0;

@@ -92,6 +92,8 @@ std::string_view StateName(JobState s) {
       return "conn";
     case JobState::kDisconnected:
       return "disc";
+    case JobState::kLost:
+      return "lost";
     case JobState::kPlaced:
       return "placed";
   }
@@ -175,7 +177,8 @@ std::string GpuLine(const GpuView& g, int width) {
   const std::string power = std::isfinite(g.power_w) && g.power_w >= 0
                                 ? absl::StrFormat("  %.0f W", g.power_w)
                                 : "";
-  std::string right = absl::StrCat(g.drained ? "DRAINED  " : "", "busy ", busy, power, "  mem ",
+  std::string right = absl::StrCat(g.node_lost_s >= 0 ? "NODE LOST  " : "",
+                                   g.drained ? "DRAINED  " : "", "busy ", busy, power, "  mem ",
                                    FormatBytesPair(g.MemUsed(), g.memory_bytes), "  ",
                                    g.jobs.size(), g.jobs.size() == 1 ? " job" : " jobs");
   if (g.hidden_ended > 0) absl::StrAppend(&right, " +", g.hidden_ended, " ended");

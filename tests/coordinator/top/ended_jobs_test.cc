@@ -28,6 +28,18 @@ TEST(EndedJobs, ADisconnectedJobLeavesAfterAWhile) {
   EXPECT_EQ(shown.gpus[0].hidden_ended, 1);
 }
 
+// A lost job (silent without a goodbye) leaves the table the same way; its
+// node, if lost, stays on the GPU line.
+TEST(EndedJobs, ALostJobLeavesAfterAWhileToo) {
+  ClusterView view = SampleCluster();
+  view.gpus[0].jobs[1].connected = false;
+  view.gpus[0].jobs[1].lost = true;
+  EndedJobs ended;
+  ended.Observe(view, 100);
+  EXPECT_EQ(ended.Visible(view, 100 + kShowEndedSeconds).gpus[0].jobs.size(), 3u);
+  EXPECT_EQ(ended.Visible(view, 100 + kShowEndedSeconds + 0.1).gpus[0].hidden_ended, 1);
+}
+
 TEST(EndedJobs, AJobThatReconnectsIsShownAgainAndItsClockRestarts) {
   ClusterView view = SampleCluster();
   view.gpus[0].jobs[0].connected = false;

@@ -198,6 +198,8 @@ TEST(JobView, StateFromConnectedAndPid) {
   EXPECT_EQ(j.State(), JobState::kPlaced);
   j.pid = 42;
   EXPECT_EQ(j.State(), JobState::kDisconnected);
+  j.lost = true;
+  EXPECT_EQ(j.State(), JobState::kLost);
   j.connected = true;
   EXPECT_EQ(j.State(), JobState::kConnected);
 }

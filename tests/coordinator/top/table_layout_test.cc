@@ -425,6 +425,21 @@ TEST(LayOut, GpuLineCountsEndedJobsAndSaysDrained) {
   EXPECT_EQ(layout.lines[3].text, "  (no running jobs)");
 }
 
+TEST(LayOut, ALostNodeAndItsJobsSaySo) {
+  ClusterView view = SampleCluster();
+  view.gpus[0].node_lost_s = 7;
+  for (JobView& j : view.gpus[0].jobs) {
+    j.connected = false;
+    j.lost = true;
+  }
+  const Layout layout = LayOut(Input(&view));
+  EXPECT_EQ(layout.lines[2].text,
+            "node-a:0 NVIDIA H200  NODE LOST  busy 87%  mem 33.0/80.0 GiB  3 jobs");
+  size_t lost_rows = 0;
+  for (const std::string& row : JobRows(layout)) lost_rows += row.find(" lost ") != std::string::npos;
+  EXPECT_EQ(lost_rows, view.gpus[0].jobs.size());
+}
+
 TEST(LayOut, LegendReplacesTheTableAndScrolls) {
   const ClusterView view = SampleCluster();
   LayoutInput in = Input(&view);
