@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <string_view>
 
@@ -14,18 +13,12 @@ namespace iashim_test {
 
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> BundledProfiles(
     const std::string& source_dir) {
-  const std::string path = source_dir + "/bench/data/models/gavel_map.txt";
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  absl::StatusOr<std::vector<iashim::predict::MappedProfile>> read =
+      iashim::predict::ReadGavelMap(source_dir + "/bench/data/models/gavel_map.txt");
+  if (!read.ok()) return read.status();
   std::vector<std::pair<std::string, std::string>> mapped;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    const size_t space = line.find(' ');
-    if (space == std::string::npos) continue;
-    std::string key = line.substr(space + 1);
-    if (key.rfind("estimate", 0) == 0) key.clear();  // no Gavel job type
-    mapped.emplace_back(line.substr(0, space), std::move(key));
+  for (iashim::predict::MappedProfile& m : *read) {
+    mapped.emplace_back(std::move(m.model), std::move(m.gavel_key));
   }
   return mapped;
 }

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "bench/fakejob/model_profile.h"
+#include "bench/predict/profile_job.h"
 #include "simgpu/src/config_parse.h"
-#include "simgpu/src/module_image.h"
 #include "simgpu/src/virtual_cosim.h"
 
 namespace iashim_test {
@@ -21,21 +21,7 @@ inline simgpu::DeviceSpec DefaultV100() {
 }
 
 inline simgpu::VirtualJob ToVirtualJob(const iashim::fakejob::ModelProfile& p, int sm_count) {
-  simgpu::VirtualJob job;
-  job.host_gap_ns = p.host_gap_us * 1000;
-  for (const auto& k : p.launches) {
-    simgpu::KernelModel model;
-    model.fixed_us = k.duration_us;
-    model.mem_intensity = static_cast<float>(k.mem_intensity);
-    simgpu::Op op{};
-    op.kind = simgpu::OpKind::kKernel;
-    op.remaining_ns = model.DurationNs(k.grid_blocks, sm_count);
-    op.mem_intensity = model.mem_intensity;
-    op.sm_fill = simgpu::KernelModel::SmFill(k.grid_blocks, sm_count);
-    op.event_slot = -1;
-    job.iteration.push_back({k.stream, op});
-  }
-  return job;
+  return iashim::predict::ProfileJob(p, sm_count);
 }
 
 // Loads bench/data/models/<name>.model.

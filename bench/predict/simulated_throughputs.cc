@@ -1,0 +1,68 @@
+#include "bench/predict/simulated_throughputs.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bench/predict/profile_job.h"
+#include "coordinator/cli/json_writer.h"
+#include "simgpu/src/config_parse.h"
+#include "simgpu/src/interference_model.h"
+
+namespace iashim::predict {
+
+absl::StatusOr<std::string> SimulatedThroughputsJson(const SimulatedThroughputsOptions& options) {
+  if (!(options.seconds > options.warmup_s && options.warmup_s >= 0)) {
+    return absl::InvalidArgumentError("seconds must exceed the warm-up, which must be >= 0");
+  }
+  absl::StatusOr<std::vector<MappedProfile>> mapped =
+      ReadGavelMap(options.models_dir + "/gavel_map.txt");
+  if (!mapped.ok()) return mapped.status();
+  std::erase_if(*mapped, [](const MappedProfile& m) { return m.gavel_key.empty(); });
+  if (mapped->empty()) {
+    return absl::NotFoundError(
+        absl::StrCat(options.models_dir, "/gavel_map.txt maps no profile to a Gavel job type"));
+  }
+  // The simulated GPU simgpu gives a job when SIMGPU_DEVICES is not set: a V100.
+  std::vector<simgpu::DeviceSpec> specs;
+  std::string error;
+  if (!simgpu::ParseDeviceList(simgpu::kDefaultDevices, "default", &specs, &error)) {
+    return absl::InternalError(error);
+  }
+  const simgpu::DeviceSpec& spec = specs.at(0);
+  const simgpu::InterferenceParams params;
+  std::vector<simgpu::VirtualJob> jobs;
+  std::vector<double> solo;
+  for (const MappedProfile& m : *mapped) {
+    const std::string path = options.models_dir + "/" + m.model + ".model";
+    absl::StatusOr<fakejob::ModelProfile> profile = fakejob::LoadModelProfile(path);
+    if (!profile.ok()) return profile.status();
+    jobs.push_back(ProfileJob(*profile, spec.sm_count));
+    solo.push_back(
+        simgpu::CoSimulate({jobs.back()}, spec, options.seconds, options.warmup_s, params)[0]);
+  }
+  // rates[a][b]: a's steps/s beside b.
+  const size_t n = jobs.size();
+  std::vector<std::vector<double>> rates(n, std::vector<double>(n, 0));
+  for (size_t a = 0; a < n; ++a) {
+    for (size_t b = a; b < n; ++b) {
+      const std::vector<double> r =
+          simgpu::CoSimulate({jobs[a], jobs[b]}, spec, options.seconds, options.warmup_s, params);
+      rates[a][b] = a == b ? (r[0] + r[1]) / 2 : r[0];  // two copies of one job
+      rates[b][a] = a == b ? rates[a][b] : r[1];
+    }
+  }
+  cli::JsonWriter w(2);
+  w.BeginObject().Key("v100").BeginObject();
+  for (size_t a = 0; a < n; ++a) {
+    w.Key((*mapped)[a].gavel_key).BeginObject();
+    w.Key("null").Double(solo[a]);
+    for (size_t b = 0; b < n; ++b) {
+      w.Key((*mapped)[b].gavel_key).BeginArray().Double(rates[a][b]).Double(rates[b][a]).EndArray();
+    }
+    w.EndObject();
+  }
+  w.EndObject().EndObject();
+  return w.str() + "\n";
+}
+
+}  // namespace iashim::predict
