@@ -139,19 +139,23 @@ mean_iteration_ns() {  # SLURM_ID: the mean of 8 readings 0.5 s apart
   echo $((sum / n))
 }
 since() { awk -v t0="$1" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.1f", t1 - t0 }'; }
+# Polls `iashim status --json` every 0.1 s, TRIES times at most, until the jq
+# PREDICATE holds; prints the seconds since T0 (nothing when it never held).
+status_holds_after() {  # T0 TRIES PREDICATE
+  for _ in $(seq "$2"); do
+    if status_json | jq -e "$3" >/dev/null 2>&1; then
+      since "$1"
+      return 0
+    fi
+    sleep 0.1
+  done
+}
 sleep 2
 before=$(mean_iteration_ns "$long1")
 stopped_at=$(date +%s.%N)
 scripts/cluster-node.sh stop node2 --dir "$cluster_dir" >/dev/null
-lost_after=""
-for _ in $(seq 100); do
-  if status_json | jq -e '[.gpus[] | select(.host == "iashim-node2" and .node_lost_s != null)] | length > 0' \
-       >/dev/null 2>&1; then
-    lost_after=$(since "$stopped_at")
-    break
-  fi
-  sleep 0.1
-done
+lost_after=$(status_holds_after "$stopped_at" 100 \
+  '[.gpus[] | select(.host == "iashim-node2" and .node_lost_s != null)] | length > 0')
 [[ -n "$lost_after" ]] || fail "iashim-node2 was never marked lost: $(status_json | head -c 800)"
 status_json | jq -e --arg id "$long2" '[.gpus[].jobs[] | select(.batch.job == $id and .lost)] | length == 1' \
   >/dev/null || fail "the job of iashim-node2 is not shown lost"
@@ -175,15 +179,8 @@ up_in_slurm || fail "restarted iashim-node2 is not up in Slurm: $(on head sinfo 
 on node2 env IASHIM_JOB=rejoined LD_PRELOAD="$(cat "$cluster_dir/build")/libiashim/libiashim.so" \
   iashim-fakejob --model resnet18 --seconds 6 >"$cluster_dir/out/rejoined.out" 2>&1 &
 rejoined_pid=$!
-back=""
-for _ in $(seq 50); do
-  if status_json | jq -e '[.gpus[] | select(.host == "iashim-node2" and .node_lost_s == null)] | length > 0' \
-       >/dev/null 2>&1; then
-    back=$(since "$restarted_at")
-    break
-  fi
-  sleep 0.1
-done
+back=$(status_holds_after "$restarted_at" 50 \
+  '[.gpus[] | select(.host == "iashim-node2" and .node_lost_s == null)] | length > 0')
 wait "$rejoined_pid" || fail "the job on the restarted iashim-node2 failed: $(tail -3 "$cluster_dir/out/rejoined.out")"
 [[ -n "$back" ]] || fail "iashim-node2 is still shown lost after a shim on it said Hello"
 say "iashim-node2 restarted: responding to Slurm, and heard by the coordinator ${back} s after slurmd started"

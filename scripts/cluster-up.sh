@@ -58,8 +58,8 @@ if [[ -e "$cluster_dir" ]] || ip netns list 2>/dev/null | grep -q '^iashim-'; th
 fi
 
 # --- what it needs ----------------------------------------------------------------
-# shellcheck source=slurm_packages.sh
-source scripts/slurm_packages.sh
+# shellcheck source=slurm_common.sh
+source scripts/slurm_common.sh
 install_missing_packages slurm-wlm munge jq iproute2 util-linux
 build=$(built_tree "$build")
 for f in coordinator/cli/iashim coordinator/daemon/iashim-coordinator integrations/slurm/iashim_spank.so \
@@ -158,34 +158,16 @@ EOF
 {
   echo "ClusterName=iashimcluster"
   echo "SlurmctldHost=iashim-head($head_address)"
+  slurm_conf_policy
   cat <<EOF
-AuthType=auth/munge
 AuthInfo=socket=$cluster_dir/munge/munge.socket
-CredType=cred/munge
-SlurmUser=root
-SlurmdUser=root
 StateSaveLocation=$cluster_dir/slurm/state
 SlurmdSpoolDir=$cluster_dir/slurm/spool/%n
 SlurmctldPidFile=$cluster_dir/slurm/slurmctld.pid
 SlurmdPidFile=$cluster_dir/slurm/slurmd-%n.pid
 SlurmctldLogFile=$cluster_dir/log/slurmctld.log
 SlurmdLogFile=$cluster_dir/log/slurmd-%n.log
-SlurmdDebug=verbose
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-MpiDefault=none
-SchedulerType=sched/backfill
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SlurmdParameters=config_overrides
-ReturnToService=2
 SlurmdTimeout=10
-MinJobAge=600
-GresTypes=gpu,shard
-JobSubmitPlugins=lua
 PlugStackConfig=$cluster_dir/plugstack.conf
 EOF
   for i in $(seq "$nodes"); do

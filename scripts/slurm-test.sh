@@ -58,8 +58,8 @@ say() { echo "slurm-test.sh: $*"; }
 fail() { echo "slurm-test.sh: FAILED: $*" >&2; exit 1; }
 
 # --- packages and build -------------------------------------------------------
-# shellcheck source=slurm_packages.sh
-source scripts/slurm_packages.sh
+# shellcheck source=slurm_common.sh
+source scripts/slurm_common.sh
 install_missing_packages slurm-wlm munge jq
 build=$(built_tree "$build")
 plugin=$build/integrations/slurm/iashim_spank.so
@@ -154,41 +154,25 @@ while [[ $coordinator_port == "$ctld_port" || $coordinator_port == "$slurmd_port
 done
 export IASHIM_COORDINATOR="tcp://127.0.0.1:$coordinator_port"
 
-cat >"$work/slurm.conf" <<EOF
+{
+  slurm_conf_policy
+  cat <<EOF
 ClusterName=iashimtest
 SlurmctldHost=$node(127.0.0.1)
 SlurmctldPort=$ctld_port
 SlurmdPort=$slurmd_port
-AuthType=auth/munge
 AuthInfo=socket=$work/munge/munge.socket
-CredType=cred/munge
-SlurmUser=root
-SlurmdUser=root
 StateSaveLocation=$work/state
 SlurmdSpoolDir=$work/spool
 SlurmctldPidFile=$work/slurmctld.pid
 SlurmdPidFile=$work/slurmd.pid
 SlurmctldLogFile=$work/log/slurmctld.log
 SlurmdLogFile=$work/log/slurmd.log
-SlurmdDebug=verbose
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-MpiDefault=none
-SchedulerType=sched/backfill
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SlurmdParameters=config_overrides
-ReturnToService=2
-MinJobAge=600
-GresTypes=gpu,shard
-JobSubmitPlugins=lua
 PlugStackConfig=$work/plugstack.conf
 NodeName=$node NodeAddr=127.0.0.1 CPUs=8 RealMemory=4000 Gres=gpu:2,shard:8 State=UNKNOWN
 PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
 EOF
+} >"$work/slurm.conf"
 # What a site adds (README, "Running on Slurm").
 cat >"$work/gres.conf" <<EOF
 Name=gpu File=/dev/nvidia[0-1]

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # What the scripts that run a real Slurm (slurm-test.sh, cluster-up.sh) share:
-# the Debian packages they need, and the build they use.
+# the Debian packages they need, the build they use, and how their Slurm is
+# configured.
 
 # Installs those of the given Debian packages that are missing (as root).
 install_missing_packages() {
@@ -23,4 +24,31 @@ built_tree() {
   else
     (cd "$1" && pwd)
   fi
+}
+
+# The slurm.conf lines every Slurm of ours has: munge, root daemons, no
+# cgroups or accounting, consumable GPUs and shards, job_submit.lua. Each
+# script adds its paths, ports and nodes.
+slurm_conf_policy() {
+  cat <<'EOF'
+AuthType=auth/munge
+CredType=cred/munge
+SlurmUser=root
+SlurmdUser=root
+SlurmdDebug=verbose
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MpiDefault=none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SlurmdParameters=config_overrides
+ReturnToService=2
+MinJobAge=600
+GresTypes=gpu,shard
+JobSubmitPlugins=lua
+EOF
 }
