@@ -204,8 +204,7 @@ exec_on head "$build/coordinator/daemon/iashim-coordinator" \
   --listen "$coordinator" --pub "tcp://$head_address:5556" \
   --curve-secret-key "$cluster_dir/keys/coordinator.key_secret" --admin-key "$cluster_dir/keys/admin.key" \
   --state-dir "$cluster_dir/coordinator/state" --cluster "$cluster_dir/cluster.txt" \
-  >>"$cluster_dir/log/coordinator.log" 2>&1 </dev/null &
-echo $! >"$cluster_dir/coordinator/pid"
+  >>"$cluster_dir/log/coordinator.log" 2>&1 </dev/null &  # cluster-down.sh stops it with the head
 for _ in $(seq 50); do
   on head iashim status --timeout-s 0.3 >/dev/null 2>&1 && break
   sleep 0.1

@@ -26,8 +26,7 @@ on() {
   exec_on "$node" bash -c '[[ ! -f "$0/env" ]] || source "$0/env"; exec "$@"' "$cluster_dir" "$@"
 }
 
-# The same without the environment, for a command that replaces this process
-# (its pid is then the command's: `exec_on head daemon & pid=$!`).
+# The same without the cluster's environment (a daemon that needs none).
 exec_on() {
   local node=$1
   shift
