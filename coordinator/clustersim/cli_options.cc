@@ -124,6 +124,7 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
                                                    "--gpus",
                                                    "--gpus-per-node",
                                                    "--arrival-scale",
+                                                   "--guaranteed-every",
                                                    "--policy",
                                                    "--seed",
                                                    "--out",
@@ -155,6 +156,10 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       if (!v.ok()) return v.status();
       if (*v <= 0) return FlagError(flag, "must be > 0 (2 = jobs arrive twice as fast)");
       o.arrival_scale = *v;
+    } else if (flag == "--guaranteed-every") {
+      absl::StatusOr<int> v = ParseInt<int>(flag, value, 0, 1'000'000);
+      if (!v.ok()) return v.status();
+      o.guaranteed_every = *v;
     } else if (flag == "--policy") {
       absl::StatusOr<std::vector<std::string>> v = ParsePolicies(value);
       if (!v.ok()) return v.status();
@@ -203,7 +208,8 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
   if (seen.contains("--kfold")) {
     o.mode = CliOptions::Mode::kKfold;
     for (const char* replay_only :
-         {"--trace", "--gpus", "--gpus-per-node", "--arrival-scale", "--policy", "--out",
+         {"--trace", "--gpus", "--gpus-per-node", "--arrival-scale", "--guaranteed-every",
+          "--policy", "--out",
           "--min-gain", "--uncertainty-weight", "--exploration", "--variants",
           "--variant-seed"}) {
       if (seen.contains(replay_only)) return FlagError(replay_only, "does not apply to --kfold");
@@ -232,7 +238,7 @@ std::string Usage() {
       "usage: iashim-clustersim --trace FILE... --throughputs FILE --gpu-type TYPE --gpus N\n"
       "           [--gpus-per-node K] [--arrival-scale X] [--policy P,...] [--seed S]\n"
       "           [--out DIR] [--json] [--min-gain G] [--uncertainty-weight W]\n"
-      "           [--exploration Z]\n"
+      "           [--exploration Z] [--guaranteed-every M]\n"
       "           [--variants N [--variant-seed S]]\n"
       "       iashim-clustersim --kfold K --throughputs FILE --gpu-type TYPE [--seed S] [--json]\n"
       "       iashim-clustersim --alibaba-nodes F --alibaba-pods F ...   (Alibaba replay)\n"
@@ -245,6 +251,10 @@ std::string Usage() {
       "  --arrival-scale X     divide arrival times by X (2 = twice as fast; default 1)\n"
       "  --out DIR             write summary.csv, summary.json and jobs-<policy>.csv\n"
       "  --json                one JSON object per policy per line instead of a table\n"
+      "  --guaranteed-every M  job i (0-based, in arrival order) is guaranteed when\n"
+      "                        i % M == 0; iashim and oracle then throttle its\n"
+      "                        co-runner to hold it at its 10% slowdown target\n"
+      "                        (default 0: every job opportunistic)\n"
       "  --min-gain G          iashim/oracle: progress sharing must add (default ",
       kDefaultMinGain,
       ")\n"

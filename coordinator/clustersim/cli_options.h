@@ -27,6 +27,7 @@ struct CliOptions {
   int gpus = 0;
   int gpus_per_node = 8;
   double arrival_scale = 1;
+  int guaranteed_every = 0;  // 0: no guaranteed jobs (ReplayOptions)
   std::vector<std::string> policies;  // default: all, in kPolicyNames order
   std::string out_dir;
   double min_gain = 0;            // set to kDefaultMinGain unless given

@@ -78,6 +78,7 @@ ReplayOptions ReplayOptionsOf(const CliOptions& options) {
   replay.min_gain = options.min_gain;
   replay.uncertainty_weight = options.uncertainty_weight;
   replay.exploration = options.exploration;
+  replay.guaranteed_every = options.guaranteed_every;
   return replay;
 }
 
@@ -103,7 +104,7 @@ int RunReplay(const CliOptions& options, const GavelThroughputs& truth) {
   absl::StatusOr<std::vector<TraceJob>> trace = ReadGavelTraces(options.traces);
   if (!trace.ok()) return Fail(trace.status());
   const ReplayOptions replay = ReplayOptionsOf(options);
-  const PreparedJobs prepared = PrepareJobs(*trace, truth, replay.sim, options.arrival_scale);
+  const PreparedJobs prepared = PrepareJobs(*trace, truth, replay.sim, options.arrival_scale, replay.guaranteed_every);
   absl::StatusOr<std::vector<PolicyRun>> runs = Replay(prepared, truth, replay);
   if (!runs.ok()) return Fail(runs.status());
   std::cout << (options.json ? SummaryJsonLines(*runs) : SummaryTable(*runs));

@@ -46,17 +46,21 @@ absl::StatusOr<PolicyRun> RunPolicy(std::string_view name, const PreparedJobs& p
     result = Simulate(prepared.jobs, truth, options.sim, IadeepPlacement(&table, &rule), &learner);
     error = learner.error();
   } else if (name == "iashim") {
+    SimConfig sim = options.sim;
+    sim.share_control = true;
     policy::InterferenceModel::Options model_options;
     model_options.seed = options.seed;
     policy::InterferenceModel model(model_options);
     Learner<policy::InterferenceModel> learner(&model);
     const policy::InterferenceAwarePlacement placement(&model, &rule, PlacementOptions(options));
-    result = Simulate(prepared.jobs, truth, options.sim, placement, &learner);
+    result = Simulate(prepared.jobs, truth, sim, placement, &learner);
     error = learner.error();
   } else if (name == "oracle") {
+    SimConfig sim = options.sim;
+    sim.share_control = true;
     const OraclePredictor oracle(truth);
     const policy::InterferenceAwarePlacement placement(&oracle, &rule, PlacementOptions(options));
-    result = Simulate(prepared.jobs, truth, options.sim, placement, nullptr);
+    result = Simulate(prepared.jobs, truth, sim, placement, nullptr);
   } else {
     return absl::InvalidArgumentError(Cat("unknown policy \"", name, "\""));
   }
@@ -82,7 +86,7 @@ absl::StatusOr<PolicyRun> RunPolicy(std::string_view name, const PreparedJobs& p
 }  // namespace
 
 PreparedJobs PrepareJobs(std::span<const TraceJob> trace, const GavelThroughputs& truth,
-                         const SimConfig& sim, double arrival_scale) {
+                         const SimConfig& sim, double arrival_scale, int guaranteed_every) {
   PreparedJobs out;
   const int largest_node = std::min(sim.gpus, sim.gpus_per_node);
   for (const TraceJob& t : trace) {
@@ -99,6 +103,9 @@ PreparedJobs PrepareJobs(std::span<const TraceJob> trace, const GavelThroughputs
   // The trace is in arrival order already; stable_sort keeps it so for any input.
   std::stable_sort(out.jobs.begin(), out.jobs.end(),
                    [](const SimJob& a, const SimJob& b) { return a.arrival_s < b.arrival_s; });
+  for (size_t i = 0; guaranteed_every > 0 && i < out.jobs.size(); i += guaranteed_every) {
+    out.jobs[i].priority = policy::Priority::kGuaranteed;
+  }
   return out;
 }
 

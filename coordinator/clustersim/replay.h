@@ -36,6 +36,10 @@ struct ReplayOptions {
   double min_gain = kDefaultMinGain;  // iashim and oracle
   double uncertainty_weight = kDefaultUncertaintyWeight;
   double exploration = kDefaultExploration;  // iashim (the oracle's uncertainty is 0)
+  // Job i (0-based, in arrival order) is guaranteed when i % guaranteed_every
+  // == 0; 0: every job opportunistic (Gavel's traces have no priorities).
+  // iashim and oracle then run with the share controller (SimConfig).
+  int guaranteed_every = 0;
 };
 
 struct PreparedJobs {
@@ -45,7 +49,7 @@ struct PreparedJobs {
 };
 
 PreparedJobs PrepareJobs(std::span<const TraceJob> trace, const GavelThroughputs& truth,
-                         const SimConfig& sim, double arrival_scale);
+                         const SimConfig& sim, double arrival_scale, int guaranteed_every = 0);
 
 struct PolicyRun {
   PolicySummary summary;

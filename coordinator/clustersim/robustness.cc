@@ -37,7 +37,7 @@ absl::StatusOr<std::vector<VariantResult>> ReplayVariants(
     ReplayOptions o = options;
     o.policies.assign(std::begin(kPolicyNames), std::end(kPolicyNames));
     o.seed = VariantSeed(variant_seed, i);
-    const PreparedJobs prepared = PrepareJobs(trace, truth, o.sim, o.arrival_scale);
+    const PreparedJobs prepared = PrepareJobs(trace, truth, o.sim, o.arrival_scale, o.guaranteed_every);
     absl::StatusOr<std::vector<PolicyRun>> runs = Replay(prepared, truth, o);
     if (!runs.ok()) {
       return absl::Status(runs.status().code(), Cat("variant ", i, ": ", runs.status().message()));

@@ -92,10 +92,14 @@ class Simulation {
   // Kinds (distinct job types) and which may share with which.
   std::vector<JobType> kinds_;
   std::vector<std::vector<char>> may_share_;
-  // Kinds asked since the state last changed and queued: asking again would
-  // get the same answer (Place is a pure function of request and state, and
-  // requests differ only in the job id).
+  // Kinds and priorities asked since the state last changed and queued:
+  // asking again would get the same answer (Place is a pure function of
+  // request and state, and requests of one kind and priority differ only in
+  // the job id). Indexed by QueueClass.
   std::vector<char> queued_kind_;
+  int QueueClass(int job) const {
+    return kind_of_[job] * 2 + (jobs_[job].priority == policy::Priority::kGuaranteed ? 1 : 0);
+  }
 
   // Per GPU and node.
   std::vector<GpuId> gpu_ids_;
@@ -180,7 +184,7 @@ absl::Status Simulation::Init() {
                          truth_.Pair(kinds_[b], kinds_[a]).has_value();
     }
   }
-  queued_kind_.assign(kinds_.size(), 0);
+  queued_kind_.assign(kinds_.size() * 2, 0);
   return absl::OkStatus();
 }
 
@@ -204,7 +208,17 @@ double Simulation::RateOf(int job) const {
   const std::vector<int>& here = on_gpu_[r.gpus[0]];
   if (here.size() == 1) return solo_rate_[job];
   const int other = here[0] == job ? here[1] : here[0];
-  return truth_.Pair(jobs_[job].type, jobs_[other].type)->a;  // Validate checked it exists
+  const double paired = truth_.Pair(jobs_[job].type, jobs_[other].type)->a;  // Validate checked it
+  const bool guaranteed = jobs_[job].priority == policy::Priority::kGuaranteed;
+  const bool other_guaranteed = jobs_[other].priority == policy::Priority::kGuaranteed;
+  if (!config_.share_control || guaranteed == other_guaranteed) return paired;
+  // One guaranteed job, held at its floor by throttling the other (SimConfig).
+  const int g = guaranteed ? job : other;
+  const double p_g = truth_.Pair(jobs_[g].type, jobs_[guaranteed ? other : job].type)->a / solo_rate_[g];
+  const double floor = 1.0 / (1.0 + config_.slowdown_target);
+  if (p_g >= floor) return paired;
+  const double share = std::max(config_.min_share, (1.0 - floor) / (1.0 - p_g));
+  return guaranteed ? solo_rate_[job] * (1.0 - (1.0 - p_g) * share) : paired * share;
 }
 
 void Simulation::Retime(int job) {
@@ -342,7 +356,7 @@ absl::Status Simulation::Start(int job, const PlacementDecision& decision,
   out_[job].start_s = now_;
   PlacedJob placed;
   placed.job = jobs_[job].id;
-  placed.priority = policy::Priority::kOpportunistic;
+  placed.priority = jobs_[job].priority;
   placed.mem_bytes = kNominalJobBytes;
   placed.traits = traits_[job];
   placed.gpu_count = jobs_[job].type.scale;
@@ -381,20 +395,20 @@ absl::Status Simulation::SchedulePass() {
   while (i < waiting_.size()) {
     const int job = waiting_[i];
     const bool head = i == 0;
-    if (queued_kind_[kind_of_[job]] && job != reserving_job_) {
+    if (queued_kind_[QueueClass(job)] && job != reserving_job_) {
       ++i;
       continue;
     }
     if (!MightFit(job)) {
       if (head && jobs_[job].type.scale > 1 && reserving_job_ < 0) Reserve(job);
-      if (job != reserving_job_) queued_kind_[kind_of_[job]] = true;
+      if (job != reserving_job_) queued_kind_[QueueClass(job)] = true;
       ++i;
       continue;
     }
     const ClusterState& seen = reserved_node_ >= 0 && job != reserving_job_ ? view_ : full_;
     PlacementRequest request;
     request.job = jobs_[job].id;
-    request.priority = policy::Priority::kOpportunistic;
+    request.priority = jobs_[job].priority;
     request.mem_bytes = kNominalJobBytes;
     request.traits = traits_[job];
     request.gpu_count = jobs_[job].type.scale;
@@ -407,7 +421,7 @@ absl::Status Simulation::SchedulePass() {
         break;  // the next job now sits at i
       case PlacementDecision::Outcome::kQueued:
         if (head && jobs_[job].type.scale > 1 && reserving_job_ < 0) Reserve(job);
-        if (job != reserving_job_) queued_kind_[kind_of_[job]] = true;
+        if (job != reserving_job_) queued_kind_[QueueClass(job)] = true;
         ++i;
         break;
       case PlacementDecision::Outcome::kRejected:

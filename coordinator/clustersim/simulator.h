@@ -36,6 +36,7 @@
 #include "coordinator/clustersim/gavel_throughputs.h"
 #include "coordinator/policy/interference_model.h"
 #include "coordinator/policy/placement.h"
+#include "coordinator/policy/priority.h"
 
 namespace iashim::clustersim {
 
@@ -44,6 +45,9 @@ struct SimJob {
   JobType type;
   double total_steps = 0;
   double arrival_s = 0;  // jobs must be given in non-decreasing arrival order
+  // What the policy is told (placement keeps two guaranteed jobs apart), and,
+  // under share control, who is throttled.
+  policy::Priority priority = policy::Priority::kOpportunistic;
 };
 
 struct SimConfig {
@@ -54,6 +58,18 @@ struct SimConfig {
   // then does not ask it while only sharing could place a job. Saves time
   // only; a co-location such a policy makes anyway is an error.
   bool policy_may_share = true;
+  // The daemon's share controller, for a policy that has one (iashim,
+  // oracle): on a GPU holding one guaranteed job whose pair throughput
+  // would leave it below 1 / (1 + slowdown_target) of its solo speed, the
+  // opportunistic job's share is cut to s = (1 - floor) / (1 - p_g), at
+  // least min_share, and its pair throughput scaled by s; the guaranteed job
+  // then runs at 1 - (1 - p_g) * s of its solo speed (the floor, unless s
+  // hit min_share). Harm proportional to share is the controller's own model
+  // (policy/interference_placement.h predicts by it too); the controller's
+  // settling time is not simulated. Off: a pair runs at its measured rates.
+  bool share_control = false;
+  double slowdown_target = 0.10;
+  double min_share = 0.05;
 };
 
 // What the simulator tells a learning policy after it starts a pair.

@@ -29,7 +29,7 @@ TEST(ParseCliOptions, EverySetting) {
   std::vector<std::string> args = Base();
   for (const char* a : {"--arrival-scale=2.5", "--policy", "iashim,exclusive", "--seed", "7",
                         "--out", "dir", "--json", "--gpus-per-node", "4", "--min-gain",
-                        "-0.1", "--uncertainty-weight", "0.5", "--trace=c.trace"}) {
+                        "-0.1", "--uncertainty-weight", "0.5", "--trace=c.trace", "--guaranteed-every", "4"}) {
     args.push_back(a);
   }
   absl::StatusOr<CliOptions> o = ParseCliOptions(args);
@@ -42,6 +42,7 @@ TEST(ParseCliOptions, EverySetting) {
   EXPECT_EQ(o->gpus_per_node, 4);
   EXPECT_EQ(o->min_gain, -0.1);
   EXPECT_EQ(o->uncertainty_weight, 0.5);
+  EXPECT_EQ(o->guaranteed_every, 4);
   EXPECT_EQ(o->traces.size(), 3u);
 }
 
@@ -102,6 +103,8 @@ TEST(ParseCliOptions, EveryBadArgumentIsNamed) {
   ExpectError(With({"--policy", ""}), "unknown policy \"\"");
   ExpectError(With({"--seed", "-1"}), "--seed");
   ExpectError(With({"--gpus-per-node", "0"}), "--gpus-per-node");
+  ExpectError(With({"--guaranteed-every", "-1"}), "--guaranteed-every");
+  ExpectError(With({"--guaranteed-every", "x"}), "--guaranteed-every");
   ExpectError(With({"--uncertainty-weight", "-1"}), "--uncertainty-weight: must be >= 0");
   ExpectError(With({"--out"}), "--out: needs a value");
   ExpectError(With({"--json=yes"}), "--json: takes no value");

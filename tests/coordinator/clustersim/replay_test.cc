@@ -40,6 +40,18 @@ TEST_F(ReplayTest, PrepareCountsSkippedAndScalesArrivals) {
   EXPECT_GT(PrepareJobs(trace_, truth_, small, 1).unplaceable, 0);
 }
 
+TEST_F(ReplayTest, EveryMthJobIsGuaranteed) {
+  const PreparedJobs none = PrepareJobs(trace_, truth_, options_.sim, 1);
+  for (const SimJob& j : none.jobs) EXPECT_EQ(j.priority, policy::Priority::kOpportunistic);
+  const PreparedJobs p = PrepareJobs(trace_, truth_, options_.sim, 1, 3);
+  ASSERT_GT(p.jobs.size(), 6u);
+  for (size_t i = 0; i < p.jobs.size(); ++i) {
+    EXPECT_EQ(p.jobs[i].priority,
+              i % 3 == 0 ? policy::Priority::kGuaranteed : policy::Priority::kOpportunistic)
+        << i;
+  }
+}
+
 TEST_F(ReplayTest, EveryPolicyRunsAndExclusiveIsNeverLaterThanItself) {
   const PreparedJobs p = PrepareJobs(trace_, truth_, options_.sim, options_.arrival_scale);
   absl::StatusOr<std::vector<PolicyRun>> runs = Replay(p, truth_, options_);

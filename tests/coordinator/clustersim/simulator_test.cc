@@ -84,6 +84,43 @@ TEST(Simulate, PairRunsAtMeasuredPairThroughputs) {
   EXPECT_DOUBLE_EQ(recorder.seen[0].b_norm, 0.5);
 }
 
+TEST(Simulate, ShareControlHoldsTheGuaranteedJobAtItsFloor) {
+  // A (guaranteed) would keep 0.5 next to B: under share control B's share is
+  // cut to (1 - 1/1.1) / (1 - 0.5) = 2/11, A runs at 1/1.1 of 10 steps/s and
+  // B at 4 * 2/11. A's 100 steps end at t = 11; B has done 8 of its 40 steps
+  // and does the other 32 alone at 5/s: t = 17.4.
+  const GavelThroughputs truth = Truth();
+  const MeasuredPairRule rule(&truth);
+  std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0), Job("b", {"B", 1}, 40, 0)};
+  jobs[0].priority = policy::Priority::kGuaranteed;
+  SimConfig config = Config(1, 8);
+  config.share_control = true;
+  absl::StatusOr<SimResult> r = Simulate(jobs, truth, config, FirstFitPlacement(&rule), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NEAR(r->jobs[0].finish_s, 11.0, 1e-9);
+  EXPECT_NEAR(r->jobs[1].finish_s, 17.4, 1e-9);
+
+  // The share never goes below min_share: at 0.5, A keeps 1 - 0.5 * 0.5 of
+  // its speed (7.5/s, done at 13.33 s) and B runs at 2/s, then alone.
+  config.min_share = 0.5;
+  r = Simulate(jobs, truth, config, FirstFitPlacement(&rule), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NEAR(r->jobs[0].finish_s, 100.0 / 7.5, 1e-9);
+  EXPECT_NEAR(r->jobs[1].finish_s, 100.0 / 7.5 + (40 - 2 * 100.0 / 7.5) / 5, 1e-9);
+
+  // Without share control, or with no guaranteed job, the measured pair rates.
+  config.share_control = false;
+  r = Simulate(jobs, truth, config, FirstFitPlacement(&rule), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 10);
+  config.share_control = true;
+  jobs[0].priority = policy::Priority::kOpportunistic;
+  r = Simulate(jobs, truth, config, FirstFitPlacement(&rule), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 10);
+  EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 15);
+}
+
 TEST(Simulate, UnmeasuredPairNeverShares) {
   const GavelThroughputs truth = Truth();
   const MeasuredPairRule rule(&truth);
