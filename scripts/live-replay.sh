@@ -1,0 +1,351 @@
+#!/usr/bin/env bash
+# A live replay of a segment of a Gavel-format trace on the cluster of
+# scripts/cluster-up.sh (N nodes x 4 simulated V100s), through sbatch: first
+# with plain Slurm sharing (--gres=shard:2, two jobs per GPU, placed by
+# Slurm), then the same jobs with --iashim. The same segment goes through
+# iashim-clustersim with simgpu's own pair throughputs as ground truth
+# (iashim-simgpu-throughputs), and the report puts the simulated and the live
+# figures side by side.
+#
+#   scripts/live-replay.sh --trace FILE [--jobs K] [--start N] [--time-scale X]
+#                          [--nodes N] [--guaranteed-every M] [--modes LIST]
+#                          [--max-minutes M] [--out DIR] [--build-dir DIR] [--sim-only]
+#
+#   --trace FILE          a Gavel-format trace (bench/data/gavel/msr-seed0/*.trace)
+#   --jobs K              jobs in the segment, 1..200 (default 40)
+#   --start N|auto        the segment starts at the trace's N-th one-GPU job;
+#                         auto (default): the first segment (at 0, K, 2K, ...)
+#                         loading the cluster to within a quarter of its GPUs
+#                         (scripts/replay/pick_segment.awk says why)
+#   --time-scale X|auto   arrivals and lengths divided by X, 1..1e7; auto
+#                         (default): the segment, run alone, spans 200 s
+#   --nodes N             compute nodes, 1..8 (default 3)
+#   --guaranteed-every M  every M-th job is guaranteed, the rest opportunistic;
+#                         0: none (default 4)
+#   --modes LIST          plain,iashim (default both, in that order)
+#   --max-minutes M       a mode still running after M minutes is cancelled and
+#                         reported as failed, 1..120 (default 12)
+#   --out DIR             where the report goes (default build/live-replay)
+#   --build-dir DIR       a built tree (default: scripts/setup.sh builds build/)
+#   --sim-only            the segment and iashim-clustersim only: no cluster,
+#                         no root (the live columns stay empty)
+#
+# Each job of the segment is one of the trace's one-GPU jobs (multi-GPU jobs
+# are left out and counted): its arrival and its length alone on a V100
+# (Gavel's steps / Gavel's solo throughput) divided by X, running the fake
+# job profile of its model family (scripts/replay/segment.awk) for as many
+# iterations as last that long alone on simgpu, so sharing lengthens it. Jobs
+# run as nobody. Writes to the out dir:
+#   jobs.tsv, segment.trace     the segment (segment.trace: for iashim-clustersim)
+#   simgpu-throughputs.json     simgpu's solo and pair steps/s (ground truth)
+#   sim/                        iashim-clustersim's output (policies firstfit, iashim)
+#   live-<mode>.tsv             per job: id priority arrival start end solo gpu
+#   summary.csv                 mode,source,metric,value
+#   report.txt                  the table (also printed)
+#   jct.png                     JCT per job, live and simulated, both modes
+# Takes its own cluster (state in /run/iashim-replay) up and down. Root only.
+# Exit status: 0 done; 1 a mode failed (a job failed, or time ran out); 2 a
+# bad argument or a failed setup.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+export IASHIM_CLUSTER_DIR=/run/iashim-replay
+# shellcheck source=cluster_common.sh
+source scripts/cluster_common.sh
+# shellcheck source=replay/metrics.sh
+source scripts/replay/metrics.sh
+
+trace="" jobs=40 start=auto scale=auto nodes=3 every=4 modes=plain,iashim max_minutes=12 out="" build=""
+live=1
+need_value() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"; }
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --sim-only) live=0; shift; continue ;;
+    --trace) need_value "$@"; trace=$2 ;;
+    --jobs) need_value "$@"; jobs=$2 ;;
+    --start) need_value "$@"; start=$2 ;;
+    --time-scale) need_value "$@"; scale=$2 ;;
+    --nodes) need_value "$@"; nodes=$2 ;;
+    --guaranteed-every) need_value "$@"; every=$2 ;;
+    --modes) need_value "$@"; modes=$2 ;;
+    --max-minutes) need_value "$@"; max_minutes=$2 ;;
+    --out) need_value "$@"; out=$2 ;;
+    --build-dir) need_value "$@"; build=$2 ;;
+    -h|--help) sed -n '2,51p' "$0"; exit 0 ;;
+    *) die "unknown argument '$1' (see --help)" ;;
+  esac
+  shift 2
+done
+[[ -n "$trace" ]] || die "--trace is required (e.g. bench/data/gavel/msr-seed0/b436b2.trace)"
+[[ -f "$trace" && -r "$trace" ]] || die "--trace '$trace' is not a readable file"
+in_range() {  # NAME VALUE LOW HIGH: an integer in [LOW, HIGH]
+  if [[ ! "$2" =~ ^[0-9]+$ ]] || (( 10#$2 < $3 || 10#$2 > $4 )); then
+    die "$1 must be an integer $3..$4 (got '$2')"
+  fi
+}
+in_range --jobs "$jobs" 1 200
+[[ "$start" == auto ]] || in_range --start "$start" 0 1000000
+in_range --nodes "$nodes" 1 8
+in_range --guaranteed-every "$every" 0 1000
+in_range --max-minutes "$max_minutes" 1 120
+if [[ "$scale" != auto ]] &&
+   { [[ ! "$scale" =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! awk -v x="$scale" 'BEGIN { exit !(x >= 1 && x <= 1e7) }'; }; then
+  die "--time-scale must be auto or a number 1..10000000 (got '$scale')"
+fi
+IFS=, read -r -a mode_list <<<"$modes"
+[[ ${#mode_list[@]} -ge 1 ]] || die "--modes is empty (plain, iashim or both)"
+for m in "${mode_list[@]}"; do
+  [[ "$m" == plain || "$m" == iashim ]] || die "--modes: unknown mode '$m' (plain, iashim)"
+done
+# shellcheck source=slurm_common.sh
+source scripts/slurm_common.sh
+if [[ $live -eq 1 ]]; then
+  [[ $(id -u) -eq 0 ]] || die "needs root (scripts/cluster-up.sh); --sim-only does not"
+  install_missing_packages jq gnuplot-nox
+fi
+for tool in jq gnuplot; do
+  command -v "$tool" >/dev/null || die "$tool is not installed (scripts/setup.sh installs it)"
+done
+build=$(built_tree "$build")
+for f in bench/iashim-fakejob bench/iashim-gpu-energy bench/predict/iashim-simgpu-throughputs \
+         coordinator/clustersim/iashim-clustersim; do
+  [[ -x "$build/$f" ]] || die "$build/$f is not built (scripts/setup.sh builds it)"
+done
+out=${out:-$build/live-replay}
+mkdir -p "$out/sim"
+out=$(cd "$out" && pwd)
+gpus=$((nodes * 4))
+
+# --- the segment ----------------------------------------------------------------------
+models=$repo/bench/data/models
+"$build/bench/predict/iashim-simgpu-throughputs" --models "$models" --out "$out/simgpu-throughputs.json" ||
+  die "iashim-simgpu-throughputs failed"
+# profile, its Gavel job type, simgpu's steps/s for it alone.
+sed -n "s/^\([a-z0-9_]*\) ('\(.*\)', 1)\$/\1\t\2/p" "$models/gavel_map.txt" |
+  while IFS=$'\t' read -r profile type; do
+    printf '%s\t%s\t%s\n' "$profile" "$type" \
+      "$(jq -r --arg k "('$type', 1)" '.v100[$k].null' "$out/simgpu-throughputs.json")"
+  done >"$out/profiles.tsv"
+jq -r '.v100 | to_entries[] | select(.key | endswith(", 1)")) | select(.value.null != null)
+       | "\(.key | ltrimstr("(\u0027") | rtrimstr("\u0027, 1)"))\t\(.value.null)"' \
+  "$repo/bench/data/gavel/simulation_throughputs.json" >"$out/gavel-solo.tsv"
+segment() {  # SCALE: jobs.tsv on stdout, segment.trace written
+  awk -v start="$start" -v jobs="$jobs" -v scale="$1" -v every="$every" \
+    -v trace_out="$out/segment.trace" -f scripts/replay/segment.awk \
+    "$out/gavel-solo.tsv" "$out/profiles.tsv" "$trace" 2>"$out/segment.log" ||
+    die "the segment: $(cat "$out/segment.log")"
+}
+if [[ "$start" == auto ]]; then
+  picked=$(awk -v jobs="$jobs" -v gpus="$gpus" -f scripts/replay/pick_segment.awk "$out/gavel-solo.tsv" "$trace" \
+           2>"$out/segment.log") || die "--start auto: $(cat "$out/segment.log")"
+  IFS=$'\t' read -r start load _ <<<"$picked"
+  say "--start auto: the segment from one-GPU job $start offers a load of $load GPUs to $gpus"
+fi
+if [[ "$scale" == auto ]]; then
+  # Its span at the trace's own pace: first arrival to last end, alone.
+  segment 1 >"$out/jobs-unscaled.tsv"
+  span=$(awk -F'\t' '$5 + $6 > s { s = $5 + $6 } END { printf "%.0f", s }' "$out/jobs-unscaled.tsv")
+  scale=$(awk -v s="$span" 'BEGIN { x = s / 200; printf "%.3f", x < 1 ? 1 : x }')
+  say "--time-scale auto: $scale (the segment spans ${span} s alone at the trace's pace: 200 s here)"
+fi
+segment "$scale" >"$out/jobs.tsv"
+say "segment: $jobs one-GPU jobs of $(basename "$trace") from number $start, time scale $scale; $(cat "$out/segment.log")"
+awk -F'\t' '{ solo += $6; if ($5 + $6 > last) last = $5 + $6 }
+  END { printf "live-replay.sh: %.0f GPU-s of work alone, the last job done after %.0f s if none waited or shared\n", solo, last }' \
+  "$out/jobs.tsv"
+
+# --- simulated --------------------------------------------------------------------------
+"$build/coordinator/clustersim/iashim-clustersim" --trace "$out/segment.trace" \
+  --throughputs "$out/simgpu-throughputs.json" --gpu-type v100 --gpus "$gpus" --gpus-per-node 4 \
+  --guaranteed-every "$every" --policy exclusive,firstfit,iashim --json --out "$out/sim" >"$out/sim/summary.jsonl" 2>"$out/sim/stderr.txt" ||
+  die "iashim-clustersim failed: $(tail -3 "$out/sim/stderr.txt")"
+sim_policy() { case "$1" in plain) echo firstfit ;; iashim) echo iashim ;; esac; }
+# Its per-job rows in the live rows' form: its job "segment:L" is the
+# segment's line L, job L-1.
+sim_rows() {  # MODE
+  awk -F'\t' 'FILENAME == ARGV[1] { priority[$1] = $3; next }
+    FNR > 1 { split($0, f, ","); sub(/^.*:/, "", f[1]); id = f[1] - 1
+              printf "%d\t%s\t%s\t%s\t%s\t%s\t-\n", id, priority[id], f[4], f[5], f[6], f[8] }' \
+    "$out/jobs.tsv" "$out/sim/jobs-$(sim_policy "$1").csv" | sort -n -k1,1
+}
+
+# --- live ---------------------------------------------------------------------------------
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  "$repo/scripts/cluster-down.sh" --dir "$cluster_dir" >/dev/null 2>&1 || true
+  exit $rc
+}
+job_script=$cluster_dir/out/replay-job.sh
+
+cluster_energy_mj() {  # the energy counters of every GPU of the cluster, summed
+  local total=0 e
+  for i in $(seq "$nodes"); do
+    # As the jobs' user: the first to open a simulated GPU makes its files, theirs.
+    e=$(on "node$i" runuser -u nobody -- iashim-gpu-energy | awk -F'\t' '{ s += $2 } END { printf "%.0f", s }') ||
+      die "iashim-gpu-energy failed on iashim-node$i"
+    total=$((total + e))
+  done
+  echo "$total"
+}
+
+run_mode() {  # MODE: submits the segment at its arrival times and waits for it
+  local mode=$1 dir=$cluster_dir/out/$1 t0 e0 e1 deadline
+  mkdir -p "$dir"
+  chmod 1777 "$dir"
+  e0=$(cluster_energy_mj)
+  t0=$(date +%s.%N)
+  while IFS=$'\t' read -r id profile priority iterations arrival _; do
+    (
+      sleep "$(awk -v t0="$t0" -v a="$arrival" -v now="$(date +%s.%N)" 'BEGIN { d = t0 + a - now; printf "%.3f", (d > 0 ? d : 0) }')"
+      args=(--parsable -D "$dir" -J "replay-$mode-$id" --gres=shard:2 -o "$dir/$id.out" -e "$dir/$id.err")
+      [[ "$mode" == plain ]] || args+=(--iashim="$priority" --iashim-kind="$profile")
+      if slurm_id=$(on head runuser -u nobody -- sbatch "${args[@]}" "$job_script" "$profile" "$iterations" 2>"$dir/$id.sbatch"); then
+        printf '%s\t%s\t%s\n' "$id" "$(date +%s.%N)" "$slurm_id" >>"$dir/submitted.tsv"
+      else
+        printf '%s\tsbatch failed\n' "$id" >>"$dir/failed.tsv"
+      fi
+    ) &
+  done <"$out/jobs.tsv"
+  wait
+  deadline=$((SECONDS + max_minutes * 60))
+  while on head squeue -h -n "$(cut -f1 "$out/jobs.tsv" | sed "s/^/replay-$mode-/" | paste -sd,)" 2>/dev/null | grep -q .; do
+    if [[ $SECONDS -ge $deadline ]]; then
+      say "$mode: still running after $max_minutes minutes; cancelling"
+      on head scancel -n "$(cut -f1 "$out/jobs.tsv" | sed "s/^/replay-$mode-/" | paste -sd,)" || true
+      echo "timeout" >>"$dir/failed.tsv"
+      break
+    fi
+    sleep 1
+  done
+  e1=$(cluster_energy_mj)
+  # The rows: times from t0; the GPU as node:index.
+  : >"$out/live-$mode.tsv"
+  while IFS=$'\t' read -r id _ priority _ arrival solo _; do
+    local f=$dir/$id.out s_line e_line
+    s_line=$(grep -m1 '^start ' "$f" 2>/dev/null || true)
+    e_line=$(grep -m1 '^end ' "$f" 2>/dev/null || true)
+    if [[ -z "$s_line" || -z "$e_line" || "${e_line##* }" != 0 ]]; then
+      printf '%s\tno clean end (%s)\n' "$id" "${e_line:-never ended}" >>"$dir/failed.tsv"
+      continue
+    fi
+    awk -v t0="$t0" -v s="$s_line" -v e="$e_line" -v id="$id" -v p="$priority" -v a="$arrival" -v solo="$solo" 'BEGIN {
+      split(s, S, " "); split(e, E, " "); gpu = S[3] ":" S[4]
+      printf "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n", id, p, a, S[2] - t0, E[2] - t0, solo, gpu }' >>"$out/live-$mode.tsv"
+  done <"$out/jobs.tsv"
+  awk -v e0="$e0" -v e1="$e1" -v n="$jobs" 'BEGIN { printf "energy_per_job_j %.1f\n", (e1 - e0) / 1000 / n }' \
+    >"$out/live-$mode.energy"
+  cp -r "$dir" "$out/live-$mode-logs"
+  [[ ! -s "$dir/failed.tsv" ]]
+}
+
+status=0
+if [[ $live -eq 1 ]]; then
+  trap cleanup EXIT
+  trap 'exit 130' INT TERM
+  began=$SECONDS
+  scripts/cluster-up.sh --nodes "$nodes" --dir "$cluster_dir" --build-dir "$build" ||
+    die "cluster-up.sh failed"
+  say "cluster up in $((SECONDS - began)) s"
+  # What each job runs: when it starts, where, and when it ends.
+  cat >"$job_script" <<'EOF'
+#!/bin/sh
+echo "start $(date +%s.%N) $(hostname) ${CUDA_VISIBLE_DEVICES:--}"
+iashim-fakejob --model "$1" --iterations "$2" --quiet
+rc=$?
+echo "end $(date +%s.%N) $rc"
+exit $rc
+EOF
+  chmod 755 "$job_script"
+  for mode in "${mode_list[@]}"; do
+    began=$SECONDS
+    say "$mode: submitting $jobs jobs at their arrival times"
+    if run_mode "$mode"; then
+      say "$mode: done in $((SECONDS - began)) s"
+    else
+      say "$mode: FAILED: $(head -c 600 "$cluster_dir/out/$mode/failed.tsv")"
+      status=1
+    fi
+  done
+fi
+
+# --- the report -----------------------------------------------------------------------------
+{
+  echo "mode,source,metric,value"
+  for mode in "${mode_list[@]}"; do
+    sim_rows "$mode" >"$out/sim-$mode.tsv"
+    if [[ $live -eq 1 ]]; then
+      replay_metrics "$out/live-$mode.tsv" "$gpus" | sed "s/^/$mode,live,/; s/ /,/"
+      sed "s/^/$mode,live,/; s/ /,/" "$out/live-$mode.energy"
+    fi
+    replay_metrics "$out/sim-$mode.tsv" "$gpus" | sed "s/^/$mode,sim,/; s/ /,/"
+    jq -r '"gpu_util \(.gpu_util)\nenergy_per_job_j \(.energy_per_job_kwh * 3600000)"' \
+      <(grep "\"policy\":\"$(sim_policy "$mode")\"" "$out/sim/summary.jsonl") | sed "s/^/$mode,sim,/; s/ /,/"
+  done
+} >"$out/summary.csv"
+value() {  # MODE SOURCE METRIC: 4 significant digits, "-" when not known
+  awk -F, -v m="$1" -v s="$2" -v k="$3" '$1 == m && $2 == s && $3 == k { v = $4 }
+    END { if (v == "" || v == "nan") print "-"; else printf "%.4g\n", v }' "$out/summary.csv"
+}
+{
+  echo "Live replay: $jobs jobs of $(basename "$trace") from one-GPU job $start, time scale $scale,"
+  echo "$nodes nodes x 4 simulated V100s (simgpu: simulated figures, on a $(nproc)-core machine)."
+  echo "live = real slurmctld/slurmd and processes; sim = iashim-clustersim on the same segment with"
+  echo "simgpu's pair throughputs (plain shards ~ its firstfit policy, --iashim ~ its iashim policy)."
+  echo
+  printf '%-30s' "metric"
+  for mode in "${mode_list[@]}"; do printf '%12s%12s%8s' "$mode live" "$mode sim" "ratio"; done
+  echo
+  for k in mean_jct_s p99_jct_s mean_slowdown guaranteed_mean_run_slowdown guaranteed_max_run_slowdown \
+           guaranteed_mean_slowdown mean_wait_s mean_run_s makespan_s gpu_util energy_per_job_j; do
+    printf '%-30s' "$k"
+    for mode in "${mode_list[@]}"; do
+      l=$(value "$mode" live "$k")
+      s=$(value "$mode" sim "$k")
+      printf '%12s%12s%8s' "$l" "$s" "$(awk -v l="$l" -v s="$s" 'BEGIN { if (l == "-" || s == "-" || s + 0 == 0) print "-"; else printf "%.2f", l / s }')"
+    done
+    echo
+  done
+  echo
+  # Where a gap over 10% in mean JCT comes from: JCT = wait + run.
+  for mode in "${mode_list[@]}"; do
+    awk -v m="$mode" -v lj="$(value "$mode" live mean_jct_s)" -v sj="$(value "$mode" sim mean_jct_s)" \
+        -v lw="$(value "$mode" live mean_wait_s)" -v sw="$(value "$mode" sim mean_wait_s)" \
+        -v lr="$(value "$mode" live mean_run_s)" -v sr="$(value "$mode" sim mean_run_s)" 'BEGIN {
+      if (lj == "-" || sj == "-") exit
+      gap = lj / sj - 1
+      printf "%s: live/sim mean JCT %.2f", m, lj / sj
+      if (gap > 0.10 || gap < -0.10)
+        printf " (gap over 10%%): of %+.1f s, waiting %+.1f s (queue timing, Slurm and placement latency), running %+.1f s (interference, throttling, host overheads)",
+               lj - sj, lw - sw, lr - sr
+      printf "\n" }'
+  done
+  if [[ $live -eq 1 && " ${mode_list[*]} " == *" plain "* && " ${mode_list[*]} " == *" iashim "* ]]; then
+    awk -v p="$(value plain live mean_jct_s)" -v i="$(value iashim live mean_jct_s)" \
+        -v g="$(value iashim live guaranteed_max_run_slowdown)" -v gp="$(value plain live guaranteed_max_run_slowdown)" 'BEGIN {
+      printf "live: --iashim mean JCT %.1f s vs plain shards %.1f s (%s); guaranteed jobs run slowdown at most %s (plain: %s; target 1.10)\n",
+             i, p, (i < p ? "iashim better" : "iashim NOT better"), g, gp }'
+  fi
+} | tee "$out/report.txt"
+
+# JCT per job, sorted (a CDF), live and simulated.
+plot_args=()
+for mode in "${mode_list[@]}"; do
+  for src in live sim; do
+    [[ -s "$out/$src-$mode.tsv" ]] || continue
+    awk -F'\t' '{ print $5 - $3 }' "$out/$src-$mode.tsv" | sort -g | awk '{ print NR, $1 }' >"$out/jct-$src-$mode.dat"
+    plot_args+=("'$out/jct-$src-$mode.dat' using 2:1 with steps lw 2 title '$mode ($src)'")
+  done
+done
+gnuplot <<EOF || die "gnuplot failed"
+set terminal pngcairo size 900,600 enhanced font 'Sans,11'
+set output '$out/jct.png'
+set title "Live replay vs iashim-clustersim: $jobs jobs of $(basename "$trace"), time scale $scale (simgpu, simulated V100s)"
+set xlabel 'job completion time (s)'
+set ylabel 'jobs done'
+set key bottom right
+set grid
+plot $(IFS=,; echo "${plot_args[*]}")
+EOF
+say "report: $out/report.txt, $out/summary.csv, $out/jct.png"
+exit $status
