@@ -47,6 +47,7 @@ packages=(
   patchelf  # scripts/gpu-bundle.sh: RUNPATH $ORIGIN on bundled libraries
   nlohmann-json3-dev  # iashim-clustersim: reads Gavel's throughputs file, writes reports
   gnuplot-nox  # scripts/clustersim-report.sh: the PNG plots
+  jq  # scripts/live-replay.sh: reads throughputs and status JSON
   libslurm-dev  # slurm/spank.h: the SPANK plugin (integrations/slurm)
 )
 # The sanitizer trees: clang and its runtimes (libclang_rt.fuzzer-x86_64.a for

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# scripts/live-replay.sh without a cluster (--sim-only): the segment it cuts
+# from a trace, the clustersim run on it, the figures its report computes
+# (scripts/replay/metrics.sh, checked on rows worked out by hand) and the
+# arguments it refuses. The live part needs root and minutes: README, "A live
+# trace replay".
+# usage: live_replay_sim_only_test.sh REPO BUILD_DIR
+set -euo pipefail
+repo=$1
+build=$2
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "FAILED: $*" >&2; exit 1; }
+trace=$repo/bench/data/gavel/msr-seed0/b436b2.trace
+
+# --- the figures, on four jobs worked out by hand (seconds from the start):
+#   job  priority       arrival start end  solo  gpu
+#   0    guaranteed     0       0     10   10    a   JCT 10, slowdown 1, run 1
+#   1    opportunistic  0       0     20   10    a   JCT 20, slowdown 2
+#   2    opportunistic  5       10    30   10    b   JCT 25, slowdown 2.5
+#   3    guaranteed     10      30    40   8     b   JCT 30, slowdown 3.75, run 1.25
+# mean JCT 21.25; waits 0,0,5,20 (6.25); busy: a [0,20], b [10,40] = 50 of
+# 2 GPUs x 40 s = 0.625; p99 of JCTs 10,20,25,30: 25 + 0.97 * 5 = 29.85.
+# shellcheck source=../../scripts/replay/metrics.sh
+source "$repo/scripts/replay/metrics.sh"
+printf '%s\n' "0	guaranteed	0	0	10	10	a" "1	opportunistic	0	0	20	10	a" \
+  "2	opportunistic	5	10	30	10	b" "3	guaranteed	10	30	40	8	b" >"$out/rows.tsv"
+replay_metrics "$out/rows.tsv" 2 >"$out/metrics.txt"
+expect() {  # KEY VALUE
+  grep -qx "$1 $2" "$out/metrics.txt" || fail "$1: expected $2; got: $(grep "^$1 " "$out/metrics.txt" || echo none)"
+}
+expect mean_jct_s 21.25
+expect mean_wait_s 6.25
+expect makespan_s 40.0
+expect gpu_util 0.625
+expect p99_jct_s 29.850
+expect guaranteed 2
+expect guaranteed_mean_run_slowdown 1.125
+expect guaranteed_max_run_slowdown 1.250
+expect guaranteed_max_slowdown 3.750
+expect mean_slowdown 2.312
+
+# --- a segment and its simulation, without a cluster.
+"$repo/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 120 --time-scale 100 \
+  --out "$out/run" --build-dir "$build" >"$out/run.log" 2>&1 || { cat "$out/run.log"; fail "--sim-only failed"; }
+[[ $(wc -l <"$out/run/jobs.tsv") -eq 12 ]] || fail "jobs.tsv has $(wc -l <"$out/run/jobs.tsv") jobs, not 12"
+[[ $(wc -l <"$out/run/segment.trace") -eq 12 ]] || fail "segment.trace has not 12 jobs"
+# Every 4th job guaranteed; arrivals from 0, in order; at least one iteration;
+# each job's length alone is its Gavel length / 100 (to an iteration).
+awk -F'\t' '
+  ($1 % 4 == 0) != ($3 == "guaranteed") { print "priority of job " $1; bad = 1 }
+  NR == 1 && $5 != 0 { print "first arrival " $5; bad = 1 }
+  $5 < last { print "arrival order at job " $1; bad = 1 }
+  { last = $5 }
+  $4 < 1 { print "iterations of job " $1; bad = 1 }
+  { d = $6 - $8 / 100; if (d < 0) d = -d; if (d > 0.25 && $4 > 1) { print "length of job " $1 ": " $6 " vs " $8 / 100; bad = 1 } }
+  END { exit bad }' "$out/run/jobs.tsv" || fail "jobs.tsv is wrong (above)"
+# Each job runs a profile whose Gavel type is in simgpu's throughputs.
+cut -f1 "$out/run/segment.trace" | sort -u | while read -r type; do
+  jq -e --arg k "('$type', 1)" '.v100[$k].null > 0' "$out/run/simgpu-throughputs.json" >/dev/null ||
+    fail "segment.trace type '$type' has no simgpu throughput"
+done
+for mode in plain iashim; do
+  for k in mean_jct_s p99_jct_s mean_slowdown guaranteed_max_run_slowdown gpu_util energy_per_job_j; do
+    grep -q "^$mode,sim,$k," "$out/run/summary.csv" || fail "summary.csv lacks $mode sim $k"
+  done
+  grep -q "^$mode,live," "$out/run/summary.csv" && fail "summary.csv has live figures from --sim-only"
+done
+grep -q "^mean_jct_s " "$out/run/report.txt" || fail "report.txt has no mean JCT row"
+[[ -s "$out/run/jct.png" ]] || fail "no jct.png"
+# Under iashim's share control no guaranteed job is simulated past its 10%.
+awk -F, '$1 == "iashim" && $2 == "sim" && $3 == "guaranteed_max_run_slowdown" { exit !($4 <= 1.1001) }' \
+  "$out/run/summary.csv" || fail "a guaranteed job past 1.10 under iashim (sim)"
+
+# --- what it refuses, with exit status 2 and the argument named.
+refuses() {  # TEXT ARGS...: exit 2, and TEXT in stderr
+  local text=$1 rc=0
+  shift
+  "$repo/scripts/live-replay.sh" "$@" --sim-only --out "$out/bad" --build-dir "$build" >/dev/null 2>"$out/err" || rc=$?
+  [[ $rc -eq 2 ]] || fail "$* exited $rc, not 2"
+  grep -q -- "$text" "$out/err" || fail "$*: stderr does not say '$text': $(cat "$out/err")"
+}
+refuses "--trace is required"
+refuses "not a readable file" --trace "$out/none.trace"
+refuses "--jobs must be an integer 1..200" --trace "$trace" --jobs 0
+refuses "--time-scale must be auto or a number" --trace "$trace" --time-scale fast
+refuses "unknown mode 'shards'" --trace "$trace" --modes plain,shards
+refuses "--guaranteed-every must be" --trace "$trace" --guaranteed-every -1
+refuses "pass --start" --trace "$repo/bench/data/gavel/msr-seed0/2869ce.trace"
+refuses "fewer than 40 one-GPU jobs" --trace "$repo/bench/data/gavel/msr-seed0/23dbec.trace"
+refuses "unknown argument '--bogus'" --trace "$trace" --bogus
+echo "live-replay --sim-only: passed"
