@@ -298,6 +298,55 @@ void WriteJob(const wire::JobState& job, JsonWriter& w) {
   w.EndObject();
 }
 
+// A reservation's cell: "guar resnet50 16G (28s left)"; "whole GPU" when it
+// asked no memory quota; a gang's "gang 0,1" with its GPUs.
+std::string ReservationNote(const wire::Reservation& r) {
+  std::string note = r.priority() == wire::Priority::Opportunistic ? "opp" : "guar";
+  if (r.kind() != nullptr && r.kind()->size() > 0) note += " " + Printable(r.kind());
+  note += " " + (r.mem_bytes() == 0 ? std::string("whole GPU") : FormatCompactBytes(r.mem_bytes()));
+  if (r.gpus() != nullptr && r.gpus()->size() > 1) {
+    std::string gang;
+    for (const int32_t g : *r.gpus()) gang += (gang.empty() ? "" : ",") + std::to_string(g);
+    note += " gang " + gang;
+  }
+  return note + " (" + FormatUptime(std::max(r.expires_in_s(), 0.0)) + " left)";
+}
+
+// The line under a GPU's header for the reservations that hold it; "" when none.
+std::string ReservationLine(const wire::StateSnapshot& snapshot, const wire::GpuState& gpu) {
+  if (snapshot.reservations() == nullptr) return "";
+  std::string notes;
+  size_t count = 0;
+  for (const wire::Reservation* r : *snapshot.reservations()) {
+    if (r == nullptr || r->gpus() == nullptr ||
+        wire::StringOf(r->host()) != wire::StringOf(gpu.host())) {
+      continue;
+    }
+    if (std::find(r->gpus()->begin(), r->gpus()->end(), gpu.id()) == r->gpus()->end()) continue;
+    notes += (notes.empty() ? "" : "; ") + ReservationNote(*r);
+    ++count;
+  }
+  if (count == 0) return "";
+  return absl::StrFormat("  reserved for %s on its way (a dry run's): %s\n",
+                         Plural(count, "job", "jobs"), notes);
+}
+
+void WriteReservation(const wire::Reservation& r, JsonWriter& w) {
+  w.BeginObject();
+  w.Key("host").String(wire::StringOf(r.host()));
+  w.Key("gpus").BeginArray();
+  if (r.gpus() != nullptr) {
+    for (const int32_t g : *r.gpus()) w.Int(g);
+  }
+  w.EndArray();
+  w.Key("priority")
+      .String(r.priority() == wire::Priority::Opportunistic ? "opportunistic" : "guaranteed");
+  w.Key("kind").String(wire::StringOf(r.kind()));
+  w.Key("mem_bytes").Uint(r.mem_bytes());
+  w.Key("expires_in_s").Double(r.expires_in_s());
+  w.EndObject();
+}
+
 void WriteGpu(const wire::GpuState& gpu, JsonWriter& w) {
   w.BeginObject();
   w.Key("id").Int(gpu.id());
@@ -383,6 +432,9 @@ std::string FormatStatusTable(const wire::StateSnapshot& snapshot) {
   if (snapshot.invalid_messages() > 0) {
     out += absl::StrFormat("  %d invalid messages dropped", snapshot.invalid_messages());
   }
+  if (snapshot.reservations() != nullptr && snapshot.reservations()->size() > 0) {
+    out += "  " + Plural(snapshot.reservations()->size(), "reservation", "reservations");
+  }
   out += "\n";
   if (snapshot.state_error() != nullptr && snapshot.state_error()->size() > 0) {
     out += "state NOT SAVED (kept in memory, retried): " + Printable(snapshot.state_error()) + "\n";
@@ -451,6 +503,7 @@ std::string FormatStatusTable(const wire::StateSnapshot& snapshot) {
                            FormatBytes(MemoryUsed(*gpu)), FormatBytes(gpu->memory_bytes()),
                            Plural(rows.size(), "job", "jobs"), gangs,
                            gpu->drained() ? "  DRAINED (no new jobs)" : "", lost);
+    out += ReservationLine(snapshot, *gpu);
     if (rows.empty()) continue;
     out += RenderRow(header, widths);
     for (size_t r = 0; r < rows.size(); ++r) {
@@ -492,6 +545,15 @@ std::string FormatStatusJson(const wire::StateSnapshot& snapshot) {
   if (snapshot.gpus() != nullptr) {
     for (const wire::GpuState* gpu : *snapshot.gpus()) {
       if (gpu != nullptr) WriteGpu(*gpu, w);
+    }
+  }
+  w.EndArray();
+  // Placed dry runs holding GPUs for their jobs (empty from a coordinator
+  // from before reservations).
+  w.Key("reservations").BeginArray();
+  if (snapshot.reservations() != nullptr) {
+    for (const wire::Reservation* r : *snapshot.reservations()) {
+      if (r != nullptr) WriteReservation(*r, w);
     }
   }
   w.EndArray();

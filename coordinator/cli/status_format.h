@@ -14,6 +14,8 @@ namespace iashim::cli {
 // A title line, then for each GPU a header line (host:id name, busy, memory)
 // and its jobs under aligned columns:
 // JOB PID PRIO SHARE SLOWDOWN TARGET KERN/S BUSY MEM/QUOTA BUDGET-AGE CONNECTED.
+// A GPU that placed dry runs hold for their jobs (StateSnapshot.reservations)
+// has one more line under its header, and the title counts them.
 std::string FormatStatusTable(const wire::StateSnapshot& snapshot);
 
 // The whole snapshot as one JSON object (indented, with a final newline).

@@ -35,6 +35,12 @@ bool SingleHost(const policy::Cluster& cluster) {
   return true;
 }
 
+// What a reservation is called in the placement view: never a valid job id
+// (names.h), so a request can never be taken for it.
+std::string ReservationName(const Reservation& r) {
+  return absl::StrCat("(reserved #", r.seq, ")");
+}
+
 // GPUs' worth of capacity a request asks, against the cluster's largest GPU.
 double Demand(const policy::PlacementRequest& p, const policy::Cluster& cluster) {
   uint64_t largest = 0;
@@ -51,6 +57,7 @@ Coordinator::Coordinator(DaemonOptions options, policy::Cluster cluster, state::
       cluster_(std::move(cluster)),
       store_(store),
       placement_(std::move(placement)),
+      reservations_(static_cast<int64_t>(options_.reservation_ttl_s * 1e9)),
       started_ns_(now_ns) {
   if (placement_ == nullptr) {
     policy::InterferenceAwarePlacement::Options o;
@@ -414,6 +421,17 @@ policy::ClusterState Coordinator::PlacementView() const {
                               Traits(job), static_cast<int>(gpus.size()), job.slowdown_target});
     }
   }
+  // A reservation as the job it holds the GPUs for will be once placed: its
+  // kind known, nothing measured of it yet. OnPlace has dropped expired ones.
+  for (const Reservation& r : reservations_.held()) {
+    const policy::JobTraits traits =
+        KindTraits(r.kind.empty() ? std::string(kUnknownKind) : r.kind);
+    for (const int index : r.gpus) {
+      view.jobs[policy::GpuId{r.host, index}].push_back(
+          {ReservationName(r), r.priority, r.mem_bytes, 0, traits, static_cast<int>(r.gpus.size()),
+           r.slowdown_target});
+    }
+  }
   return view;
 }
 
@@ -592,6 +610,35 @@ policy::PlacementDecision Coordinator::DecidePlacement(const policy::PlacementRe
   return placement_->Place(p, view);
 }
 
+void Coordinator::ConsumeReservation(const PlaceAsk& ask, const policy::PlacementRequest& p,
+                                     int64_t now_ns) {
+  // A queued job asking again took its reservation at its first request.
+  if (waiting_.contains(p.job)) return;
+  // ResolvePlacement cleared a host the cluster does not know: on a one-node
+  // cluster, that node is meant (the client may name it otherwise).
+  std::string host = p.gpu ? p.gpu->host : p.host;
+  if (host.empty() && SingleHost(cluster_)) host = cluster_.gpus[0].id.host;
+  if (host.empty()) return;
+  reservations_.Consume(
+      {.host = host, .priority = p.priority, .kind = ask.kind, .gpu_count = p.gpu_count}, now_ns);
+}
+
+void Coordinator::Reserve(const PlaceAsk& ask, const policy::PlacementRequest& p,
+                          const policy::PlacementDecision& d, int64_t now_ns) {
+  Reservation r;
+  r.host = d.gpu.host;
+  if (d.gpus.empty()) {
+    r.gpus.push_back(d.gpu.index);
+  } else {
+    for (const policy::GpuId& g : d.gpus) r.gpus.push_back(g.index);
+  }
+  r.priority = p.priority;
+  r.kind = ask.kind;
+  r.mem_bytes = p.mem_bytes;
+  r.slowdown_target = p.slowdown_target;
+  reservations_.Add(std::move(r), now_ns);
+}
+
 Job Coordinator::NewJob(std::string id, std::string token, policy::Priority priority,
                         int64_t now_ns, int64_t unix_ns) const {
   Job job;
@@ -610,6 +657,7 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
   PlaceReplyFields r;
   r.dry_run = request.dry_run();
   auto send = [&] { out->push_back({std::string(identity), EncodePlaceReply(r)}); };
+  reservations_.Expire(now_ns);  // before anything reads them
   // Read: what the request alone decides.
   absl::StatusOr<PlaceAsk> ask = ReadPlaceRequest(request);
   if (!ask.ok()) {
@@ -621,7 +669,9 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
     r.error = std::string(p.status().message());
     return send();
   }
-  // Decide.
+  // Decide. A real request first takes over its reservation: it must not see
+  // itself on the GPUs held for it.
+  if (!ask->dry_run) ConsumeReservation(*ask, *p, now_ns);
   const double queued_gpus = NoteRequest(*p, ask->dry_run, now_ns);
   const policy::PlacementDecision d = DecidePlacement(*p, ask->allowed_gpus, queued_gpus);
   if (ask->dry_run) ++counters_.dry_runs;
@@ -656,6 +706,9 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
   job.share = job.sent_share = InitialShare(job);
   r.ok = true;
   if (ask->dry_run) {
+    // A dry run naming its GPU is a question about that GPU (`iashim place
+    // --dry-run --gpu N`), not a job on its way: job_submit.lua names none.
+    if (ask->gpu < 0) Reserve(*ask, *p, d, now_ns);
     r.job = &job;
     return send();
   }

@@ -20,8 +20,12 @@
 //    never under a job id the coordinator knows); StatusRequest gets the state
 //    snapshot.
 //  - PlaceRequest with dry_run: the same decision, but nothing registered,
-//    persisted or minted. allowed_gpus limits placement to those GPUs of host;
-//    batch ids (a batch system's job/step/task) are kept with the job.
+//    persisted or minted; one answered "placed" (without a GPU named) leaves
+//    a reservation of its GPUs (reservations.h) that later decisions see,
+//    until the job's real request on that host takes it over or it expires
+//    (--reservation-ttl-s).
+//    allowed_gpus limits placement to those GPUs of host; batch ids (a batch
+//    system's job/step/task) are kept with the job.
 //  - ReleaseRequest (job + its token): the job is over; removed at once.
 //  - AdminRequest (drain, undrain, set a job's priority) only from a Sender
 //    with admin set; coordinator_admin.cc.
@@ -48,6 +52,7 @@
 #include "coordinator/daemon/job.h"
 #include "coordinator/daemon/node_health.h"
 #include "coordinator/daemon/place_request.h"
+#include "coordinator/daemon/reservations.h"
 #include "coordinator/policy/cluster.h"
 #include "coordinator/policy/interference_model.h"
 #include "coordinator/policy/placement.h"
@@ -142,6 +147,7 @@ class Coordinator {
   const policy::Cluster& cluster() const { return cluster_; }
   const policy::InterferenceModel& interference() const { return interference_; }
   bool drained(const policy::GpuId& gpu) const { return drained_.contains(gpu); }
+  const Reservations& reservations() const { return reservations_; }
 
  private:
   // One handler per payload; OnMessage has verified the Envelope, so each
@@ -163,6 +169,12 @@ class Coordinator {
   policy::PlacementDecision DecidePlacement(const policy::PlacementRequest& p,
                                             const std::set<int>& allowed_gpus,
                                             double queued_gpus);
+  // A real request takes over the oldest reservation of its shape on its host
+  // (a dry run's for the same job, most likely), before it is decided.
+  void ConsumeReservation(const PlaceAsk& ask, const policy::PlacementRequest& p, int64_t now_ns);
+  // A dry run answered "placed": its GPUs are held for the job that asked.
+  void Reserve(const PlaceAsk& ask, const policy::PlacementRequest& p,
+               const policy::PlacementDecision& d, int64_t now_ns);
   struct PlaceReplyFields {
     bool ok = false;
     bool queued = false;
@@ -279,6 +291,7 @@ class Coordinator {
   // telemetry batch and must not walk all jobs (bench/load/README.md).
   std::map<policy::GpuId, int> connected_on_gpu_;
   std::set<policy::GpuId> drained_;  // placement skips them; persisted as kv "drained/HOST:INDEX"
+  Reservations reservations_;        // placed dry runs' GPUs, held; not persisted
   CoordinatorCounters counters_;
   uint64_t budget_seq_ = 0;
   uint64_t snapshot_seq_ = 0;

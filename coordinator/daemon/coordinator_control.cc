@@ -46,6 +46,7 @@ void Coordinator::OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>*
     });
     nodes_.JobWentSilent(host, others);
   }
+  reservations_.Expire(now_ns);
   for (auto it = hello_asked_ns_.begin(); it != hello_asked_ns_.end();) {
     it = now_ns - it->second > 60 * kSecond ? hello_asked_ns_.erase(it) : std::next(it);
   }

@@ -143,6 +143,14 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
         gid && memory_used.contains(*gid) ? int64_t(memory_used.at(*gid)) : (gid ? 0 : -1),
         gid ? nodes_.LostForS(gid->host, now_ns).value_or(-1.0) : -1.0));
   }
+  // Expired ones are dropped first: a snapshot never shows one.
+  reservations_.Expire(now_ns);
+  std::vector<flatbuffers::Offset<wire::Reservation>> reservations;
+  for (const Reservation& r : reservations_.held()) {
+    reservations.push_back(wire::CreateReservationDirect(
+        fbb, r.host.c_str(), &r.gpus, ToWire(r.priority), r.kind.c_str(), r.mem_bytes,
+        double(r.expires_ns - now_ns) / 1e9));
+  }
   std::vector<flatbuffers::Offset<wire::LearnedPair>> learned;
   if (pairs) {
     for (const policy::LearnedPair& p : interference_.LearnedPairs()) {
@@ -157,7 +165,7 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
       store_ != nullptr && !store_->write_error().ok()
           ? std::string(store_->write_error().message()).c_str()
           : nullptr,
-      pairs ? &learned : nullptr);
+      pairs ? &learned : nullptr, &reservations);
   return EnvelopeBytes(fbb, wire::Payload::StateSnapshot, snapshot.Union());
 }
 
@@ -197,6 +205,15 @@ std::string Coordinator::MetricsText(int64_t now_ns) const {
   b.Sample(double(counters_.placements));
   b.Counter("iashim_dry_runs_total", "Placement requests answered as dry runs (nothing placed).");
   b.Sample(double(counters_.dry_runs));
+  b.Gauge("iashim_reservations",
+          "GPU holds of placed dry runs awaiting their job's real request (--reservation-ttl-s).");
+  b.Sample(double(reservations_.LiveCount(now_ns)));
+  b.Counter("iashim_reservations_expired_total",
+            "Reservations that expired before a real request took them over.");
+  b.Sample(double(reservations_.expired_total(now_ns)));
+  b.Counter("iashim_reservations_consumed_total",
+            "Reservations taken over by a real placement request on their host.");
+  b.Sample(double(reservations_.consumed_total()));
   b.Counter("iashim_releases_total", "Release requests (a job is over), by outcome.");
   b.Sample({{"outcome", "released"}}, double(counters_.releases));
   b.Sample({{"outcome", "unknown_job"}}, double(counters_.release_unknown));

@@ -108,6 +108,11 @@ shares so guaranteed jobs stay within their slowdown target.
   --control-period-s S     control loop period, in [0.1, 60] [1]
   --budget-ttl-s S         budgets expire this long after the coordinator stops refreshing
                            them, in [1, 3600] [10]
+  --reservation-ttl-s S    a dry run answered "placed" (job_submit.lua's, at submission)
+                           holds its GPUs for the job this long, so the next dry run of a
+                           burst goes elsewhere; the job's real request on that node takes
+                           them over. A job pending longer loses the hold (keeps its node);
+                           0 = no holds; in [0, 3600] [30]
   --help, --version
 )";
 }
@@ -126,14 +131,16 @@ absl::StatusOr<DaemonOptions> ParseDaemonOptions(const std::vector<std::string>&
       if (i + 1 >= args.size()) return absl::InvalidArgumentError(absl::StrCat(name, " needs a value"));
       return args[++i];
     };
-    auto number = [&](double min, double max, double* out) -> absl::Status {
+    // A range from 0 leaves 0 out unless `zero_allowed`.
+    auto number = [&](double min, double max, double* out,
+                      bool zero_allowed = false) -> absl::Status {
       absl::StatusOr<std::string> v = value();
       if (!v.ok()) return v.status();
       const std::optional<double> d = ParseDouble(*v, min, max);
-      if (!d || (min == 0 && *d == 0)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(name, " '", *v, "' is not a number in ", min == 0 ? "(" : "[", min, ", ",
-                         max, "]"));
+      const bool open = min == 0 && !zero_allowed;
+      if (!d || (open && *d == 0)) {
+        return absl::InvalidArgumentError(absl::StrCat(name, " '", *v, "' is not a number in ",
+                                                       open ? "(" : "[", min, ", ", max, "]"));
       }
       *out = *d;
       return absl::OkStatus();
@@ -209,6 +216,8 @@ absl::StatusOr<DaemonOptions> ParseDaemonOptions(const std::vector<std::string>&
       s = number(0.1, 60, &o.control_period_s);
     } else if (name == "--budget-ttl-s") {
       s = number(1, 3600, &o.budget_ttl_s);
+    } else if (name == "--reservation-ttl-s") {
+      s = number(0, 3600, &o.reservation_ttl_s, /*zero_allowed=*/true);
     } else {
       s = absl::InvalidArgumentError(absl::StrCat("unknown option '", args[i], "' (see --help)"));
     }

@@ -42,6 +42,9 @@ struct DaemonOptions {
   double forget_after_s = 60;       // disconnected (or placed, never seen) this long: removed
   double control_period_s = 1;
   double budget_ttl_s = 10;         // a shim unthrottles this long after the coordinator goes
+  // A placed dry run holds its GPUs this long for the job that asked
+  // (reservations.h): Slurm's scheduling and task launch take seconds; 0 = off.
+  double reservation_ttl_s = 30;
   double publish_period_s = 0.25;
   bool help = false;
   bool version = false;

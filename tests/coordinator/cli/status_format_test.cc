@@ -281,5 +281,44 @@ TEST(StatusFormat, ALostNodeAndItsJobSaySo) {
   EXPECT_THAT(json, HasSubstr("\"lost\": true"));
 }
 
+// A gang's reservation holds both its GPUs: a line under each; the title
+// counts it once.
+TEST(StatusFormat, AReservationIsALineUnderEachOfItsGpus) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<wire::JobState>> none;
+  std::vector<flatbuffers::Offset<wire::GpuState>> gpus;
+  for (int i = 0; i < 3; ++i) {
+    gpus.push_back(
+        wire::CreateGpuStateDirect(fbb, i, "node-a", "H200", "GPU", uint64_t{80} << 30, 0, &none));
+  }
+  const std::vector<int32_t> gang = {0, 1};
+  std::vector<flatbuffers::Offset<wire::Reservation>> reservations = {wire::CreateReservationDirect(
+      fbb, "node-a", &gang, wire::Priority::Opportunistic, "", uint64_t{4} << 30, 12.4)};
+  const auto snapshot = wire::CreateStateSnapshotDirect(fbb, 3, 0, "0.1.0", 5.0, &gpus, 0, nullptr,
+                                                        nullptr, &reservations);
+  fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, 1, wire::Payload::StateSnapshot,
+                                  snapshot.Union()));
+  const client::testing::Bytes bytes(fbb.GetBufferPointer(),
+                                     fbb.GetBufferPointer() + fbb.GetSize());
+  const std::string table = FormatStatusTable(SnapshotOf(bytes));
+  EXPECT_THAT(Lines(table)[0], HasSubstr("3 GPUs  0 jobs  1 reservation"));
+  const std::string line =
+      "  reserved for 1 job on its way (a dry run's): opp 4.0G gang 0,1 (12s left)\n";
+  EXPECT_THAT(table, HasSubstr("node-a:0 H200  busy 0%  memory 0 B of 80.0 GiB  0 jobs\n" + line));
+  EXPECT_THAT(table, HasSubstr("node-a:1 H200  busy 0%  memory 0 B of 80.0 GiB  0 jobs\n" + line));
+  EXPECT_THAT(table, HasSubstr("node-a:2 H200  busy 0%  memory 0 B of 80.0 GiB  0 jobs\n"));
+  EXPECT_THAT(table, Not(HasSubstr("0 jobs\n" + line + line)));
+  const std::string json = FormatStatusJson(SnapshotOf(bytes));
+  EXPECT_THAT(json, HasSubstr("\"priority\": \"opportunistic\",\n      \"kind\": \"\",\n"
+                              "      \"mem_bytes\": 4294967296,\n      \"expires_in_s\": 12.4"));
+}
+
+// A snapshot from a coordinator without reservations: an empty array, no line.
+TEST(StatusFormat, NoReservations) {
+  const client::testing::Bytes bytes = EncodeSampleSnapshot();
+  EXPECT_THAT(FormatStatusJson(SnapshotOf(bytes)), HasSubstr("\"reservations\": []"));
+  EXPECT_THAT(FormatStatusTable(SnapshotOf(bytes)), Not(HasSubstr("reserv")));
+}
+
 }  // namespace
 }  // namespace iashim::cli

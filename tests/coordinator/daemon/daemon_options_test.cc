@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace iashim::daemon {
 namespace {
 
@@ -14,6 +18,28 @@ TEST(DaemonOptionsTest, Defaults) {
   EXPECT_FALSE(o->state_dir.empty());
   EXPECT_EQ(o->placement, "interference");
   EXPECT_TRUE(o->packing);
+  EXPECT_DOUBLE_EQ(o->reservation_ttl_s, 30);
+}
+
+TEST(DaemonOptionsTest, ReservationTtl) {
+  for (const auto& [args, ttl] : std::vector<std::pair<std::vector<std::string>, double>>{
+           {{"--reservation-ttl-s", "0"}, 0},
+           {{"--reservation-ttl-s=12.5"}, 12.5},
+           {{"--reservation-ttl-s", "3600"}, 3600}}) {
+    absl::StatusOr<DaemonOptions> o = ParseDaemonOptions(args);
+    ASSERT_TRUE(o.ok()) << o.status();
+    EXPECT_DOUBLE_EQ(o->reservation_ttl_s, ttl) << args.back();
+  }
+  for (const std::string bad : {"-1", "3601", "abc", "", "nan", "30s"}) {
+    absl::StatusOr<DaemonOptions> o = ParseDaemonOptions({"--reservation-ttl-s", bad});
+    ASSERT_FALSE(o.ok()) << bad;
+    EXPECT_EQ(o.status().message(),
+              "--reservation-ttl-s '" + bad + "' is not a number in [0, 3600]");
+  }
+  absl::StatusOr<DaemonOptions> o = ParseDaemonOptions({"--reservation-ttl-s"});
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().message(), "--reservation-ttl-s needs a value");
+  EXPECT_NE(DaemonUsage().find("--reservation-ttl-s S"), std::string::npos);
 }
 
 TEST(DaemonOptionsTest, Values) {

@@ -45,7 +45,9 @@ running=()
 # --min-gain 0: place wherever sharing gains anything at all, so that the
 # answer shows which GPU the model prefers (by default a job that gains this
 # little next to a protected job is queued, which is right, but says less).
-start_coordinator --min-gain 0 || fail "the coordinator did not answer"
+# --reservation-ttl-s 0: the dry runs below are separate questions about one
+# state, not a burst of jobs on their way (each would hold its GPU otherwise).
+start_coordinator --min-gain 0 --reservation-ttl-s 0 || fail "the coordinator did not answer"
 
 # 1. Learning. 6 s alone: the solo baseline is stored under the kernel set's
 # fingerprint once no new kernel has appeared for 3 s, at a control tick
