@@ -40,6 +40,8 @@
 #   simgpu-throughputs.json     simgpu's solo and pair steps/s (ground truth)
 #   sim/                        iashim-clustersim's output (policies firstfit, iashim)
 #   live-<mode>.tsv             per job: id priority arrival start end solo gpu
+#   live-<mode>-logs/           each job's stdout and stderr, and sbatch's
+#   status-iashim/              `iashim status --json` every 5 s of the --iashim run
 #   summary.csv                 mode,source,metric,value
 #   report.txt                  the table (also printed)
 #   jct.png                     JCT per job, live and simulated, both modes
@@ -170,8 +172,11 @@ sim_rows() {  # MODE
 }
 
 # --- live ---------------------------------------------------------------------------------
+sampler=""
+stop_sampler() { [[ -z "$sampler" ]] || { kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null || true; }; sampler=""; }
 cleanup() {
   local rc=$?
+  stop_sampler
   trap - EXIT INT TERM
   "$repo/scripts/cluster-down.sh" --dir "$cluster_dir" >/dev/null 2>&1 || true
   exit $rc
@@ -194,20 +199,35 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
   mkdir -p "$dir"
   chmod 1777 "$dir"
   e0=$(cluster_energy_mj)
+  # What the coordinator sees, every 5 s (--iashim): budgets, slowdowns, queues.
+  if [[ "$mode" != plain ]]; then
+    mkdir -p "$out/status-$mode"
+    (
+      for n in $(seq 10000); do
+        on head iashim status --json --timeout-s 2 >"$out/status-$mode/$(printf %05d "$n").json" 2>/dev/null || true
+        sleep 5
+      done
+    ) &
+    sampler=$!
+  fi
   t0=$(date +%s.%N)
+  local submitters=()
   while IFS=$'\t' read -r id profile priority iterations arrival _; do
     (
       sleep "$(awk -v t0="$t0" -v a="$arrival" -v now="$(date +%s.%N)" 'BEGIN { d = t0 + a - now; printf "%.3f", (d > 0 ? d : 0) }')"
       args=(--parsable -D "$dir" -J "replay-$mode-$id" --gres=shard:2 -o "$dir/$id.out" -e "$dir/$id.err")
-      [[ "$mode" == plain ]] || args+=(--iashim="$priority" --iashim-kind="$profile")
+      # Under --iashim, the same half GPU the shards ask of Slurm, in memory:
+      # without --iashim-mem a job asks the coordinator for a whole GPU.
+      [[ "$mode" == plain ]] || args+=(--iashim="$priority" --iashim-kind="$profile" --iashim-mem=16GiB)
       if slurm_id=$(on head runuser -u nobody -- sbatch "${args[@]}" "$job_script" "$profile" "$iterations" 2>"$dir/$id.sbatch"); then
         printf '%s\t%s\t%s\n' "$id" "$(date +%s.%N)" "$slurm_id" >>"$dir/submitted.tsv"
       else
         printf '%s\tsbatch failed\n' "$id" >>"$dir/failed.tsv"
       fi
     ) &
+    submitters+=($!)
   done <"$out/jobs.tsv"
-  wait
+  wait "${submitters[@]}"  # not the sampler
   deadline=$((SECONDS + max_minutes * 60))
   while on head squeue -h -n "$(cut -f1 "$out/jobs.tsv" | sed "s/^/replay-$mode-/" | paste -sd,)" 2>/dev/null | grep -q .; do
     if [[ $SECONDS -ge $deadline ]]; then
@@ -218,6 +238,7 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
     fi
     sleep 1
   done
+  stop_sampler
   e1=$(cluster_energy_mj)
   # The rows: times from t0; the GPU as node:index.
   : >"$out/live-$mode.tsv"
