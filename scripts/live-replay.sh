@@ -201,6 +201,7 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
   e0=$(cluster_energy_mj)
   # What the coordinator sees, every 5 s (--iashim): budgets, slowdowns, queues.
   if [[ "$mode" != plain ]]; then
+    rm -rf "$out/status-$mode"
     mkdir -p "$out/status-$mode"
     (
       for n in $(seq 10000); do
@@ -256,6 +257,7 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
   done <"$out/jobs.tsv"
   awk -v e0="$e0" -v e1="$e1" -v n="$jobs" 'BEGIN { printf "energy_per_job_j %.1f\n", (e1 - e0) / 1000 / n }' \
     >"$out/live-$mode.energy"
+  rm -rf "$out/live-$mode-logs"
   cp -r "$dir" "$out/live-$mode-logs"
   [[ ! -s "$dir/failed.tsv" ]]
 }
@@ -353,7 +355,7 @@ value() {  # MODE SOURCE METRIC: 4 significant digits, "-" when not known
 plot_args=()
 for mode in "${mode_list[@]}"; do
   for src in live sim; do
-    [[ -s "$out/$src-$mode.tsv" ]] || continue
+    [[ $live -eq 1 || $src == sim ]] || continue
     awk -F'\t' '{ print $5 - $3 }' "$out/$src-$mode.tsv" | sort -g | awk '{ print NR, $1 }' >"$out/jct-$src-$mode.dat"
     plot_args+=("'$out/jct-$src-$mode.dat' using 2:1 with steps lw 2 title '$mode ($src)'")
   done
