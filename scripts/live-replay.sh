@@ -38,7 +38,7 @@
 # run as nobody. Writes to the out dir:
 #   jobs.tsv, segment.trace     the segment (segment.trace: for iashim-clustersim)
 #   simgpu-throughputs.json     simgpu's solo and pair steps/s (ground truth)
-#   sim/                        iashim-clustersim's output (policies firstfit, iashim)
+#   sim/                        iashim-clustersim's output (exclusive, firstfit, iashim)
 #   live-<mode>.tsv             per job: id priority arrival start end solo gpu
 #   live-<mode>-logs/           each job's stdout and stderr, and sbatch's
 #   status-iashim/              `iashim status --json` every 5 s of the --iashim run
@@ -140,7 +140,7 @@ segment() {  # SCALE: jobs.tsv on stdout, segment.trace written
 if [[ "$start" == auto ]]; then
   picked=$(awk -v jobs="$jobs" -v gpus="$gpus" -f scripts/replay/pick_segment.awk "$out/gavel-solo.tsv" "$trace" \
            2>"$out/segment.log") || die "--start auto: $(cat "$out/segment.log")"
-  IFS=$'\t' read -r start load _ <<<"$picked"
+  IFS=$'\t' read -r start load <<<"$picked"
   say "--start auto: the segment from one-GPU job $start offers a load of $load GPUs to $gpus"
 fi
 if [[ "$scale" == auto ]]; then
@@ -229,11 +229,13 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
     submitters+=($!)
   done <"$out/jobs.tsv"
   wait "${submitters[@]}"  # not the sampler
+  local names
+  names=$(cut -f1 "$out/jobs.tsv" | sed "s/^/replay-$mode-/" | paste -sd,)
   deadline=$((SECONDS + max_minutes * 60))
-  while on head squeue -h -n "$(cut -f1 "$out/jobs.tsv" | sed "s/^/replay-$mode-/" | paste -sd,)" 2>/dev/null | grep -q .; do
+  while on head squeue -h -n "$names" 2>/dev/null | grep -q .; do
     if [[ $SECONDS -ge $deadline ]]; then
       say "$mode: still running after $max_minutes minutes; cancelling"
-      on head scancel -n "$(cut -f1 "$out/jobs.tsv" | sed "s/^/replay-$mode-/" | paste -sd,)" || true
+      on head scancel -n "$names" || true
       echo "timeout" >>"$dir/failed.tsv"
       break
     fi

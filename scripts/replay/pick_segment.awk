@@ -9,8 +9,8 @@
 #
 #   awk -v jobs=K -v gpus=G -f pick_segment.awk gavel-solo.tsv TRACE
 #
-# Prints "start load span_s" (span at the trace's own time scale); exits 1,
-# naming the closest segment, when none qualifies.
+# Prints "start<TAB>load"; exits 1, naming the closest segment, when none
+# qualifies.
 BEGIN { FS = "\t" }
 FILENAME == ARGV[1] { solo[$1] = $2; next }
 $7 == 1 {
@@ -20,7 +20,7 @@ $7 == 1 {
   else { d = $5 / solo[$1]; work += d; if ($6 - first + d > last) last = $6 - first + d }
   if (i == jobs - 1 && !bad && last > 0) {
     load = work / last
-    if (load >= 0.75 * gpus && load <= 1.25 * gpus) { printf "%d\t%.2f\t%.1f\n", n - jobs, load, last; found = 1; exit }
+    if (load >= 0.75 * gpus && load <= 1.25 * gpus) { printf "%d\t%.2f\n", n - jobs, load; found = 1; exit }
     if (best == "" || (load - gpus) ^ 2 < (best_load - gpus) ^ 2) { best = n - jobs; best_load = load }
   }
 }
