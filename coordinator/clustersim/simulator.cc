@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "coordinator/clustersim/job_kinds.h"
 #include "coordinator/clustersim/text.h"
+#include "coordinator/policy/protective_share.h"
 
 namespace iashim::clustersim {
 namespace {
@@ -215,9 +216,9 @@ double Simulation::RateOf(int job) const {
   // One guaranteed job, held at its floor by throttling the other (SimConfig).
   const int g = guaranteed ? job : other;
   const double p_g = truth_.Pair(jobs_[g].type, jobs_[guaranteed ? other : job].type)->a / solo_rate_[g];
-  const double floor = 1.0 / (1.0 + config_.slowdown_target);
-  if (p_g >= floor) return paired;
-  const double share = std::max(config_.min_share, (1.0 - floor) / (1.0 - p_g));
+  const double share =
+      std::max(config_.min_share, policy::ProtectiveShare(p_g, config_.slowdown_target));
+  if (share >= 1.0) return paired;  // at its floor or above without throttling
   return guaranteed ? solo_rate_[job] * (1.0 - (1.0 - p_g) * share) : paired * share;
 }
 

@@ -65,7 +65,7 @@ struct SimConfig {
   // least min_share, and its pair throughput scaled by s; the guaranteed job
   // then runs at 1 - (1 - p_g) * s of its solo speed (the floor, unless s
   // hit min_share). Harm proportional to share is the controller's own model
-  // (policy/interference_placement.h predicts by it too); the controller's
+  // (policy/protective_share.h, which placement predicts by too); the controller's
   // settling time is not simulated. Off: a pair runs at its measured rates.
   bool share_control = false;
   double slowdown_target = 0.10;

@@ -11,6 +11,7 @@
 #include "coordinator/daemon/wire_convert.h"
 #include "coordinator/policy/cluster_state.h"
 #include "coordinator/policy/interference_placement.h"
+#include "coordinator/policy/protective_share.h"
 
 namespace iashim::daemon {
 namespace {
@@ -480,11 +481,9 @@ double Coordinator::ProtectiveShare(const Job& guaranteed,
   if (p.evidence == 0) return 1.0;  // a guess: the control loop finds the budget
   const double target =
       guaranteed.slowdown_target > 0 ? guaranteed.slowdown_target : options_.slowdown_target;
-  const double floor = 1.0 / (1.0 + target);
-  if (p.throughput >= floor) return 1.0;
   // The guaranteed job loses (1 - p) next to the newcomer at full speed; at
   // share s, about s times that (its kernels run s of the time they would).
-  return std::clamp((1.0 - floor) / (1.0 - p.throughput),
+  return std::clamp(policy::ProtectiveShare(p.throughput, target),
                     policy::ShareControllerOptions{}.min_share, 1.0);
 }
 

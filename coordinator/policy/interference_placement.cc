@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "coordinator/policy/best_fit.h"
 #include "coordinator/policy/fragmentation.h"
+#include "coordinator/policy/protective_share.h"
 
 namespace iashim::policy {
 namespace {
@@ -31,9 +32,6 @@ std::string Bytes(uint64_t bytes) {
 std::string Asked(uint64_t mem_bytes) {
   return mem_bytes == 0 ? std::string("the whole GPU") : Bytes(mem_bytes);
 }
-
-// The lowest normalised throughput a guaranteed job with `target` may have.
-double Floor(double target) { return 1.0 / (1.0 + std::max(0.0, target)); }
 
 int Weight(const PlacedJob& j) { return std::max(1, j.gpu_count); }
 
@@ -173,13 +171,13 @@ class Scorer {
     if (options_.protect_by_throttling && (guaranteed || resident_guaranteed != nullptr)) {
       return ScoreProtected(view, s, resident_guaranteed, score, block);
     }
-    if (guaranteed && s.p_new < Floor(request_.slowdown_target) - kEpsilon) {
+    if (guaranteed && s.p_new < ThroughputFloor(request_.slowdown_target) - kEpsilon) {
       return block(Blocker::Why::kNewTarget, nullptr, s.p_new, request_.slowdown_target);
     }
     for (size_t i = 0; i < jobs.size(); ++i) {
       const ResidentEffect e = Effect(view, i, pairs_[i]);
       const PlacedJob& r = jobs[i];
-      if (r.priority == Priority::kGuaranteed && e.after < Floor(r.slowdown_target) - kEpsilon) {
+      if (r.priority == Priority::kGuaranteed && e.after < ThroughputFloor(r.slowdown_target) - kEpsilon) {
         return block(Blocker::Why::kResidentTarget, &r, e.after, r.slowdown_target);
       }
       s.loss += e.loss;
@@ -256,9 +254,9 @@ class Scorer {
     }
     after_[n] = s.p_new;
     const auto throttle = [&](std::vector<double>& t, size_t count, size_t g, double target) {
-      const double floor = Floor(target);
+      const double floor = ThroughputFloor(target);
       if (t[g] >= floor - kEpsilon) return true;
-      const double share = (1.0 - floor) / std::max(1e-9, 1.0 - t[g]);
+      const double share = ProtectiveShare(t[g], target);
       if (share < options_.min_share) return false;
       for (size_t i = 0; i < count; ++i) t[i] = i == g ? floor : t[i] * share;
       return true;
