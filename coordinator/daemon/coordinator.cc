@@ -477,8 +477,11 @@ double Coordinator::InitialShare(const Job& job) const {
 
 double Coordinator::ProtectiveShare(const Job& guaranteed,
                                     const policy::JobTraits& newcomer) const {
+  // Also for a pair never seen together: the model's estimate from the kinds'
+  // families, features and biases (its prior mean before any observation).
+  // Erring low costs the newcomer a few seconds until the loop raises it;
+  // erring high costs the guaranteed job the seconds of the loop's cuts.
   const policy::InterferencePrediction p = interference_.Predict(Traits(guaranteed), newcomer);
-  if (p.evidence == 0) return 1.0;  // a guess: the control loop finds the budget
   const double target =
       guaranteed.slowdown_target > 0 ? guaranteed.slowdown_target : options_.slowdown_target;
   // The guaranteed job loses (1 - p) next to the newcomer at full speed; at

@@ -224,10 +224,12 @@ class Coordinator {
   std::optional<policy::GpuId> SoleGpuOf(const std::string& host) const;
   policy::ClusterState PlacementView() const;
   double InitialShare(const Job& job) const;
-  // The highest share at which the model, from pairs it has seen, expects
-  // `guaranteed` to keep its target next to `newcomer` (1 when it has not seen
-  // the pair, or predicts no harm past the target).
+  // The highest share at which the model expects `guaranteed` to keep its
+  // target next to `newcomer` (1 when it predicts no harm past the target).
   double ProtectiveShare(const Job& guaranteed, const policy::JobTraits& newcomer) const;
+  // `opportunistic`'s share in force, capped at ProtectiveShare for each
+  // guaranteed job in `on_gpu` it has not been capped for yet (recorded).
+  double CapForNewGuaranteed(Job& opportunistic, const std::vector<Job*>& on_gpu) const;
 
   void RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out);
   // Splits each GPU's energy since the last control tick among its jobs.

@@ -105,7 +105,7 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
         // Made guaranteed while throttled (iashim priority): lift its budget.
         if (job->sent_share < 1.0 - 1e-4) SendBudget(*job, 1.0, now_ns, unix_ns, out);
       } else {
-        opportunistic.push_back({job->id, job->sent_share});
+        opportunistic.push_back({job->id, CapForNewGuaranteed(*job, jobs)});
         opp_jobs.push_back(job);
       }
     }
@@ -131,6 +131,20 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
       SendBudget(*job, share, now_ns, unix_ns, out);
     }
   }
+}
+
+double Coordinator::CapForNewGuaranteed(Job& opportunistic, const std::vector<Job*>& on_gpu) const {
+  // A guaranteed job that arrives next to a running one (or comes back from a
+  // probe's hold) would otherwise meet it at the share it held alone, and the
+  // loop's cuts, at most halving once per decrease_hold_s, take seconds to
+  // reach the budget: the model's estimate gets there at once.
+  double share = opportunistic.sent_share;
+  for (const Job* g : on_gpu) {
+    if (g->priority != policy::Priority::kGuaranteed) continue;
+    if (!opportunistic.capped_for.insert(g->id).second) continue;
+    share = std::min(share, ProtectiveShare(*g, Traits(opportunistic)));
+  }
+  return share;
 }
 
 void Coordinator::SendBudget(Job& job, double share, int64_t now_ns, int64_t unix_ns,

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,12 @@ struct Job {
   double share = 1.0;            // in force (as the shim reports it, or as sent)
   double sent_share = 1.0;
   int64_t budget_sent_ns = 0;    // 0 = never sent
+  // The guaranteed jobs this (opportunistic) job's share was already capped
+  // for: it is capped at the model's protective share once per guaranteed job
+  // it meets, when they first share a GPU, and the control loop takes it from
+  // there (coordinator_control.cc). Not persisted: after a restart the cap is
+  // applied once more.
+  std::set<std::string> capped_for;
 
   // Solo probe (coordinator_probe.cc): as the guaranteed job probed...
   policy::SoloProbe probe;

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 
@@ -100,18 +101,26 @@ TEST_F(ProbeTest, AGuaranteedJobThatNeverRanAloneIsProbedThenProtected) {
   // The probe measured the job as if alone (the filler held at 1%: 100.5 ms).
   ASSERT_TRUE(guard().profile.baseline_iteration_ns().has_value());
   EXPECT_NEAR(*guard().profile.baseline_iteration_ns(), 100.5e6, 1e6);
-  // First budget: the hold, with a TTL that ends it by itself.
-  ASSERT_FALSE(budgets_.empty());
-  EXPECT_DOUBLE_EQ(budgets_[0].share, 0.01);
-  EXPECT_LE(budgets_[0].ttl_ms, 8000u);
-  EXPECT_GE(budgets_[0].at_ns, 2 * kSecond);  // after the job's warm-up
-  // Then released (back to 1), and the control loop throttles the filler.
-  std::optional<int64_t> released;
-  for (const SentBudget& b : budgets_) {
-    if (!released && b.share > 0.01) released = b.at_ns;
-  }
-  ASSERT_TRUE(released.has_value());
-  EXPECT_LE(*released - budgets_[0].at_ns, 8 * kSecond);
+  // First budget: the share the model's prior gives a newcomer next to a
+  // guaranteed job (1/1.1 allowed of the 0.68 kept at full share).
+  // Budgets before the hold: the share the model's prior gives a newcomer
+  // next to a guaranteed job (1/1.1 allowed of the 0.68 kept at full share).
+  const double first = (1 - 1 / 1.1) / (1 - 0.68);
+  const auto hold = std::find_if(budgets_.begin(), budgets_.end(),
+                                 [](const SentBudget& b) { return b.share == 0.01; });
+  ASSERT_NE(hold, budgets_.end());
+  ASSERT_NE(hold, budgets_.begin());
+  for (auto b = budgets_.begin(); b != hold; ++b) EXPECT_NEAR(b->share, first, 1e-6);
+  // Then the hold, with a TTL that ends it by itself.
+  EXPECT_LE(hold->ttl_ms, 8000u);
+  EXPECT_GE(hold->at_ns, 2 * kSecond);  // after the job's warm-up
+  // Then released (back to its share before the hold), and the control loop
+  // takes the filler from there.
+  const auto released = std::find_if(hold, budgets_.end(),
+                                     [](const SentBudget& b) { return b.share > 0.01; });
+  ASSERT_NE(released, budgets_.end());
+  EXPECT_NEAR(released->share, first, 1e-6);
+  EXPECT_LE(released->at_ns - hold->at_ns, 8 * kSecond);
   EXPECT_LT(filler_share_, 1.0);
   EXPECT_GE(filler_share_, 0.05);
   EXPECT_FALSE(c_->jobs().at("filler").held);
@@ -124,12 +133,17 @@ TEST_F(ProbeTest, ACoRunnerThatIgnoresTheHoldIsReleasedOnTheDeadlineAndRetriedLa
   EXPECT_EQ(c_->counters().probes_started, 1u);
   EXPECT_EQ(c_->counters().probes_timed_out, 1u);
   EXPECT_EQ(guard().profile.baseline_source(), policy::BaselineSource::kNone);
-  ASSERT_FALSE(budgets_.empty());
-  const int64_t hold_at = budgets_[0].at_ns;
-  // Re-sent once a second while not taken, then given back on the deadline.
-  const SentBudget& last = budgets_.back();
-  EXPECT_DOUBLE_EQ(last.share, 1.0);
-  EXPECT_LE(last.at_ns - hold_at, 8 * kSecond + kTick);
+  // The hold (after the newcomer's first budget), re-sent once a second
+  // while not taken, then given back on the deadline.
+  const auto hold = std::find_if(budgets_.begin(), budgets_.end(),
+                                 [](const SentBudget& b) { return b.share == 0.01; });
+  ASSERT_NE(hold, budgets_.end());
+  const auto resent = std::find_if(hold, budgets_.end(),
+                                   [](const SentBudget& b) { return b.share > 0.01; });
+  ASSERT_NE(resent, budgets_.end());
+  EXPECT_GE(resent - hold, 2);  // re-sent at least once before the deadline
+  EXPECT_NEAR(resent->share, (1 - 1 / 1.1) / (1 - 0.68), 1e-6);
+  EXPECT_LE(resent->at_ns - hold->at_ns, 8 * kSecond + kTick);
   EXPECT_FALSE(c_->jobs().at("filler").held);
   // Not again within the retry wait.
   Run(30, /*obey=*/false);
