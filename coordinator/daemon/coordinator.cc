@@ -481,12 +481,16 @@ double Coordinator::ProtectiveShare(const Job& guaranteed,
   // families, features and biases (its prior mean before any observation).
   // Erring low costs the newcomer a few seconds until the loop raises it;
   // erring high costs the guaranteed job the seconds of the loop's cuts.
-  const policy::InterferencePrediction p = interference_.Predict(Traits(guaranteed), newcomer);
+  const policy::JobTraits victim = Traits(guaranteed);
+  const policy::InterferencePrediction p = interference_.Predict(victim, newcomer);
   const double target =
       guaranteed.slowdown_target > 0 ? guaranteed.slowdown_target : options_.slowdown_target;
   // The guaranteed job loses (1 - p) next to the newcomer at full speed; at
-  // share s, about s times that (its kernels run s of the time they would).
-  return std::clamp(policy::ProtectiveShare(p.throughput, target),
+  // share s, about s times that (its kernels run s of the time they would),
+  // or what the loop found a share to cost where it has held such pairs.
+  const double kept =
+      budget_memory_.EquivalentKept(victim.kind, newcomer.kind, p.throughput).value_or(p.throughput);
+  return std::clamp(policy::ProtectiveShare(kept, target),
                     policy::ShareControllerOptions{}.min_share, 1.0);
 }
 

@@ -53,6 +53,7 @@
 #include "coordinator/daemon/node_health.h"
 #include "coordinator/daemon/place_request.h"
 #include "coordinator/daemon/reservations.h"
+#include "coordinator/policy/budget_memory.h"
 #include "coordinator/policy/cluster.h"
 #include "coordinator/policy/interference_model.h"
 #include "coordinator/policy/placement.h"
@@ -224,8 +225,9 @@ class Coordinator {
   std::optional<policy::GpuId> SoleGpuOf(const std::string& host) const;
   policy::ClusterState PlacementView() const;
   double InitialShare(const Job& job) const;
-  // The highest share at which the model expects `guaranteed` to keep its
-  // target next to `newcomer` (1 when it predicts no harm past the target).
+  // The highest share at which the model, or what the control loop found on
+  // pairs it held (budget_memory_), expects `guaranteed` to keep its target
+  // next to `newcomer` (1 when no harm past the target is expected).
   double ProtectiveShare(const Job& guaranteed, const policy::JobTraits& newcomer) const;
   // `opportunistic`'s share in force, capped at ProtectiveShare for each
   // guaranteed job in `on_gpu` it has not been capped for yet (recorded).
@@ -262,6 +264,10 @@ class Coordinator {
   // Teaches the model one observation, if it says what sharing alone costs
   // (both jobs unthrottled, kinds known).
   void LearnInterference(const state::ObservationRecord& o);
+  // Remembers, for each GPU where one guaranteed job shares with one
+  // throttled opportunistic job whose share has not changed for a while,
+  // what that share cost the guaranteed job (policy/budget_memory.h).
+  void LearnBudgets(int64_t now_ns);
 
   void Persist(const Job& job);
   void Check(const absl::Status& status);
@@ -272,6 +278,7 @@ class Coordinator {
   policy::Cluster cluster_;
   state::StateStore* store_;
   policy::InterferenceModel interference_;  // before placement_, which may point at it
+  policy::BudgetMemory budget_memory_;      // first budgets from the loop's settled shares
   EnergyLedger energy_;
   NodeHealth nodes_;  // which nodes' shims are still heard
   policy::RequestMix request_mix_;          // likewise: every job's first request

@@ -63,6 +63,7 @@ void Coordinator::OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>*
   if (now_ns >= next_observation_ns_) {
     next_observation_ns_ = now_ns + kObservationEveryNs;
     RecordObservations(unix_ns);
+    LearnBudgets(now_ns);
   }
 }
 
@@ -171,6 +172,7 @@ void Coordinator::SendBudget(Job& job, double share, int64_t now_ns, int64_t uni
   const bool changed = std::abs(share - job.sent_share) > 1e-4;
   job.sent_share = share;
   job.budget_sent_ns = now_ns;
+  if (changed) job.share_changed_ns = now_ns;
   if (changed && !job.held) Persist(job);
 }
 
@@ -204,6 +206,34 @@ void Coordinator::LearnBaselines() {
     r.samples = job.telemetry_batches;
     Check(store_->PutBaseline(r));
     job.baseline_saved_ns = *own;
+  }
+}
+
+void Coordinator::LearnBudgets(int64_t now_ns) {
+  // A share in force this long has been measured at: the budget reaches the
+  // shim within a tick, and the slowdown's EWMA has absorbed 86% of a step
+  // after two of its 3 s time constants.
+  const int64_t settled_ns = Ns(2 * policy::ShareControllerOptions{}.decrease_hold_s);
+  std::map<policy::GpuId, std::vector<const Job*>> by_gpu;
+  for (const auto& [id, job] : jobs_) {
+    if (job.connected && job.gpu && !job.is_gang()) by_gpu[*job.gpu].push_back(&job);
+  }
+  for (const auto& [gpu, on] : by_gpu) {
+    if (on.size() != 2) continue;
+    const bool first_guaranteed = on[0]->priority == policy::Priority::kGuaranteed;
+    const Job& g = first_guaranteed ? *on[0] : *on[1];
+    const Job& o = first_guaranteed ? *on[1] : *on[0];
+    if (g.priority != policy::Priority::kGuaranteed ||
+        o.priority != policy::Priority::kOpportunistic || g.held || o.held ||
+        o.sent_share >= 0.999 || now_ns - o.share_changed_ns < settled_ns) {
+      continue;
+    }
+    const std::optional<double> slowdown = g.profile.slowdown();
+    const policy::JobTraits victim = Traits(g);
+    const policy::JobTraits aggressor = Traits(o);
+    if (!slowdown || victim.kind == kUnknownKind || aggressor.kind == kUnknownKind) continue;
+    budget_memory_.Observe(victim.kind, aggressor.kind, o.sent_share, 1 / (1 + *slowdown),
+                           interference_.Predict(victim, aggressor).throughput);
   }
 }
 

@@ -86,6 +86,7 @@ struct Job {
   double share = 1.0;            // in force (as the shim reports it, or as sent)
   double sent_share = 1.0;
   int64_t budget_sent_ns = 0;    // 0 = never sent
+  int64_t share_changed_ns = 0;  // when a budget last changed the share sent
   // The guaranteed jobs this (opportunistic) job's share was already capped
   // for: it is capped at the model's protective share once per guaranteed job
   // it meets, when they first share a GPU, and the control loop takes it from
