@@ -233,6 +233,8 @@ class Coordinator {
   // guaranteed job in `on_gpu` it has not been capped for yet (recorded).
   double CapForNewGuaranteed(Job& opportunistic, const std::vector<Job*>& on_gpu) const;
 
+  // The connected jobs on each GPU, a gang on each of its GPUs.
+  std::map<policy::GpuId, std::vector<Job*>> ConnectedJobsByGpu();
   void RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out);
   // Splits each GPU's energy since the last control tick among its jobs.
   void AttributeEnergy(int64_t now_ns);

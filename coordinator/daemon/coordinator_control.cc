@@ -84,18 +84,22 @@ void Coordinator::AttributeEnergy(int64_t now_ns) {
   energy_.Attribute(by_gpu, double(now_ns) / 1e9);
 }
 
+std::map<policy::GpuId, std::vector<Job*>> Coordinator::ConnectedJobsByGpu() {
+  std::map<policy::GpuId, std::vector<Job*>> by_gpu;
+  for (auto& [id, job] : jobs_) {
+    if (!job.connected) continue;
+    for (const policy::GpuId& gpu : GpusOf(job)) by_gpu[gpu].push_back(&job);
+  }
+  return by_gpu;
+}
+
 void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out) {
   // A gang is on each of its GPUs: a guaranteed gang is protected on every
   // one, each GPU held to what its rank costs the gang (gang_slowdown.h), and
   // an opportunistic gang runs at the least share any of them gives it (one
   // budget for the whole job: a rank given more would only wait for the rest).
-  std::map<policy::GpuId, std::vector<Job*>> by_gpu;
-  for (auto& [id, job] : jobs_) {
-    if (!job.connected) continue;
-    for (const policy::GpuId& g : GpusOf(job)) by_gpu[g].push_back(&job);
-  }
   std::vector<std::pair<Job*, double>> shares;  // in the order first stepped
-  for (auto& [gpu, jobs] : by_gpu) {
+  for (auto& [gpu, jobs] : ConnectedJobsByGpu()) {
     if (ProbeHolds(jobs)) continue;
     std::vector<policy::GuaranteedJob> guaranteed;
     std::vector<policy::OpportunisticJob> opportunistic;
@@ -214,11 +218,8 @@ void Coordinator::LearnBudgets(int64_t now_ns) {
   // shim within a tick, and the slowdown's EWMA has absorbed 86% of a step
   // after two of its 3 s time constants.
   const int64_t settled_ns = Ns(2 * policy::ShareControllerOptions{}.decrease_hold_s);
-  std::map<policy::GpuId, std::vector<const Job*>> by_gpu;
-  for (const auto& [id, job] : jobs_) {
-    if (job.connected && job.gpu && !job.is_gang()) by_gpu[*job.gpu].push_back(&job);
-  }
-  for (const auto& [gpu, on] : by_gpu) {
+  for (auto& [gpu, on] : ConnectedJobsByGpu()) {
+    std::erase_if(on, [](const Job* j) { return j->is_gang(); });  // one-GPU jobs only
     if (on.size() != 2) continue;
     const bool first_guaranteed = on[0]->priority == policy::Priority::kGuaranteed;
     const Job& g = first_guaranteed ? *on[0] : *on[1];

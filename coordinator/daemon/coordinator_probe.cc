@@ -75,12 +75,7 @@ void Coordinator::HoldCoRunners(const std::vector<Job*>& corunners, double ttl_s
 
 void Coordinator::RunProbes(int64_t now_ns, int64_t unix_ns, bool may_start,
                             std::vector<Outgoing>* out) {
-  // The connected jobs on each GPU, a gang on each of its GPUs.
-  std::map<policy::GpuId, std::vector<Job*>> by_gpu;
-  for (auto& [id, job] : jobs_) {
-    if (!job.connected) continue;
-    for (const policy::GpuId& gpu : GpusOf(job)) by_gpu[gpu].push_back(&job);
-  }
+  std::map<policy::GpuId, std::vector<Job*>> by_gpu = ConnectedJobsByGpu();
   // A guaranteed job probes with the opportunistic jobs of every GPU it runs
   // on held: a gang runs at its slowest rank's speed, so a co-runner left on
   // one of its GPUs would be measured into its "solo" speed.
