@@ -231,7 +231,7 @@ class Coordinator {
   double ProtectiveShare(const Job& guaranteed, const policy::JobTraits& newcomer) const;
   // `opportunistic`'s share in force, capped at ProtectiveShare for each
   // guaranteed job in `on_gpu` it has not been capped for yet (recorded).
-  double CapForNewGuaranteed(Job& opportunistic, const std::vector<Job*>& on_gpu) const;
+  double CapForNewGuaranteed(Job& opportunistic, const std::vector<Job*>& on_gpu);
 
   // The connected jobs on each GPU, a gang on each of its GPUs.
   std::map<policy::GpuId, std::vector<Job*>> ConnectedJobsByGpu();

@@ -138,7 +138,7 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
   }
 }
 
-double Coordinator::CapForNewGuaranteed(Job& opportunistic, const std::vector<Job*>& on_gpu) const {
+double Coordinator::CapForNewGuaranteed(Job& opportunistic, const std::vector<Job*>& on_gpu) {
   // A guaranteed job that arrives next to a running one (or comes back from a
   // probe's hold) would otherwise meet it at the share it held alone, and the
   // loop's cuts, at most halving once per decrease_hold_s, take seconds to

@@ -88,7 +88,7 @@ struct Job {
   int64_t budget_sent_ns = 0;    // 0 = never sent
   int64_t share_changed_ns = 0;  // when a budget last changed the share sent
   // The guaranteed jobs this (opportunistic) job's share was already capped
-  // for: it is capped at the model's protective share once per guaranteed job
+  // for: it is capped at Coordinator::ProtectiveShare once per guaranteed job
   // it meets, when they first share a GPU, and the control loop takes it from
   // there (coordinator_control.cc). Not persisted: after a restart the cap is
   // applied once more.
