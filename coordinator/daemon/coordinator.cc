@@ -483,8 +483,7 @@ double Coordinator::ProtectiveShare(const Job& guaranteed,
   // erring high costs the guaranteed job the seconds of the loop's cuts.
   const policy::JobTraits victim = Traits(guaranteed);
   const policy::InterferencePrediction p = interference_.Predict(victim, newcomer);
-  const double target =
-      guaranteed.slowdown_target > 0 ? guaranteed.slowdown_target : options_.slowdown_target;
+  const double target = TargetOf(guaranteed);
   // The guaranteed job loses (1 - p) next to the newcomer at full speed; at
   // share s, about s times that (its kernels run s of the time they would),
   // or what the loop found a share to cost where it has held such pairs.
@@ -719,7 +718,12 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
     return send();
   }
   Persist(job);
-  r.job = &jobs_.emplace(job.id, std::move(job)).first->second;
+  Job& placed = jobs_.emplace(job.id, std::move(job)).first->second;
+  r.job = &placed;
+  // Co-runners are cut before the reply lets the guaranteed job start.
+  if (placed.priority == policy::Priority::kGuaranteed) {
+    CapCoRunnersOfPlaced(placed, now_ns, unix_ns, out);
+  }
   send();
 }
 

@@ -229,9 +229,18 @@ class Coordinator {
   // pairs it held (budget_memory_), expects `guaranteed` to keep its target
   // next to `newcomer` (1 when no harm past the target is expected).
   double ProtectiveShare(const Job& guaranteed, const policy::JobTraits& newcomer) const;
+  // The job's slowdown target, --slowdown-target for one that has none.
+  double TargetOf(const Job& job) const {
+    return job.slowdown_target > 0 ? job.slowdown_target : options_.slowdown_target;
+  }
   // `opportunistic`'s share in force, capped at ProtectiveShare for each
   // guaranteed job in `on_gpu` it has not been capped for yet (recorded).
   double CapForNewGuaranteed(Job& opportunistic, const std::vector<Job*>& on_gpu);
+  // A guaranteed job just placed: its running opportunistic co-runners are
+  // cut now (CapForNewGuaranteed), before its process starts, not on the
+  // first control tick after it connects.
+  void CapCoRunnersOfPlaced(Job& guaranteed, int64_t now_ns, int64_t unix_ns,
+                            std::vector<Outgoing>* out);
 
   // The connected jobs on each GPU, a gang on each of its GPUs.
   std::map<policy::GpuId, std::vector<Job*>> ConnectedJobsByGpu();

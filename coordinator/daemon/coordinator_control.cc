@@ -152,6 +152,30 @@ double Coordinator::CapForNewGuaranteed(Job& opportunistic, const std::vector<Jo
   return share;
 }
 
+void Coordinator::CapCoRunnersOfPlaced(Job& guaranteed, int64_t now_ns, int64_t unix_ns,
+                                       std::vector<Outgoing>* out) {
+  // A short guaranteed job would otherwise spend its first second next to a
+  // co-runner at full speed: the tick after its Hello is up to a control
+  // period away. A GPU a probe holds is left to the probe: its co-runners
+  // are capped when they come back (RunControl).
+  if (!options_.control) return;
+  const std::vector<Job*> with_placed{&guaranteed};
+  const std::map<policy::GpuId, std::vector<Job*>> by_gpu = ConnectedJobsByGpu();
+  std::set<Job*> capped;
+  for (const policy::GpuId& gpu : GpusOf(guaranteed)) {
+    const auto on = by_gpu.find(gpu);
+    if (on == by_gpu.end() || ProbeHolds(on->second)) continue;
+    for (Job* job : on->second) {
+      if (job == &guaranteed || job->priority != policy::Priority::kOpportunistic ||
+          !capped.insert(job).second) {
+        continue;
+      }
+      const double share = CapForNewGuaranteed(*job, with_placed);
+      if (share < job->sent_share - 1e-4) SendBudget(*job, share, now_ns, unix_ns, out);
+    }
+  }
+}
+
 void Coordinator::SendBudget(Job& job, double share, int64_t now_ns, int64_t unix_ns,
                              std::vector<Outgoing>* out, double ttl_s) {
   // Sequence numbers must keep increasing across restarts: take the wall
