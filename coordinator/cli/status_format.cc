@@ -37,8 +37,9 @@ std::string Percent(double fraction) {
   return absl::StrFormat("%.0f%%", fraction * 100.0);
 }
 
-std::string FormatSlowdown(const wire::JobState& job) {
-  const double s = job.slowdown();
+// A slowdown (the recent one, or the run's so far) as "+8.5%", "+25%!" when
+// a guaranteed job is past its target, "-" unknown.
+std::string FormatSlowdown(const wire::JobState& job, double s) {
   if (!std::isfinite(s) || s < 0) return "-";
   std::string out =
       s < 0.1 ? absl::StrFormat("+%.1f%%", s * 100.0) : absl::StrFormat("+%.0f%%", s * 100.0);
@@ -69,8 +70,8 @@ struct Column {
 
 constexpr Column kColumns[] = {
     {"JOB", Align::kLeft},         {"PID", Align::kRight},      {"PRIO", Align::kLeft},
-    {"SHARE", Align::kRight},      {"SLOWDOWN", Align::kRight}, {"BASELINE", Align::kLeft},
-    {"TARGET", Align::kRight},
+    {"SHARE", Align::kRight},      {"SLOWDOWN", Align::kRight}, {"RUN", Align::kRight},
+    {"BASELINE", Align::kLeft},    {"TARGET", Align::kRight},
     {"KERN/S", Align::kRight},     {"BUSY", Align::kRight},     {"J/ITER", Align::kRight},
     {"ENERGY-J", Align::kRight},   {"MEM/QUOTA", Align::kRight},
     {"BUDGET-AGE", Align::kRight}, {"CONNECTED", Align::kLeft},
@@ -156,7 +157,8 @@ Row JobRow(const wire::JobState& job) {
       std::to_string(job.pid()),
       IsGuaranteed(job) ? "guar" : "opp",
       std::isfinite(job.share()) ? absl::StrFormat("%.2f", job.share()) : "-",
-      FormatSlowdown(job),
+      FormatSlowdown(job, job.slowdown()),
+      FormatSlowdown(job, job.run_slowdown()),
       BaselineWord(job),
       IsGuaranteed(job) ? FormatTarget(job.slowdown_target()) : "-",
       FormatRate(job.kernels_per_s()),
@@ -230,6 +232,8 @@ void WriteJob(const wire::JobState& job, JsonWriter& w) {
   } else {
     w.Null();
   }
+  w.Key("run_slowdown");
+  KnownOrNull(job.run_slowdown(), w);
   w.Key("slowdown_target").Double(job.slowdown_target());
   w.Key("kernels_per_s").Double(job.kernels_per_s());
   w.Key("busy").Double(job.busy());

@@ -133,7 +133,9 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
           job.held_per_s, job.connected, batch, ToWire(job.profile.baseline_source()),
           job.probe.active(), energy_.Joules(id).value_or(-1.0),
           JoulesPerIteration(job).value_or(-1.0), job.is_gang() ? &gang.gpus : nullptr,
-          job.is_gang() ? &gang.ranks : nullptr, job.lost));
+          job.is_gang() ? &gang.ranks : nullptr, job.lost,
+          job.priority == policy::Priority::kGuaranteed ? job.run.Slowdown().value_or(-1.0)
+                                                        : -1.0));
     }
     gpu_states.push_back(wire::CreateGpuStateDirect(
         fbb, gid ? gid->index : -1, gid ? gid->host.c_str() : "", info ? info->name.c_str() : "unplaced",

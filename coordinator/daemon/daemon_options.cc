@@ -88,6 +88,10 @@ shares so guaranteed jobs stay within their slowdown target.
   --no-probe               never hold a guaranteed job's co-runners to measure its solo
                            speed; it is then protected only once it has run alone (or its
                            model has a saved baseline)
+  --no-run-target          hold each guaranteed job's last few seconds to its target, not its
+                           run (default: a job whose run so far is over 0.9 of its target,
+                           after a transient the loop could not prevent, is held lower until
+                           its run is back)
   --placement P            interference: predict what sharing costs from a learned
                            interference model and queue a job when it would cost more than
                            it gains; simple: least busy GPU, no prediction [interference]
@@ -189,6 +193,8 @@ absl::StatusOr<DaemonOptions> ParseDaemonOptions(const std::vector<std::string>&
       o.control = false;
     } else if (name == "--no-probe") {
       o.probe = false;
+    } else if (name == "--no-run-target") {
+      o.run_target = false;
     } else if (name == "--placement") {
       s = text(&o.placement);
       if (s.ok() && o.placement != "interference" && o.placement != "simple") {

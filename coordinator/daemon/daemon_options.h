@@ -25,6 +25,10 @@ struct DaemonOptions {
   // Probe a guaranteed job that never ran alone (policy/solo_probe.h): hold
   // its co-runners for a second or two and measure its solo speed.
   bool probe = true;
+  // Hold a guaranteed job's run to its target, not only each few seconds of
+  // it: a run so far over 0.9 of its target lowers the loop's target until it
+  // is back (policy/run_slowdown.h).
+  bool run_target = true;
   // Placement: "interference" (learned interference model, may queue a job
   // when sharing would cost more than it gains) or "simple" (least busy GPU).
   std::string placement = "interference";

@@ -13,6 +13,7 @@
 #include "coordinator/policy/cluster.h"
 #include "coordinator/policy/job_profile.h"
 #include "coordinator/policy/priority.h"
+#include "coordinator/policy/run_slowdown.h"
 #include "coordinator/policy/solo_probe.h"
 
 namespace iashim::daemon {
@@ -93,6 +94,11 @@ struct Job {
   // there (coordinator_control.cc). Not persisted: after a restart the cap is
   // applied once more.
   std::set<std::string> capped_for;
+
+  // As a guaranteed job: its run's slowdown so far, from the control loop's
+  // samples; its loop target is lowered while the run is over its aim
+  // (policy/run_slowdown.h). Not persisted: a restart starts it afresh.
+  policy::RunSlowdown run;
 
   // Solo probe (coordinator_probe.cc): as the guaranteed job probed...
   policy::SoloProbe probe;

@@ -45,13 +45,14 @@ TEST(DaemonOptionsTest, ReservationTtl) {
 TEST(DaemonOptionsTest, Values) {
   absl::StatusOr<DaemonOptions> o =
       ParseDaemonOptions({"--listen", "ipc:///tmp/x", "--pub=tcp://127.0.0.2:7000", "--no-control",
-                          "--no-probe", "--slowdown-target", "0.2", "--state-dir", "/tmp/s", "--placement",
+                          "--no-probe", "--no-run-target", "--slowdown-target", "0.2", "--state-dir", "/tmp/s", "--placement",
                           "simple", "--min-gain=0.2", "--no-packing", "--gang-budgets", "independent"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->listen, "ipc:///tmp/x");
   EXPECT_EQ(o->pub, "tcp://127.0.0.2:7000");
   EXPECT_FALSE(o->control);
   EXPECT_FALSE(o->probe);
+  EXPECT_FALSE(o->run_target);
   EXPECT_DOUBLE_EQ(o->slowdown_target, 0.2);
   EXPECT_EQ(o->state_dir, "/tmp/s");
   EXPECT_EQ(o->placement, "simple");

@@ -1,0 +1,76 @@
+// The target is the run's (policy/run_slowdown.h): a guaranteed job that a
+// transient the loop could not prevent has slowed past the loop's aim is held
+// lower afterwards, until its run as a whole is back at the aim; one the loop
+// held steadily is held where it was. Beside the same plant under
+// --no-run-target (each window held to the target).
+#include <gtest/gtest.h>
+
+#include <optional>
+
+#include "tests/coordinator/daemon/guard_filler_plant.h"
+
+namespace iashim::daemon {
+namespace {
+
+using testing::GuardFillerPlant;
+
+// The guard loses 0.5 of its speed per unit of the filler's share (as in
+// coordinator_budget_memory_test.cc); for the first `burst_s` seconds after
+// the filler joins (at 5 s) it also runs `burst` times slower whatever the
+// share (a new process's start contending for the host, say: what no budget
+// can prevent).
+GuardFillerPlant::GuardMs Plant(double burst, double burst_s) {
+  return [=](double share, double t_s) {
+    return 100 * (1 + 0.5 * share) * (t_s < 5 + burst_s ? burst : 1.0);
+  };
+}
+
+struct Outcome {
+  double run = 0;          // the guard's run slowdown
+  double filler_mean = 0;  // the filler's mean share
+};
+
+// The filler joins at 5 s; `seconds` later, what the guard's run and the
+// filler's shares came to.
+Outcome RunFor(bool run_target, double burst, double burst_s, int seconds) {
+  DaemonOptions options;
+  options.run_target = run_target;
+  GuardFillerPlant plant(Plant(burst, burst_s), options);
+  plant.Join("f", "fk");
+  double share_sum = 0;
+  for (int i = 0; i < seconds; ++i) {
+    plant.Run(1);
+    share_sum += plant.share();
+  }
+  const std::optional<double> run = plant.coordinator().jobs().at("guard").run.Slowdown();
+  EXPECT_TRUE(run);
+  return {run.value_or(-1), share_sum / seconds};
+}
+
+TEST(RunSlowdownTest, AJobSlowedByATransientIsHeldLowerUntilItsRunIsBackAtTheAim) {
+  // 50% slower for 5 s: the loop cuts the filler to the floor, too late for
+  // those seconds. By the window's target alone the guard then settles where
+  // it did before, and its run stays over the aim (0.09) for minutes.
+  const Outcome window_60 = RunFor(false, 1.5, 5, 60);
+  const Outcome window_120 = RunFor(false, 1.5, 5, 120);
+  EXPECT_GT(window_60.run, 0.095);
+  EXPECT_GT(window_120.run, 0.092);
+  // By the run's target: held lower until the run is back at the aim.
+  const Outcome run_60 = RunFor(true, 1.5, 5, 60);
+  const Outcome run_120 = RunFor(true, 1.5, 5, 120);
+  EXPECT_LT(run_60.run, window_60.run - 0.003);
+  EXPECT_LE(run_120.run, 0.0905);
+  // At a small cost to the filler: no deeper cut than the run needs.
+  EXPECT_GT(run_120.filler_mean, 0.9 * window_120.filler_mean);
+}
+
+TEST(RunSlowdownTest, AJobTheLoopHeldSteadilyIsHeldWhereItWas) {
+  const Outcome window = RunFor(false, 1.0, 0, 120);
+  const Outcome run = RunFor(true, 1.0, 0, 120);
+  EXPECT_LE(run.run, 0.09);
+  EXPECT_DOUBLE_EQ(run.run, window.run);
+  EXPECT_DOUBLE_EQ(run.filler_mean, window.filler_mean);
+}
+
+}  // namespace
+}  // namespace iashim::daemon
