@@ -40,7 +40,8 @@
 #   simgpu-throughputs.json     simgpu's solo and pair steps/s (ground truth)
 #   sim/                        iashim-clustersim's output (exclusive, firstfit, iashim)
 #   live-<mode>.tsv             per job: id priority arrival start end solo gpu
-#   live-<mode>-logs/           each job's stdout and stderr, and sbatch's
+#   live-<mode>-logs/           each job's stdout and stderr, and sbatch's;
+#                               slurmctld.log (node choices, allocations)
 #   status-iashim/              `iashim status --json` every 5 s of the --iashim run
 #   summary.csv                 mode,source,metric,value
 #   report.txt                  the table (also printed)
@@ -261,6 +262,9 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
     >"$out/live-$mode.energy"
   rm -rf "$out/live-$mode-logs"
   cp -r "$dir" "$out/live-$mode-logs"
+  # Where slurmctld sent each job and why (job_submit.lua's node choice), for
+  # the queue's part of a gap; the log holds every mode run so far.
+  cp "$cluster_dir/log/slurmctld.log" "$out/live-$mode-logs/slurmctld.log" 2>/dev/null || true
   [[ ! -s "$dir/failed.tsv" ]]
 }
 

@@ -139,21 +139,23 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
     slurm.log_info("iashim: %s; Slurm chooses the node", why)
     return slurm.SUCCESS
   end
+  -- The job has no id yet: its name tells the log's reader which it is.
+  local name = tostring(job_desc.name or "")
   if answer.outcome == "placed" and answer.host ~= nil and
      string.match(answer.host, "^[%w._-]+$") then
     job_desc.req_nodes = answer.host
     if gpus > 1 then
-      slurm.log_info("iashim: job of uid %d, a gang of %d GPUs, goes to node %s (GPUs %s there now)",
-                     submit_uid, gpus, answer.host, answer.gpus or "?")
+      slurm.log_info("iashim: job of uid %d, a gang of %d GPUs, goes to node %s (GPUs %s there now) [%s]",
+                     submit_uid, gpus, answer.host, answer.gpus or "?", name)
     else
-      slurm.log_info("iashim: job of uid %d goes to node %s (GPU %s there now)",
-                     submit_uid, answer.host, answer.gpu or "?")
+      slurm.log_info("iashim: job of uid %d goes to node %s (GPU %s there now) [%s]",
+                     submit_uid, answer.host, answer.gpu or "?", name)
     end
   else
     -- Queued, refused or no answer: Slurm decides, and the plugin asks again
     -- when the job starts.
-    slurm.log_info("iashim: no node from the coordinator (%s); Slurm chooses the node",
-                   table.concat(answer.lines, " | "))
+    slurm.log_info("iashim: no node from the coordinator (%s); Slurm chooses the node [%s]",
+                   table.concat(answer.lines, " | "), name)
   end
   return slurm.SUCCESS
 end
