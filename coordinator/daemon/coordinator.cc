@@ -411,7 +411,7 @@ bool Coordinator::AloneOnGpu(const Job& job) const {
   return std::all_of(job.gang_gpus.begin(), job.gang_gpus.end(), alone_on);
 }
 
-policy::ClusterState Coordinator::PlacementView() const {
+policy::ClusterState Coordinator::PlacementView(const std::string& without_reservations_on) const {
   policy::ClusterState view;
   view.cluster = cluster_;
   for (const auto& [id, job] : jobs_) {
@@ -425,6 +425,7 @@ policy::ClusterState Coordinator::PlacementView() const {
   // A reservation as the job it holds the GPUs for will be once placed: its
   // kind known, nothing measured of it yet. OnPlace has dropped expired ones.
   for (const Reservation& r : reservations_.held()) {
+    if (!without_reservations_on.empty() && r.host == without_reservations_on) continue;
     const policy::JobTraits traits =
         KindTraits(r.kind.empty() ? std::string(kUnknownKind) : r.kind);
     for (const int index : r.gpus) {
@@ -602,8 +603,9 @@ double Coordinator::NoteRequest(const policy::PlacementRequest& p, bool dry_run,
 
 policy::PlacementDecision Coordinator::DecidePlacement(const policy::PlacementRequest& p,
                                                        const std::set<int>& allowed_gpus,
-                                                       double queued_gpus) {
-  policy::ClusterState view = PlacementView();
+                                                       double queued_gpus,
+                                                       const std::string& without_reservations_on) {
+  policy::ClusterState view = PlacementView(without_reservations_on);
   view.queued_gpus = queued_gpus;
   std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) { return drained_.contains(g.id); });
   // Only the allowed GPUs of host, the way drained GPUs are left out.
@@ -619,13 +621,37 @@ void Coordinator::ConsumeReservation(const PlaceAsk& ask, const policy::Placemen
                                      int64_t now_ns) {
   // A queued job asking again took its reservation at its first request.
   if (waiting_.contains(p.job)) return;
+  const std::string host = RequestHost(p);
+  if (host.empty()) return;
+  reservations_.Consume(
+      {.host = host, .priority = p.priority, .kind = ask.kind, .gpu_count = p.gpu_count}, now_ns);
+}
+
+std::string Coordinator::RequestHost(const policy::PlacementRequest& p) const {
   // ResolvePlacement cleared a host the cluster does not know: on a one-node
   // cluster, that node is meant (the client may name it otherwise).
   std::string host = p.gpu ? p.gpu->host : p.host;
   if (host.empty() && SingleHost(cluster_)) host = cluster_.gpus[0].id.host;
-  if (host.empty()) return;
-  reservations_.Consume(
-      {.host = host, .priority = p.priority, .kind = ask.kind, .gpu_count = p.gpu_count}, now_ns);
+  return host;
+}
+
+policy::PlacementDecision Coordinator::TakeReservedGpus(const PlaceAsk& ask,
+                                                        const policy::PlacementRequest& p,
+                                                        double queued_gpus,
+                                                        policy::PlacementDecision queued) {
+  const std::string host = RequestHost(p);
+  const bool reserved_there =
+      std::any_of(reservations_.held().begin(), reservations_.held().end(),
+                  [&](const Reservation& r) { return r.host == host; });
+  if (host.empty() || !reserved_there) return queued;
+  policy::PlacementDecision d = DecidePlacement(p, ask.allowed_gpus, queued_gpus, host);
+  if (d.outcome != policy::PlacementDecision::Outcome::kPlaced) return queued;
+  std::vector<int> gpus;
+  for (const policy::GpuId& g : d.gpus.empty() ? std::vector<policy::GpuId>{d.gpu} : d.gpus) {
+    gpus.push_back(g.index);
+  }
+  reservations_.YieldTo(host, gpus);
+  return d;
 }
 
 void Coordinator::Reserve(const PlaceAsk& ask, const policy::PlacementRequest& p,
@@ -678,7 +704,10 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
   // itself on the GPUs held for it.
   if (!ask->dry_run) ConsumeReservation(*ask, *p, now_ns);
   const double queued_gpus = NoteRequest(*p, ask->dry_run, now_ns);
-  const policy::PlacementDecision d = DecidePlacement(*p, ask->allowed_gpus, queued_gpus);
+  policy::PlacementDecision d = DecidePlacement(*p, ask->allowed_gpus, queued_gpus);
+  if (!ask->dry_run && d.outcome == policy::PlacementDecision::Outcome::kQueued) {
+    d = TakeReservedGpus(*ask, *p, queued_gpus, std::move(d));
+  }
   if (ask->dry_run) ++counters_.dry_runs;
   r.error = d.reason;
   r.queued = d.outcome == policy::PlacementDecision::Outcome::kQueued;

@@ -167,9 +167,19 @@ class Coordinator {
   // Counts a job's first request in the mix and returns the queue's demand
   // without it (ClusterState::queued_gpus); a dry run only reads.
   double NoteRequest(const policy::PlacementRequest& p, bool dry_run, int64_t now_ns);
+  // `reservations_of`: a host whose reservations are left out of the view
+  // (empty: every reservation counts).
   policy::PlacementDecision DecidePlacement(const policy::PlacementRequest& p,
                                             const std::set<int>& allowed_gpus,
-                                            double queued_gpus);
+                                            double queued_gpus,
+                                            const std::string& without_reservations_on = "");
+  // A real request queued on its host while reservations hold GPUs there:
+  // decided again without them, and placed if that places it (reservations.h).
+  policy::PlacementDecision TakeReservedGpus(const PlaceAsk& ask, const policy::PlacementRequest& p,
+                                             double queued_gpus, policy::PlacementDecision queued);
+  // The host a request is for: its GPU's or its own, the only one on a
+  // one-node cluster; empty for anywhere.
+  std::string RequestHost(const policy::PlacementRequest& p) const;
   // A real request takes over the oldest reservation of its shape on its host
   // (a dry run's for the same job, most likely), before it is decided.
   void ConsumeReservation(const PlaceAsk& ask, const policy::PlacementRequest& p, int64_t now_ns);
@@ -223,7 +233,7 @@ class Coordinator {
   bool AloneOnGpu(const Job& job) const;
   std::string NewJobId(std::string_view command, int64_t unix_ns);
   std::optional<policy::GpuId> SoleGpuOf(const std::string& host) const;
-  policy::ClusterState PlacementView() const;
+  policy::ClusterState PlacementView(const std::string& without_reservations_on = "") const;
   double InitialShare(const Job& job) const;
   // The highest share at which the model, or what the control loop found on
   // pairs it held (budget_memory_), expects `guaranteed` to keep its target

@@ -216,6 +216,10 @@ std::string Coordinator::MetricsText(int64_t now_ns) const {
   b.Counter("iashim_reservations_consumed_total",
             "Reservations taken over by a real placement request on their host.");
   b.Sample(double(reservations_.consumed_total()));
+  b.Counter("iashim_reservations_yielded_total",
+            "Reservations dropped for a job Slurm started on their host that would otherwise "
+            "wait there for their GPUs.");
+  b.Sample(double(reservations_.yielded_total()));
   b.Counter("iashim_releases_total", "Release requests (a job is over), by outcome.");
   b.Sample({{"outcome", "released"}}, double(counters_.releases));
   b.Sample({{"outcome", "unknown_job"}}, double(counters_.release_unknown));

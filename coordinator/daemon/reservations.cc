@@ -35,6 +35,16 @@ bool Reservations::Consume(const ReservationMatch& m, int64_t now_ns) {
   return true;
 }
 
+size_t Reservations::YieldTo(const std::string& host, const std::vector<int>& gpus) {
+  const size_t n = std::erase_if(held_, [&](const Reservation& r) {
+    return r.host == host && std::any_of(r.gpus.begin(), r.gpus.end(), [&](int g) {
+             return std::find(gpus.begin(), gpus.end(), g) != gpus.end();
+           });
+  });
+  yielded_ += n;
+  return n;
+}
+
 size_t Reservations::LiveCount(int64_t now_ns) const {
   return size_t(std::count_if(held_.begin(), held_.end(),
                               [&](const Reservation& r) { return !Expired(r, now_ns); }));

@@ -15,7 +15,15 @@
 //    job takes its reservation's place instead of seeing itself there; or
 //  - it expires, --reservation-ttl-s after the dry run. A job that pends in
 //    Slurm longer than that keeps its node (Slurm bound it) but its GPUs are no
-//    longer held for it: it is then placed on the node by the normal rules.
+//    longer held for it: it is then placed on the node by the normal rules; or
+//  - a job that Slurm started on its host would otherwise wait there for
+//    GPUs held only by reservations: Slurm, which counts the node's slots
+//    too, started this job and holds the pending ones back, so the running
+//    job takes the GPUs (YieldTo) and the pending ones are placed by the
+//    normal rules when they start, as after an expiry. Without this, a burst
+//    of submissions left jobs idle in their allocations while the jobs their
+//    GPUs were held for pended in Slurm behind them (a live replay: 20-64 s
+//    of waiting in the allocation).
 // A reservation names no job (job_submit.lua's dry run has none), so a real
 // request of the same shape on the host may consume another job's
 // reservation: what is held is the capacity, which is what matters.
@@ -71,6 +79,10 @@ class Reservations {
   // Removes the oldest reservation unexpired at now_ns that `m` matches (host,
   // priority, kind and GPU count equal); whether there was one.
   bool Consume(const ReservationMatch& m, int64_t now_ns);
+  // Drops every reservation on `host` that holds any of `gpus` (indexes):
+  // a job Slurm started there is placed on them (Coordinator::OnPlace);
+  // returns how many.
+  size_t YieldTo(const std::string& host, const std::vector<int>& gpus);
 
   // Those held, oldest first; some may have expired since the last Expire.
   const std::vector<Reservation>& held() const { return held_; }
@@ -80,6 +92,7 @@ class Reservations {
   // dropped them) and that were consumed, since start.
   uint64_t expired_total(int64_t now_ns) const;
   uint64_t consumed_total() const { return consumed_; }
+  uint64_t yielded_total() const { return yielded_; }
 
  private:
   int64_t ttl_ns_;
@@ -87,6 +100,7 @@ class Reservations {
   uint64_t next_seq_ = 0;
   uint64_t expired_ = 0;
   uint64_t consumed_ = 0;
+  uint64_t yielded_ = 0;
 };
 
 }  // namespace iashim::daemon

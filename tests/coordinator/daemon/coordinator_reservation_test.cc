@@ -236,6 +236,39 @@ TEST_F(CoordinatorReservationTest, ARealRequestLimitedToOtherGpusIsPlacedThere) 
   EXPECT_EQ(Where(Ask(*c, Submission(), 3 * kSecond)), "node1:0");
 }
 
+// A burst held every GPU; Slurm then started a job that no dry run placed
+// (its submission was answered "queued") on node1. Slurm counts node1's slots
+// too, so the pending jobs those GPUs were held for wait in Slurm: the
+// started job takes a held GPU rather than idle in its allocation.
+TEST_F(CoordinatorReservationTest, AJobSlurmStartedTakesAGpuHeldOnlyByReservations) {
+  auto c = Make();
+  ASSERT_EQ(Burst(*c, 8).size(), 8u);
+  const PlaceResult queued_at_submit = Ask(*c, Submission(), 3 * kSecond);
+  ASSERT_TRUE(queued_at_submit.queued) << queued_at_submit.error;
+  const PlaceResult started = Ask(
+      *c, {.job = "slurm-9.batch", .mem_bytes = 0, .host = "node1", .kind = "bert"}, 4 * kSecond);
+  ASSERT_TRUE(started.ok) << started.error;
+  EXPECT_EQ(started.host, "node1");
+  EXPECT_EQ(c->reservations().LiveCount(4 * kSecond), 7u);
+  EXPECT_EQ(c->reservations().yielded_total(), 1u);
+  EXPECT_THAT(c->MetricsText(4 * kSecond), HasSubstr("\niashim_reservations_yielded_total 1\n"));
+  // Dry runs still see the cluster spoken for: the started job and seven holds.
+  EXPECT_TRUE(Ask(*c, Submission(), 5 * kSecond).queued);
+  // A pending job of the burst starts on node1: it takes over one of the
+  // three holds left there (its kind's), and the GPU that one held.
+  const PlaceResult late = Ask(*c, TaskStart("slurm-3.batch", "node1"), 6 * kSecond);
+  EXPECT_TRUE(late.ok) << late.error;
+  EXPECT_EQ(c->reservations().consumed_total(), 1u);
+  EXPECT_EQ(c->reservations().yielded_total(), 1u);
+  // A job on a node whose GPUs are held by nothing but real jobs still waits.
+  auto full = Make();
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(Ask(*full, TaskStart("slurm-" + std::to_string(i) + ".batch", "node1")).ok);
+  }
+  EXPECT_TRUE(Ask(*full, TaskStart("slurm-5.batch", "node1")).queued);
+  EXPECT_EQ(full->reservations().yielded_total(), 0u);
+}
+
 TEST_F(CoordinatorReservationTest, AnUnconsumedReservationExpiresAfterTheTtl) {
   auto c = Make(/*reservation_ttl_s=*/30);
   ASSERT_EQ(Where(Ask(*c, Submission(), 1 * kSecond)), "node1:0");
