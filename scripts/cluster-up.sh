@@ -5,8 +5,11 @@
 # in a namespace of its own (iashim-switch). Nothing is addressed outside the
 # namespaces this script makes, and nothing reaches beyond the machine.
 #
-#   head:     munged, slurmctld (with job_submit.lua), iashim-coordinator
-#             listening on the head's address with CurveZMQ (iashim keygen)
+#   head:     munged, slurmctld (with job_submit.lua, its node choice a
+#             preference: each node carries its name as a feature, so a
+#             pending job starts on another node when its own is busy),
+#             iashim-coordinator listening on the head's address with
+#             CurveZMQ (iashim keygen)
 #   compute:  slurmd, and its own simgpu: a private /dev/shm, so its 4
 #             simulated V100s are its own; /dev/nvidia[0-3] as Slurm sees them
 #
@@ -171,7 +174,7 @@ SlurmdTimeout=10
 PlugStackConfig=$cluster_dir/plugstack.conf
 EOF
   for i in $(seq "$nodes"); do
-    echo "NodeName=iashim-node$i NodeAddr=$(node_address "node$i") CPUs=8 RealMemory=4000 Gres=gpu:4,shard:16 State=UNKNOWN"
+    echo "NodeName=iashim-node$i NodeAddr=$(node_address "node$i") CPUs=8 RealMemory=4000 Gres=gpu:4,shard:16 Features=iashim-node$i State=UNKNOWN"
   done
   echo "PartitionName=debug Nodes=iashim-node[1-$nodes] Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO"
 } >"$cluster_dir/slurm.conf"
@@ -215,7 +218,8 @@ on node1 iashim status --timeout-s 2 >/dev/null ||
   die "iashim-node1 cannot reach the coordinator on $coordinator across the bridge"
 
 # job_submit.lua runs inside slurmctld and asks the coordinator with this iashim.
-on head env IASHIM_BIN="$build/coordinator/cli/iashim" slurmctld -f "$cluster_dir/slurm.conf" ||
+on head env IASHIM_BIN="$build/coordinator/cli/iashim" IASHIM_SUBMIT_NODE_CHOICE=prefer \
+  slurmctld -f "$cluster_dir/slurm.conf" ||
   die "slurmctld did not start"
 for i in $(seq "$nodes"); do
   on "node$i" slurmd -f "$cluster_dir/slurm.conf" || die "slurmd on iashim-node$i did not start"

@@ -5,7 +5,10 @@ A job submitted with --iashim (sbatch, salloc and srun pass the SPANK plugin's
 options to slurmctld in the job's SPANK environment) is
 offered to the iashim coordinator, which answers with the node its
 interference-aware placement would choose; that node becomes the job's
-required node (as --nodelist would). The GPU on that node is chosen later, in
+required node (as --nodelist would), or with IASHIM_SUBMIT_NODE_CHOICE=prefer
+its preferred one (as --prefer would: Slurm starts it elsewhere when that node
+is busy; each node must then carry its own name as a feature, Features=NAME in
+its NodeName line). The GPU on that node is chosen later, in
 the task, by the SPANK plugin. A job that asks for several GPUs of a node
 (--gres=gpu:N, --gpus-per-node=N) is asked for as a gang of N: the node is one
 with N GPUs that can take it.
@@ -16,9 +19,11 @@ Settings, from slurmctld's environment:
   IASHIM_COORDINATOR  the coordinator's endpoint (default: iashim's own)
   IASHIM_COORDINATOR_KEY  its CurveZMQ public key, beyond loopback
   IASHIM_SUBMIT_TIMEOUT_S how long one submission may wait for it (default 1)
+  IASHIM_SUBMIT_NODE_CHOICE  require (default) or prefer (above)
 
 Limits (README: "Running on Slurm"): the node is decided when the job is
-submitted, not when it starts, and a pending job stays bound to that node;
+submitted, not when it starts, and a pending job stays bound to that node
+(unless the choice is a preference);
 a user's own --nodelist wins; a coordinator that does not answer costs each
 --iashim submission up to the timeout and leaves the choice to Slurm; a job
 on several nodes is left to Slurm (a gang is one node's GPUs).
@@ -26,6 +31,14 @@ on several nodes is left to Slurm (a gang is one node's GPUs).
 
 local IASHIM = os.getenv("IASHIM_BIN") or "iashim"
 local TIMEOUT_S = tonumber(os.getenv("IASHIM_SUBMIT_TIMEOUT_S") or "") or 1
+-- Anything but "prefer" requires the node: a preference names a feature that
+-- a node without it would make Slurm reject the job for.
+local NODE_CHOICE = os.getenv("IASHIM_SUBMIT_NODE_CHOICE") or "require"
+local PREFER_NODE = NODE_CHOICE == "prefer"
+if NODE_CHOICE ~= "prefer" and NODE_CHOICE ~= "require" then
+  slurm.log_error("iashim: IASHIM_SUBMIT_NODE_CHOICE='%s' is neither 'require' nor 'prefer'; " ..
+                  "requiring the node (fix slurmctld's environment)", NODE_CHOICE)
+end
 
 -- One shell word, whatever the text holds.
 local function quote(text)
@@ -143,13 +156,23 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
   local name = tostring(job_desc.name or "")
   if answer.outcome == "placed" and answer.host ~= nil and
      string.match(answer.host, "^[%w._-]+$") then
-    job_desc.req_nodes = answer.host
-    if gpus > 1 then
-      slurm.log_info("iashim: job of uid %d, a gang of %d GPUs, goes to node %s (GPUs %s there now) [%s]",
-                     submit_uid, gpus, answer.host, answer.gpus or "?", name)
+    local how = "goes to"
+    if PREFER_NODE and job_desc.prefer ~= nil and job_desc.prefer ~= "" then
+      slurm.log_info("iashim: job of uid %d has its own --prefer (%s); Slurm places it [%s]",
+                     submit_uid, job_desc.prefer, name)
+      return slurm.SUCCESS
+    elseif PREFER_NODE then
+      job_desc.prefer = answer.host
+      how = "prefers"
     else
-      slurm.log_info("iashim: job of uid %d goes to node %s (GPU %s there now) [%s]",
-                     submit_uid, answer.host, answer.gpu or "?", name)
+      job_desc.req_nodes = answer.host
+    end
+    if gpus > 1 then
+      slurm.log_info("iashim: job of uid %d, a gang of %d GPUs, %s node %s (GPUs %s there now) [%s]",
+                     submit_uid, gpus, how, answer.host, answer.gpus or "?", name)
+    else
+      slurm.log_info("iashim: job of uid %d %s node %s (GPU %s there now) [%s]",
+                     submit_uid, how, answer.host, answer.gpu or "?", name)
     end
   else
     -- Queued, refused or no answer: Slurm decides, and the plugin asks again
