@@ -7,6 +7,7 @@
 #define IASHIM_ALLOCATION_PATH_H_
 
 #include <cstdint>
+#include <optional>
 
 #include "libiashim/src/cuda_api.h"
 #include "libiashim/src/memory_ledger.h"
@@ -51,6 +52,28 @@ CUresult Allocate(const char* call, MemoryLedger::Kind kind, int device, uint64_
 // Gives back what was recorded under `key`, if anything.
 inline void Forget(MemoryLedger::Kind kind, uint64_t key) {
   if (Runtime* rt = ActiveRuntime()) rt->memory().Forget(kind, key);
+}
+
+// A free `release()` of what was recorded under `key`. The record comes out
+// of the ledger before the real call (MemoryLedger::Detach): once the driver
+// has freed an address it may hand it to another thread's allocation at
+// once, and a record taken out only after the free could be that one (its
+// bytes then given back on the wrong device, ours never). Its bytes come
+// back if the free succeeded; a failed free puts the record back.
+template <typename ReleaseFn>
+CUresult Deallocate(MemoryLedger::Kind kind, uint64_t key, ReleaseFn&& release) {
+  Runtime* rt = ActiveRuntime();
+  const std::optional<MemoryLedger::Allocation> taken =
+      rt != nullptr ? rt->memory().Detach(kind, key) : std::nullopt;
+  const CUresult rc = release();
+  if (taken) {
+    if (rc == CUDA_SUCCESS) {
+      rt->memory().Return(*taken);
+    } else {
+      rt->memory().Reattach(*taken);
+    }
+  }
+  return rc;
 }
 
 }  // namespace iashim

@@ -27,9 +27,8 @@ CUresult CreateArray(const char* call, Fn real, uint64_t bytes, Handle* handle, 
 template <typename Handle, typename Fn>
 CUresult DestroyArray(Fn real, Handle handle) {
   if (real == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-  const CUresult rc = real(handle);
-  if (rc == CUDA_SUCCESS) iashim::Forget(MemoryLedger::Kind::kArray, reinterpret_cast<uint64_t>(handle));
-  return rc;
+  return iashim::Deallocate(MemoryLedger::Kind::kArray, reinterpret_cast<uint64_t>(handle),
+                            [&] { return real(handle); });
 }
 
 // A null descriptor is the driver's to refuse; nothing is charged for it.

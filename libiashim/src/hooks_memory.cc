@@ -21,8 +21,6 @@ namespace {
 
 constexpr size_t kPitchAlignment = 512;
 
-void ForgetPointer(CUdeviceptr p) { iashim::Forget(MemoryLedger::Kind::kPointer, p); }
-
 // A device-pointer allocation `real(dptr, args...)`, charged `bytes` on the
 // calling thread's current device. `Ptr` is CUdeviceptr, or the 32-bit
 // CUdeviceptr_v1 of the legacy entry points.
@@ -40,9 +38,8 @@ CUresult AllocatePointer(const char* call, Fn real, uint64_t bytes, Ptr* dptr, A
 template <typename Ptr, typename Fn, typename... Args>
 CUresult FreePointer(Fn real, Ptr dptr, Args... args) {
   if (real == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-  const CUresult rc = real(dptr, args...);
-  if (rc == CUDA_SUCCESS) ForgetPointer(dptr);
-  return rc;
+  return iashim::Deallocate(MemoryLedger::Kind::kPointer, uint64_t(dptr),
+                            [&] { return real(dptr, args...); });
 }
 
 }  // namespace
@@ -134,11 +131,7 @@ IASHIM_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle* handle, size_t 
 IASHIM_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle) {
   auto real = IASHIM_REAL(cuMemRelease);
   if (real == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-  const CUresult rc = real(handle);
-  if (rc == CUDA_SUCCESS) {
-    iashim::Forget(MemoryLedger::Kind::kVmmHandle, handle);
-  }
-  return rc;
+  return iashim::Deallocate(MemoryLedger::Kind::kVmmHandle, handle, [&] { return real(handle); });
 }
 
 IASHIM_EXPORT CUresult cuMemGetInfo_v2(size_t* free_bytes, size_t* total_bytes) {

@@ -104,13 +104,18 @@ void MemoryLedger::Record(Kind kind, uint64_t key, int device, uint64_t bytes) {
   }
 }
 
-bool MemoryLedger::Forget(Kind kind, uint64_t key) {
+std::optional<MemoryLedger::Allocation> MemoryLedger::Detach(Kind kind, uint64_t key) {
   uint64_t value = 0;
   if (key == Table::kEmpty || key >= Table::kTombstone - 1 || !table(kind).Erase(key, &value)) {
-    return false;
+    return std::nullopt;
   }
-  Unreserve(int(value & 0xff), value >> 8);
-  return true;
+  return Allocation{kind, key, int(value & 0xff), value >> 8};
+}
+
+bool MemoryLedger::Forget(Kind kind, uint64_t key) {
+  const std::optional<Allocation> a = Detach(kind, key);
+  if (a) Return(*a);
+  return a.has_value();
 }
 
 uint64_t MemoryLedger::used(int device) const {

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 namespace iashim {
 
@@ -37,6 +38,22 @@ class MemoryLedger {
   void Record(Kind kind, uint64_t key, int device, uint64_t bytes);
   // Forgets an allocation and returns its bytes; false if never recorded.
   bool Forget(Kind kind, uint64_t key);
+
+  // A free in two steps (allocation_path.h, Deallocate): the record comes out
+  // of the table before the real free, its bytes still counted, and then
+  // either its bytes come back (the free succeeded) or the record goes back
+  // in (it failed). Taking it out while the driver still holds the object
+  // keeps another thread's allocation, which the driver may give the same
+  // address the moment it is free, from being taken out by this free.
+  struct Allocation {
+    Kind kind;
+    uint64_t key;
+    int device;
+    uint64_t bytes;
+  };
+  std::optional<Allocation> Detach(Kind kind, uint64_t key);
+  void Return(const Allocation& a) { Unreserve(a.device, a.bytes); }
+  void Reattach(const Allocation& a) { Record(a.kind, a.key, a.device, a.bytes); }
 
   uint64_t limit() const { return limit_; }
   uint64_t used(int device) const;

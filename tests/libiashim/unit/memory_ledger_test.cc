@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -83,6 +84,39 @@ TEST(MemoryLedger, ForgetReturnsToTheRecordedDevice) {
   EXPECT_EQ(ledger.used(63), 63u);
   EXPECT_TRUE(ledger.Forget(Kind::kPointer, 0x3000));
   EXPECT_EQ(ledger.used(63), 0u);
+}
+
+// The free hooks' order (allocation_path.h, Deallocate): out of the table
+// before the real free, so the address the driver hands out again at once,
+// here to another device's allocation, is that allocation's alone.
+TEST(MemoryLedger, AnAddressReusedDuringAFreeIsChargedToItsNewDevice) {
+  MemoryLedger ledger(0);
+  ASSERT_TRUE(Allocate(ledger, Kind::kPointer, 0x1000, 0, 8));
+  const std::optional<MemoryLedger::Allocation> taken = ledger.Detach(Kind::kPointer, 0x1000);
+  ASSERT_TRUE(taken);
+  EXPECT_EQ(taken->device, 0);
+  EXPECT_EQ(taken->bytes, 8u);
+  EXPECT_EQ(ledger.used(0), 8u);  // still counted until the free succeeded
+  // The driver freed 0x1000 and another thread got it, on device 1.
+  ASSERT_TRUE(Allocate(ledger, Kind::kPointer, 0x1000, 1, 8));
+  ledger.Return(*taken);
+  EXPECT_EQ(ledger.used(0), 0u);
+  EXPECT_EQ(ledger.used(1), 8u);
+  EXPECT_TRUE(ledger.Forget(Kind::kPointer, 0x1000));  // the other thread's free
+  EXPECT_EQ(ledger.used(1), 0u);
+  EXPECT_FALSE(ledger.Detach(Kind::kPointer, 0x1000));
+}
+
+TEST(MemoryLedger, AFailedFreePutsTheRecordBack) {
+  MemoryLedger ledger(100);
+  ASSERT_TRUE(Allocate(ledger, Kind::kArray, 0x2000, 2, 60));
+  const std::optional<MemoryLedger::Allocation> taken = ledger.Detach(Kind::kArray, 0x2000);
+  ASSERT_TRUE(taken);
+  EXPECT_FALSE(ledger.Reserve(2, 60));  // the bytes stay taken meanwhile
+  ledger.Reattach(*taken);
+  EXPECT_EQ(ledger.used(2), 60u);
+  EXPECT_TRUE(ledger.Forget(Kind::kArray, 0x2000));
+  EXPECT_EQ(ledger.used(2), 0u);
 }
 
 TEST(MemoryLedger, ForgetOfUnknownKeyChangesNothing) {
