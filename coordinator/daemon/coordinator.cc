@@ -627,6 +627,13 @@ void Coordinator::ConsumeReservation(const PlaceAsk& ask, const policy::Placemen
       {.host = host, .priority = p.priority, .kind = ask.kind, .gpu_count = p.gpu_count}, now_ns);
 }
 
+std::vector<int> Coordinator::GpuIndexes(const policy::PlacementDecision& d) {
+  if (d.gpus.empty()) return {d.gpu.index};
+  std::vector<int> indexes;
+  for (const policy::GpuId& g : d.gpus) indexes.push_back(g.index);
+  return indexes;
+}
+
 std::string Coordinator::RequestHost(const policy::PlacementRequest& p) const {
   // ResolvePlacement cleared a host the cluster does not know: on a one-node
   // cluster, that node is meant (the client may name it otherwise).
@@ -646,11 +653,7 @@ policy::PlacementDecision Coordinator::TakeReservedGpus(const PlaceAsk& ask,
   if (host.empty() || !reserved_there) return queued;
   policy::PlacementDecision d = DecidePlacement(p, ask.allowed_gpus, queued_gpus, host);
   if (d.outcome != policy::PlacementDecision::Outcome::kPlaced) return queued;
-  std::vector<int> gpus;
-  for (const policy::GpuId& g : d.gpus.empty() ? std::vector<policy::GpuId>{d.gpu} : d.gpus) {
-    gpus.push_back(g.index);
-  }
-  reservations_.YieldTo(host, gpus);
+  reservations_.YieldTo(host, GpuIndexes(d));
   return d;
 }
 
@@ -658,11 +661,7 @@ void Coordinator::Reserve(const PlaceAsk& ask, const policy::PlacementRequest& p
                           const policy::PlacementDecision& d, int64_t now_ns) {
   Reservation r;
   r.host = d.gpu.host;
-  if (d.gpus.empty()) {
-    r.gpus.push_back(d.gpu.index);
-  } else {
-    for (const policy::GpuId& g : d.gpus) r.gpus.push_back(g.index);
-  }
+  r.gpus = GpuIndexes(d);
   r.priority = p.priority;
   r.kind = ask.kind;
   r.mem_bytes = p.mem_bytes;

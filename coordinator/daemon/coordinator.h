@@ -167,8 +167,8 @@ class Coordinator {
   // Counts a job's first request in the mix and returns the queue's demand
   // without it (ClusterState::queued_gpus); a dry run only reads.
   double NoteRequest(const policy::PlacementRequest& p, bool dry_run, int64_t now_ns);
-  // `reservations_of`: a host whose reservations are left out of the view
-  // (empty: every reservation counts).
+  // `without_reservations_on`: a host whose reservations are left out of the
+  // view (empty: every reservation counts).
   policy::PlacementDecision DecidePlacement(const policy::PlacementRequest& p,
                                             const std::set<int>& allowed_gpus,
                                             double queued_gpus,
@@ -180,6 +180,8 @@ class Coordinator {
   // The host a request is for: its GPU's or its own, the only one on a
   // one-node cluster; empty for anywhere.
   std::string RequestHost(const policy::PlacementRequest& p) const;
+  // A placed decision's GPU indexes on its node, in rank order.
+  static std::vector<int> GpuIndexes(const policy::PlacementDecision& d);
   // A real request takes over the oldest reservation of its shape on its host
   // (a dry run's for the same job, most likely), before it is decided.
   void ConsumeReservation(const PlaceAsk& ask, const policy::PlacementRequest& p, int64_t now_ns);

@@ -170,8 +170,7 @@ void Coordinator::CapCoRunnersOfPlaced(Job& guaranteed, int64_t now_ns, int64_t 
     const auto on = by_gpu.find(gpu);
     if (on == by_gpu.end() || ProbeHolds(on->second)) continue;
     for (Job* job : on->second) {
-      if (job == &guaranteed || job->priority != policy::Priority::kOpportunistic ||
-          !capped.insert(job).second) {
+      if (job->priority != policy::Priority::kOpportunistic || !capped.insert(job).second) {
         continue;
       }
       const double share = CapForNewGuaranteed(*job, with_placed);

@@ -31,12 +31,15 @@
 #include <cstdint>
 #include <optional>
 
+#include "coordinator/policy/share_controller.h"
+
 namespace iashim::policy {
 
 class RunSlowdown {
  public:
   struct Options {
-    double aim = 0.90;    // the run is held to aim * target (above)
+    // The run is held to aim * target (above): the loop's quiet headroom.
+    double aim = ShareControllerOptions{}.quiet_headroom;
     double floor = 0.80;  // the loop's target never goes below floor * target
     // A gap between samples longer than this (a stalled coordinator, a job
     // whose slowdown was unknown for a while) counts as this long: the
