@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include "libiashim/src/cuda_api.h"
 #include "libiashim/src/memory_ledger.h"
@@ -49,11 +51,6 @@ CUresult Allocate(const char* call, MemoryLedger::Kind kind, int device, uint64_
   return rc;
 }
 
-// Gives back what was recorded under `key`, if anything.
-inline void Forget(MemoryLedger::Kind kind, uint64_t key) {
-  if (Runtime* rt = ActiveRuntime()) rt->memory().Forget(kind, key);
-}
-
 // A free `release()` of what was recorded under `key`. The record comes out
 // of the ledger before the real call (MemoryLedger::Detach): once the driver
 // has freed an address it may hand it to another thread's allocation at
@@ -71,6 +68,36 @@ CUresult Deallocate(MemoryLedger::Kind kind, uint64_t key, ReleaseFn&& release) 
       rt->memory().Return(*taken);
     } else {
       rt->memory().Reattach(*taken);
+    }
+  }
+  return rc;
+}
+
+// The same for a call that frees several recorded allocations at once
+// (cuGraphDestroy and what the graph's free nodes released). Not on a hot
+// path, so it may keep the records in a vector.
+template <typename ReleaseFn>
+CUresult DeallocateAll(MemoryLedger::Kind kind, std::span<const uint64_t> keys,
+                       ReleaseFn&& release) {
+  Runtime* rt = ActiveRuntime();
+  std::vector<MemoryLedger::Allocation> taken;
+  if (rt != nullptr) {
+    for (uint64_t key : keys) {
+      if (auto a = rt->memory().Detach(kind, key)) {
+        try {
+          taken.push_back(*a);
+        } catch (...) {
+          rt->memory().Return(*a);  // out of memory: given back early, never lost
+        }
+      }
+    }
+  }
+  const CUresult rc = release();
+  for (const MemoryLedger::Allocation& a : taken) {
+    if (rc == CUDA_SUCCESS) {
+      rt->memory().Return(a);
+    } else {
+      rt->memory().Reattach(a);
     }
   }
   return rc;

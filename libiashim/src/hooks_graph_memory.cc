@@ -11,6 +11,7 @@
 // graph releases, when that graph is destroyed: until then the graph's memory
 // pool keeps the memory for the graph's next launch.
 #include <algorithm>
+#include <cstdint>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -41,15 +42,33 @@ class GraphFrees {
     }
   }
 
-  // Gives back what the destroyed `graph`'s free nodes released.
-  void Destroyed(CUgraph graph) {
+  // Takes out the addresses `graph`'s free nodes release, for its destroy.
+  std::vector<uint64_t> Take(CUgraph graph) {
     std::lock_guard<std::mutex> lock(mu_);
     auto freed = std::stable_partition(frees_.begin(), frees_.end(),
                                        [graph](const auto& f) { return f.first != graph; });
-    for (auto it = freed; it != frees_.end(); ++it) {
-      iashim::Forget(MemoryLedger::Kind::kPointer, it->second);
+    std::vector<uint64_t> keys;
+    try {
+      keys.reserve(static_cast<size_t>(frees_.end() - freed));
+    } catch (...) {
+      // Out of memory: their bytes come back now, before the destroy, rather
+      // than never.
+      for (auto it = freed; it != frees_.end(); ++it) {
+        if (iashim::Runtime* rt = iashim::ActiveRuntime()) {
+          rt->memory().Forget(MemoryLedger::Kind::kPointer, it->second);
+        }
+      }
+    }
+    if (keys.capacity() > 0) {
+      for (auto it = freed; it != frees_.end(); ++it) keys.push_back(it->second);
     }
     frees_.erase(freed, frees_.end());
+    return keys;
+  }
+
+  // Puts back what Take took when the destroy failed (the graph still holds it).
+  void PutBack(CUgraph graph, const std::vector<uint64_t>& keys) {
+    for (uint64_t key : keys) Add(graph, key);
   }
 
  private:
@@ -125,7 +144,12 @@ IASHIM_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode* node, CUgraph graph,
 IASHIM_EXPORT CUresult cuGraphDestroy(CUgraph graph) {
   auto real = IASHIM_REAL(cuGraphDestroy);
   if (real == nullptr) return CUDA_ERROR_NOT_SUPPORTED;
-  const CUresult rc = real(graph);
-  if (rc == CUDA_SUCCESS) GraphFrees::Get().Destroyed(graph);
+  // What the graph's free nodes released comes out of the ledger before the
+  // real destroy, like a free's record (allocation_path.h, Deallocate): once
+  // the graph's memory is released its addresses can be another thread's.
+  const std::vector<uint64_t> freed = GraphFrees::Get().Take(graph);
+  const CUresult rc = iashim::DeallocateAll(MemoryLedger::Kind::kPointer, freed,
+                                            [&] { return real(graph); });
+  if (rc != CUDA_SUCCESS) GraphFrees::Get().PutBack(graph, freed);
   return rc;
 }

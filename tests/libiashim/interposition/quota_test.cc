@@ -261,6 +261,50 @@ TEST_F(QuotaTest, AGraphThatFreesItsOwnMemoryHoldsItUntilDestroyed) {
   EXPECT_CU(cuMemFree_v2(p));
 }
 
+// Graphs built and destroyed on several threads, on alternating devices, while
+// the others allocate: what a destroyed graph's free node released comes out of
+// the ledger before the driver releases it, so an address the driver hands to
+// another thread's allocation at once is never taken for the graph's.
+TEST_F(QuotaTest, GraphsDestroyedWhileOtherThreadsAllocateGiveBackOnTheirOwnDevice) {
+  CUdevice second = 0;
+  ASSERT_CU(cuDeviceGet(&second, 1));
+  CUcontext ctx1 = nullptr;
+  ASSERT_CU(cuDevicePrimaryCtxRetain(&ctx1, second));
+  const CUcontext contexts[2] = {ctx_, ctx1};
+  constexpr int kThreads = 4, kRounds = 30;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kRounds; ++i) {
+        const int device = (t + i) % 2;
+        if (cuCtxSetCurrent(contexts[device]) != CUDA_SUCCESS) ++failures;
+        if (t % 2 == 0) {  // a graph that allocates and frees 8 MiB
+          CUgraph graph = nullptr;
+          if (cuGraphCreate(&graph, 0) != CUDA_SUCCESS) {
+            ++failures;
+            continue;
+          }
+          CUDA_MEM_ALLOC_NODE_PARAMS a = GraphAllocation(device, 8 * kMiB);
+          CUgraphNode na = nullptr, nf = nullptr;
+          if (cuGraphAddMemAllocNode(&na, graph, nullptr, 0, &a) != CUDA_SUCCESS) ++failures;
+          if (cuGraphAddMemFreeNode(&nf, graph, &na, 1, a.dptr) != CUDA_SUCCESS) ++failures;
+          if (cuGraphDestroy(graph) != CUDA_SUCCESS) ++failures;
+        } else {  // plain allocations, which may get the graph's addresses
+          CUdeviceptr p = 0;
+          if (cuMemAlloc_v2(&p, 8 * kMiB) != CUDA_SUCCESS) ++failures;
+          if (cuMemFree_v2(p) != CUDA_SUCCESS) ++failures;
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_CU(cuCtxSetCurrent(ctx_));
+  EXPECT_CU(cuDevicePrimaryCtxRelease(second));
+  // TearDown: nothing left charged on either device.
+}
+
 TEST_F(QuotaTest, LegacyThirtyTwoBitAllocationsAreChargedBeforeTheDriverSeesThem) {
   // The CUDA 3.1 forms: over quota they never reach the driver; a call the
   // driver fails (simgpu has no 32-bit addresses to give) leaves nothing charged.
