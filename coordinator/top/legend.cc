@@ -4,7 +4,7 @@ namespace iashim::top {
 
 const std::vector<std::string>& LegendLines() {
   static const std::vector<std::string> kLines = {
-      "Columns (narrow terminals drop J/IT, BUDGET, BASE, STATE, PID, BUSY% first):",
+      "Columns (narrow terminals drop J/IT, BUDGET, BASE, RUN, STATE, PID first):",
       "  PRIO    guar: guaranteed, its speed is protected; opp: opportunistic",
       "  STATE   conn: its shim reports; disc: its shim stopped reporting (the row",
       "          is dim, its last state); lost: it fell silent without a goodbye",
@@ -18,6 +18,8 @@ const std::vector<std::string>& LegendLines() {
       "  J/IT    joules per iteration: its GPU's energy split among the GPU's jobs",
       "          by their GPU time (idle power evenly), over its iterations",
       "  SLOWDN  iteration time against its solo baseline: +12% = 12% slower",
+      "  RUN     a guaranteed job's slowdown over its whole run so far: the",
+      "          target holds for the run (- for an opportunistic job)",
       "  BASE    where its solo baseline came from: alone (it ran alone), probe",
       "          (its co-runners were held for a few seconds to measure it), saved",
       "          (an earlier run of the same kind), hold (a probe is on), - none yet",

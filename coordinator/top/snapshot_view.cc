@@ -29,6 +29,7 @@ JobView FromJob(const wire::JobState& j) {
   v.max_inflight = j.max_inflight();
   v.slowdown = j.slowdown();
   v.slowdown_target = j.slowdown_target();
+  v.run_slowdown = j.run_slowdown();
   v.kernels_per_s = j.kernels_per_s();
   v.busy = j.busy();
   v.iteration_ns = j.iteration_ns();

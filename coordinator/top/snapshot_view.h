@@ -41,6 +41,7 @@ struct JobView {
   uint32_t max_inflight = 0;
   double slowdown = -1;  // < 0: unknown
   double slowdown_target = 0;
+  double run_slowdown = -1;  // a guaranteed job's whole run so far; < 0: unknown
   double kernels_per_s = 0;
   double busy = 0;
   uint64_t iteration_ns = 0;

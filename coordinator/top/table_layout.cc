@@ -36,16 +36,17 @@ struct ColumnSpec {
 // The drop order is the legend's (legend.cc) too.
 constexpr ColumnSpec kSpecs[] = {
     {Column::kJob, "JOB", 0, true, 0, SortKey::kJob},
-    {Column::kPid, "PID", 7, false, 5, std::nullopt},
-    {Column::kPrio, "PRIO", 4, true, 7, std::nullopt},
-    {Column::kState, "STATE", 6, true, 4, std::nullopt},
-    {Column::kShare, "SHARE", 6, false, 8, SortKey::kShare},
-    {Column::kKernels, "KERN/S", 7, false, 9, SortKey::kKernels},
-    {Column::kBusy, "BUSY%", 5, false, 6, std::nullopt},
+    {Column::kPid, "PID", 7, false, 6, std::nullopt},
+    {Column::kPrio, "PRIO", 4, true, 8, std::nullopt},
+    {Column::kState, "STATE", 6, true, 5, std::nullopt},
+    {Column::kShare, "SHARE", 6, false, 9, SortKey::kShare},
+    {Column::kKernels, "KERN/S", 7, false, 10, SortKey::kKernels},
+    {Column::kBusy, "BUSY%", 5, false, 7, std::nullopt},
     {Column::kEnergy, "J/IT", 6, false, 1, std::nullopt},
-    {Column::kSlowdown, "SLOWDN", 7, false, 11, SortKey::kSlowdown},
+    {Column::kSlowdown, "SLOWDN", 7, false, 12, SortKey::kSlowdown},
+    {Column::kRun, "RUN", 6, false, 4, std::nullopt},
     {Column::kBaseline, "BASE", 5, true, 3, std::nullopt},
-    {Column::kMem, "MEM", 10, false, 10, SortKey::kMemory},
+    {Column::kMem, "MEM", 10, false, 11, SortKey::kMemory},
     {Column::kBudget, "BUDGET", 6, false, 2, std::nullopt},
     {Column::kCommand, "COMMAND", 0, true, 0, std::nullopt},
 };
@@ -133,6 +134,8 @@ std::string Cell(const GpuView& g, const JobView& j, Column c) {
       return FormatJoules(j.energy_per_iteration_j);
     case Column::kSlowdown:
       return FormatSlowdown(j.slowdown) + (j.OverTarget() ? "!" : "");
+    case Column::kRun:
+      return FormatSlowdown(j.run_slowdown);
     case Column::kBaseline:
       // "hold": a solo probe holds the job's co-runners to measure it now.
       return j.baseline.empty() ? (j.probing ? "hold" : "-") : j.baseline;
@@ -354,10 +357,13 @@ std::vector<PlacedColumn> FitColumns(int width, size_t longest_job) {
   }
   const int job_ideal =
       std::clamp(static_cast<int>(std::min<size_t>(longest_job, kJobMax)), 4, kJobMax);
-  // BASE only where JOB keeps its full width: knowing which job a row is
-  // matters more than where its baseline came from.
-  if (width - fixed_width() < job_ideal) {
-    std::erase_if(fixed, [](const PlacedColumn& c) { return c.column == Column::kBaseline; });
+  // BASE, then RUN, only where JOB keeps its full width: knowing which job a
+  // row is matters more than where its baseline came from, or than the run's
+  // slowdown beside the current one.
+  for (Column optional : {Column::kBaseline, Column::kRun}) {
+    if (width - fixed_width() < job_ideal) {
+      std::erase_if(fixed, [optional](const PlacedColumn& c) { return c.column == optional; });
+    }
   }
   const int job_width = std::max(0, std::min(job_ideal, width - fixed_width()));
   std::vector<PlacedColumn> out = {{Column::kJob, job_width}};

@@ -48,6 +48,7 @@ enum class Column {
   kBusy,
   kEnergy,  // joules per iteration
   kSlowdown,
+  kRun,       // a guaranteed job's slowdown over its whole run so far
   kBaseline,  // where the slowdown's solo baseline came from
   kMem,
   kBudget,

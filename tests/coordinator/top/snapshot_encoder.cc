@@ -41,7 +41,8 @@ std::vector<uint8_t> EncodeSnapshot(const ClusterView& view, uint16_t version) {
           j.share, j.max_inflight, j.slowdown, j.slowdown_target, j.kernels_per_s, j.busy,
           j.iteration_ns, j.baseline_iteration_ns, j.mem_bytes, j.mem_limit_bytes, j.budget_age_ms,
           j.held_launches_per_s, j.connected, 0, BaselineSourceOf(j.baseline), j.probing, -1.0,
-          -1.0, gang.empty() ? nullptr : &gang, ranks.empty() ? nullptr : &ranks));
+          -1.0, gang.empty() ? nullptr : &gang, ranks.empty() ? nullptr : &ranks,
+          /*lost=*/false, j.run_slowdown));
     }
     gpus.push_back(wire::CreateGpuStateDirect(fbb, g.id, g.host.c_str(), g.name.c_str(),
                                               g.uuid.c_str(), g.memory_bytes, g.busy, &jobs,
@@ -88,6 +89,7 @@ ClusterView SampleCluster() {
   a.share = 0.6;
   a.slowdown = 0.08;
   a.slowdown_target = 0.1;
+  a.run_slowdown = 0.06;
   a.kernels_per_s = 12300;
   a.busy = 0.55;
   a.mem_bytes = 8 * kGiB;
@@ -101,6 +103,7 @@ ClusterView SampleCluster() {
   b.pid = 1202;
   b.share = 0.3;
   b.slowdown = 0.25;  // over its 10% target
+  b.run_slowdown = 0.12;
   b.kernels_per_s = 800;
   b.busy = 0.25;
   b.mem_bytes = 12 * kGiB;
@@ -113,6 +116,7 @@ ClusterView SampleCluster() {
   c3.share = 0.1;
   c3.slowdown = -1;  // unknown
   c3.slowdown_target = 0;
+  c3.run_slowdown = -1;
   c3.kernels_per_s = 40000;
   c3.busy = 0.07;
   c3.mem_bytes = 13 * kGiB;

@@ -67,14 +67,14 @@ TEST(LayOut, FullPictureAt80x24) {
             "iashim-top  coordinator 0.1.0  up 1h02m  age 0.5s  tcp://127.0.0.1:5556");
   EXPECT_EQ(layout.lines[1].style, LineStyle::kColumns);
   EXPECT_EQ(layout.lines[1].text,
-            "JOB^           PID PRIO STATE   SHARE  KERN/S BUSY%  SLOWDN BASE         MEM");
+            "JOB^           PID PRIO STATE   SHARE  KERN/S BUSY%  SLOWDN    RUN        MEM");
   EXPECT_EQ(layout.lines[2].style, LineStyle::kGpu);
   EXPECT_EQ(layout.lines[2].text, "node-a:0 NVIDIA H200  busy 87%  mem 33.0/80.0 GiB  3 jobs");
   EXPECT_THAT(
       JobRows(layout),
-      ElementsAre("bert-large    1202 guar conn     0.30     800  25.0   +25%! alone 12.0/16.0G",
-                  "gpt2-opp      1203 opp  conn     0.10   40.0k   7.0       - -        13.0G/-",
-                  "resnet50      1201 guar conn     0.60   12.3k  55.0     +8% probe  8.0/16.0G"));
+      ElementsAre("bert-large    1202 guar conn     0.30     800  25.0   +25%!   +12% 12.0/16.0G",
+                  "gpt2-opp      1203 opp  conn     0.10   40.0k   7.0       -      -    13.0G/-",
+                  "resnet50      1201 guar conn     0.60   12.3k  55.0     +8%    +6%  8.0/16.0G"));
   EXPECT_EQ(layout.lines.back().style, LineStyle::kFooter);
   EXPECT_THAT(layout.lines.back().text, HasSubstr("q quit"));
   EXPECT_THAT(layout.lines.back().text, HasSubstr("s sort [job asc]"));
@@ -98,7 +98,7 @@ TEST(LayOut, AGangIsOneRowWithItsGpusRanksAndSlowestRate) {
   g0.jobs.push_back(gang);
   g1.gangs_listed_elsewhere = {"ddp (on node-a:0)"};
   view.gpus = {g0, g1};
-  const Layout layout = LayOut(Input(&view, 120));
+  const Layout layout = LayOut(Input(&view, 130));
   const std::vector<std::string> rows = JobRows(layout);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_THAT(rows[0], HasSubstr("ddp [gpu 0,1; 2 ranks, slowest 5.0 it/s]"));
@@ -203,9 +203,11 @@ TEST(LayOut, LongJobNamesAreCutWithAMark) {
   ExpectFits(layout, 80, 24);
   const std::vector<std::string> rows = JobRows(layout);
   ASSERT_EQ(rows.size(), 3u);
-  // JOB takes what the other columns leave of 80: 20 (BASE gives way to it).
+  // JOB takes what the other columns leave of 80: 20 (BASE and RUN give way
+  // to it).
   EXPECT_TRUE(rows[0].starts_with("an-extremely-long-j~ ")) << rows[0];
   EXPECT_THAT(layout.lines[1].text, Not(HasSubstr("BASE")));
+  EXPECT_THAT(layout.lines[1].text, Not(HasSubstr("RUN")));
   EXPECT_EQ(rows[0].size(), 80u);
   EXPECT_THAT(rows[0], HasSubstr("+8%"));
   EXPECT_THAT(rows[1], HasSubstr("bert-large "));
@@ -227,6 +229,7 @@ TEST(LayOut, NarrowTerminalDropsTheLeastUsefulColumnsFirst) {
   EXPECT_THAT(layout.lines[1].text, Not(HasSubstr("BUDGET")));
   EXPECT_THAT(layout.lines[1].text, Not(HasSubstr("STATE")));
   EXPECT_THAT(layout.lines[1].text, Not(HasSubstr("PID")));
+  EXPECT_THAT(layout.lines[1].text, Not(HasSubstr("RUN")));  // before STATE
   EXPECT_THAT(layout.lines[1].text, HasSubstr("SLOWDN"));
   EXPECT_THAT(layout.lines[1].text, HasSubstr("PRIO"));
   EXPECT_THAT(JobRows(layout)[0], HasSubstr("bert-large"));
@@ -389,12 +392,12 @@ TEST(LayOut, CommandShowsTheProgramNotItsDirectory) {
   ClusterView view = SampleCluster();
   view.gpus[0].jobs[0].command =
       "/very/long/path/to/a/build/tree/bench/iashim-fakejob --model resnet50 --seconds 40";
-  const Layout layout = LayOut(Input(&view, 140, 24));
-  ExpectFits(layout, 140, 24);
+  const Layout layout = LayOut(Input(&view, 150, 24));
+  ExpectFits(layout, 150, 24);
   EXPECT_THAT(JobRows(layout)[2], HasSubstr("iashim-fakejob --model resnet50 --seconds 40"));
   EXPECT_THAT(JobRows(layout)[2], Not(HasSubstr("/very")));
   // Cut at the end, with the mark, where the terminal is narrower.
-  const Layout narrow = LayOut(Input(&view, 117, 24));
+  const Layout narrow = LayOut(Input(&view, 124, 24));
   EXPECT_THAT(JobRows(narrow)[2], HasSubstr("iashim-fakejob --mo"));
   EXPECT_TRUE(JobRows(narrow)[2].ends_with("~")) << JobRows(narrow)[2];
 }
@@ -403,8 +406,8 @@ TEST(LayOut, JoulesPerIterationAndBoardPowerWhenKnown) {
   ClusterView view = SampleCluster();
   view.gpus[0].power_w = 213.4;
   view.gpus[0].jobs[0].energy_per_iteration_j = 57.34;  // resnet50, the third row
-  const Layout layout = LayOut(Input(&view, 140, 24));
-  ExpectFits(layout, 140, 24);
+  const Layout layout = LayOut(Input(&view, 150, 24));
+  ExpectFits(layout, 150, 24);
   EXPECT_THAT(layout.lines[1].text, HasSubstr("J/IT"));
   EXPECT_THAT(layout.lines[2].text, HasSubstr("busy 87%  213 W  mem"));
   EXPECT_THAT(JobRows(layout)[2], HasSubstr(" 57.3 "));

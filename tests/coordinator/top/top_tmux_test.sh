@@ -84,7 +84,7 @@ publisher_pid=$!
 wait_for "gpt2-opp"
 wait_for "bad [1-9]"  # the publisher's junk is counted, and dropped
 capture
-# At 80 columns BUDGET and BASE give way so that JOB keeps its names whole.
+# At 80 columns BUDGET, BASE and RUN give way so that JOB keeps its names whole.
 for job in resnet50-guar bert-large-guar gpt2-opp; do
   expect_on_screen "^$job +[0-9]+ (guar|opp) +conn "
 done
@@ -124,9 +124,10 @@ expect_on_screen "\? table"
 tmux_ send-keys -t top '?'
 wait_for "^gpt2-opp "
 
-echo "6. resized to 110x24: the baseline's source and the budget's age come back"
+echo "6. resized to 110x24: the baseline's source, the run's slowdown and the budget's age come back"
 tmux_ resize-window -t top -x 110 -y 24
 wait_for "(^| )BASE "
+expect_on_screen "(^| )RUN "
 expect_on_screen "(^| )BUDGET"
 
 echo "7. resized to 60x16 (SIGWINCH): columns dropped, nothing wider"
