@@ -21,13 +21,54 @@ constexpr size_t kLimit = 64 * kMiB;
 
 class QuotaTest : public ShimTest {
  protected:
+  void SetUp() override {
+    ShimTest::SetUp();
+    ASSERT_CU(cuDeviceGet(&second_, 1));
+    ASSERT_CU(cuDevicePrimaryCtxRetain(&ctx1_, second_));
+  }
+
   void TearDown() override {
+    EXPECT_CU(cuCtxSetCurrent(ctx_));
+    if (ctx1_ != nullptr) {
+      EXPECT_CU(cuDevicePrimaryCtxRelease(second_));
+    }
     // Every test gives back all it took.
     EXPECT_EQ(Stats().mem_used[0], 0u);
     EXPECT_EQ(Stats().mem_used[1], 0u);
     ShimTest::TearDown();
   }
+
+  // Runs `round(thread, device)` `rounds` times on each of `threads` threads,
+  // each switching to the other device's context every round (as a
+  // framework's per-device worker threads do); returns how many calls failed.
+  template <typename Round>
+  int OnThreadsSwitchingDevices(int threads, int rounds, Round&& round) {
+    const CUcontext contexts[2] = {ctx_, ctx1_};
+    std::atomic<int> failures{0};
+    std::vector<std::thread> running;
+    for (int t = 0; t < threads; ++t) {
+      running.emplace_back([&, t] {
+        for (int i = 0; i < rounds; ++i) {
+          const int device = (t + i) % 2;
+          if (cuCtxSetCurrent(contexts[device]) != CUDA_SUCCESS) ++failures;
+          failures += round(t, device);
+        }
+      });
+    }
+    for (std::thread& th : running) th.join();
+    return failures.load();
+  }
+
+  CUdevice second_ = 0;
+  CUcontext ctx1_ = nullptr;  // device 1's primary context
 };
+
+// One 8 MiB cuMemAlloc and its free; the number of calls that failed.
+int AllocateAndFree() {
+  constexpr size_t kEight = 8 * (size_t(1) << 20);
+  CUdeviceptr p = 0;
+  return (cuMemAlloc_v2(&p, kEight) != CUDA_SUCCESS) + (cuMemFree_v2(p) != CUDA_SUCCESS);
+}
 
 TEST_F(QuotaTest, LimitIsReadFromTheEnvironment) {
   size_t free_bytes = 0, total = 0;
@@ -266,42 +307,18 @@ TEST_F(QuotaTest, AGraphThatFreesItsOwnMemoryHoldsItUntilDestroyed) {
 // the ledger before the driver releases it, so an address the driver hands to
 // another thread's allocation at once is never taken for the graph's.
 TEST_F(QuotaTest, GraphsDestroyedWhileOtherThreadsAllocateGiveBackOnTheirOwnDevice) {
-  CUdevice second = 0;
-  ASSERT_CU(cuDeviceGet(&second, 1));
-  CUcontext ctx1 = nullptr;
-  ASSERT_CU(cuDevicePrimaryCtxRetain(&ctx1, second));
-  const CUcontext contexts[2] = {ctx_, ctx1};
-  constexpr int kThreads = 4, kRounds = 30;
-  std::atomic<int> failures{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < kRounds; ++i) {
-        const int device = (t + i) % 2;
-        if (cuCtxSetCurrent(contexts[device]) != CUDA_SUCCESS) ++failures;
-        if (t % 2 == 0) {  // a graph that allocates and frees 8 MiB
-          CUgraph graph = nullptr;
-          if (cuGraphCreate(&graph, 0) != CUDA_SUCCESS) {
-            ++failures;
-            continue;
-          }
-          CUDA_MEM_ALLOC_NODE_PARAMS a = GraphAllocation(device, 8 * kMiB);
-          CUgraphNode na = nullptr, nf = nullptr;
-          if (cuGraphAddMemAllocNode(&na, graph, nullptr, 0, &a) != CUDA_SUCCESS) ++failures;
-          if (cuGraphAddMemFreeNode(&nf, graph, &na, 1, a.dptr) != CUDA_SUCCESS) ++failures;
-          if (cuGraphDestroy(graph) != CUDA_SUCCESS) ++failures;
-        } else {  // plain allocations, which may get the graph's addresses
-          CUdeviceptr p = 0;
-          if (cuMemAlloc_v2(&p, 8 * kMiB) != CUDA_SUCCESS) ++failures;
-          if (cuMemFree_v2(p) != CUDA_SUCCESS) ++failures;
-        }
-      }
-    });
-  }
-  for (std::thread& th : threads) th.join();
-  EXPECT_EQ(failures.load(), 0);
-  EXPECT_CU(cuCtxSetCurrent(ctx_));
-  EXPECT_CU(cuDevicePrimaryCtxRelease(second));
+  const int failures = OnThreadsSwitchingDevices(4, 30, [](int thread, int device) {
+    if (thread % 2 == 1) return AllocateAndFree();  // may get the graphs' addresses
+    // A graph that allocates 8 MiB and frees it.
+    CUgraph graph = nullptr;
+    if (cuGraphCreate(&graph, 0) != CUDA_SUCCESS) return 1;
+    CUDA_MEM_ALLOC_NODE_PARAMS a = GraphAllocation(device, 8 * kMiB);
+    CUgraphNode na = nullptr, nf = nullptr;
+    return (cuGraphAddMemAllocNode(&na, graph, nullptr, 0, &a) != CUDA_SUCCESS) +
+           (cuGraphAddMemFreeNode(&nf, graph, &na, 1, a.dptr) != CUDA_SUCCESS) +
+           (cuGraphDestroy(graph) != CUDA_SUCCESS);
+  });
+  EXPECT_EQ(failures, 0);
   // TearDown: nothing left charged on either device.
 }
 
@@ -324,30 +341,10 @@ TEST_F(QuotaTest, LegacyThirtyTwoBitAllocationsAreChargedBeforeTheDriverSeesThem
 // charged to the device current on the calling thread, however often threads
 // switch devices (as a framework's per-device worker threads do).
 TEST_F(QuotaTest, EachDeviceHasItsOwnQuotaWhateverThreadSwitchesToIt) {
-  CUdevice second = 0;
-  ASSERT_CU(cuDeviceGet(&second, 1));
-  CUcontext ctx1 = nullptr;
-  ASSERT_CU(cuDevicePrimaryCtxRetain(&ctx1, second));
-  const CUcontext contexts[2] = {ctx_, ctx1};
-  constexpr int kThreads = 4, kRounds = 50;
-  std::atomic<int> failures{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      for (int i = 0; i < kRounds; ++i) {
-        // Alternate devices every round; 4 threads x 8 MiB fit 32 MiB of 64.
-        const int device = (t + i) % 2;
-        if (cuCtxSetCurrent(contexts[device]) != CUDA_SUCCESS) ++failures;
-        CUdeviceptr p = 0;
-        if (cuMemAlloc_v2(&p, 8 * kMiB) != CUDA_SUCCESS) ++failures;
-        if (cuMemFree_v2(p) != CUDA_SUCCESS) ++failures;
-      }
-    });
-  }
-  for (std::thread& th : threads) th.join();
-  EXPECT_EQ(failures.load(), 0);
+  // 4 threads x 8 MiB fit 32 MiB of 64 on either device.
+  EXPECT_EQ(OnThreadsSwitchingDevices(4, 50, [](int, int) { return AllocateAndFree(); }), 0);
   // 48 MiB on device 1 leaves device 0's quota whole.
-  ASSERT_CU(cuCtxSetCurrent(ctx1));
+  ASSERT_CU(cuCtxSetCurrent(ctx1_));
   CUdeviceptr on1 = 0, more1 = 0;
   ASSERT_CU(cuMemAlloc_v2(&on1, 48 * kMiB));
   EXPECT_EQ(cuMemAlloc_v2(&more1, 32 * kMiB), CUDA_ERROR_OUT_OF_MEMORY);
@@ -360,7 +357,6 @@ TEST_F(QuotaTest, EachDeviceHasItsOwnQuotaWhateverThreadSwitchesToIt) {
   ASSERT_CU(cuMemFree_v2(on1));
   EXPECT_EQ(Stats().mem_used[1], 0u);
   EXPECT_CU(cuMemFree_v2(on0));
-  EXPECT_CU(cuDevicePrimaryCtxRelease(second));
 }
 
 TEST_F(QuotaTest, FreeOfMemoryNeverSeenPassesThrough) {
