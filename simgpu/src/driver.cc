@@ -112,6 +112,7 @@ Context* Driver::NewContext(int ordinal, unsigned flags, CUresult* rc) {
 
 void Driver::DestroyContext(Context* ctx) {
   SyncContext(ctx);
+  FreeContextMemory(ctx);
   {
     SharedDevice::Lock lock(*ctx->dev);
     std::lock_guard<std::mutex> guard(ctx->mu);
@@ -229,8 +230,8 @@ CUresult Driver::AllocateTagged(int ordinal, size_t bytes, CUdeviceptr* out, Mem
   }
   std::lock_guard<std::mutex> lock(mu_);
   *id = next_allocation_id_++;
-  allocations_[reinterpret_cast<uintptr_t>(p)] = {bytes, visible_[ordinal], p, mapped, pool, *id,
-                                                  graph};
+  allocations_[reinterpret_cast<uintptr_t>(p)] = {
+      bytes, visible_[ordinal], p, mapped, pool, *id, graph, CurrentContext()};
   *out = reinterpret_cast<CUdeviceptr>(p);
   return CUDA_SUCCESS;
 }
@@ -257,6 +258,19 @@ CUresult Driver::FreeGraphAllocation(CUdeviceptr ptr, uint64_t id) {
   SharedDevice::Lock lock(*dev);
   ReturnMemory(lock.state(), dev->process_slot(), a.bytes);
   return CUDA_SUCCESS;
+}
+
+void Driver::FreeContextMemory(const Context* ctx) {
+  std::vector<std::pair<CUdeviceptr, uint64_t>> owned;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [address, a] : allocations_) {
+      if (a.owner == ctx) owned.emplace_back(static_cast<CUdeviceptr>(address), a.id);
+    }
+  }
+  // By id: a free on another thread meanwhile, and a new allocation at the
+  // same address, are left alone.
+  for (const auto& [ptr, id] : owned) FreeGraphAllocation(ptr, id);
 }
 
 CUresult Driver::NextCollective(SharedDevice* dev, const simgpu_collective_args& args,

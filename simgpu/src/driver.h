@@ -171,6 +171,10 @@ struct Allocation {
   MemPool* pool;  // the pool it came from, or null
   uint64_t id;    // tells it from a later allocation at the same address
   bool graph;     // made by a graph's memory-allocation node
+  // The calling thread's current context when it was made, or null: the
+  // driver frees a context's memory with it (cuCtxDestroy,
+  // cuDevicePrimaryCtxReset, the primary context's last release).
+  const Context* owner;
 };
 
 // A CUDA array (cuArrayCreate, cuArray3DCreate). It holds device memory
@@ -224,6 +228,9 @@ class Driver {
   // Frees `ptr` if it is still the graph allocation `id` (cuMemFree may have
   // freed it, and the address been reused, since).
   CUresult FreeGraphAllocation(CUdeviceptr ptr, uint64_t id);
+  // Frees every allocation `ctx` owns (Allocation::owner): what the driver
+  // does when a context is destroyed or reset.
+  void FreeContextMemory(const Context* ctx);
   // Whether `ptr` is the start of a live allocation of a graph's allocation node.
   bool IsGraphAllocation(CUdeviceptr ptr);
 

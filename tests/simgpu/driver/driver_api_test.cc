@@ -252,6 +252,46 @@ TEST_F(DriverApiTest, ContextsCreatePushPop) {
   EXPECT_EQ(cuCtxDestroy(ctx_), CUDA_ERROR_INVALID_CONTEXT);  // primary
 }
 
+// The driver frees a context's memory with it: a created context's when it is
+// destroyed, the primary context's when it is reset or released for the last
+// time. (What the shim's memory ledger follows, libiashim/src/hooks_context.cc.)
+TEST_F(DriverApiTest, AContextsMemoryGoesWithIt) {
+  constexpr size_t kBytes = size_t(64) << 20;
+  size_t before = 0, now = 0, total = 0;
+  ASSERT_CU(cuMemGetInfo(&before, &total));
+  CUdeviceptr p = 0;
+
+  CUcontext own = nullptr;
+  ASSERT_CU(cuCtxCreate(&own, nullptr, 0, 0));
+  ASSERT_CU(cuMemAlloc(&p, kBytes));
+  ASSERT_CU(cuCtxDestroy(own));
+  ASSERT_CU(cuCtxSetCurrent(ctx_));
+  ASSERT_CU(cuMemGetInfo(&now, &total));
+  EXPECT_EQ(now, before);
+  EXPECT_EQ(cuMemFree(p), CUDA_ERROR_INVALID_VALUE);  // went with its context
+
+  ASSERT_CU(cuMemAlloc(&p, kBytes));
+  ASSERT_CU(cuDevicePrimaryCtxReset(0));
+  ASSERT_CU(cuMemGetInfo(&now, &total));
+  EXPECT_EQ(now, before);
+
+  // Held twice (the suite holds it too): the first release keeps the memory,
+  // the last frees it; retained again, the context works as before.
+  CUcontext again = nullptr;
+  ASSERT_CU(cuDevicePrimaryCtxRetain(&again, 0));
+  ASSERT_CU(cuMemAlloc(&p, kBytes));
+  ASSERT_CU(cuDevicePrimaryCtxRelease(0));
+  ASSERT_CU(cuMemGetInfo(&now, &total));
+  EXPECT_EQ(now, before - kBytes);
+  ASSERT_CU(cuDevicePrimaryCtxRelease(0));
+  ASSERT_CU(cuMemGetInfo(&now, &total));
+  EXPECT_EQ(now, before);
+  ASSERT_CU(cuDevicePrimaryCtxRetain(&again, 0));
+  EXPECT_EQ(again, ctx_);
+  ASSERT_CU(cuMemAlloc(&p, kBytes));
+  EXPECT_CU(cuMemFree(p));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
