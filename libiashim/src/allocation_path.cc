@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/text/text.h"
+#include "libiashim/src/context_slots.h"
 #include "libiashim/src/cycle_clock.h"
 #include "libiashim/src/log.h"
 #include "libiashim/src/real_driver.h"
@@ -15,6 +16,13 @@ int CurrentDevice() {
   CUdevice dev = -1;
   if (get == nullptr || get(&dev) != CUDA_SUCCESS) return -1;
   return dev;
+}
+
+uint8_t CurrentContextSlot() {
+  auto get = IASHIM_REAL(cuCtxGetCurrent);
+  CUcontext ctx = nullptr;
+  if (get == nullptr || get(&ctx) != CUDA_SUCCESS) return MemoryLedger::kNoContext;
+  return ContextSlots::Get().SlotOf(ctx);
 }
 
 void LogRefusal(const char* call, int device, uint64_t bytes, const MemoryLedger& ledger) {

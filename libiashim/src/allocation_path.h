@@ -20,6 +20,10 @@ namespace iashim {
 // The device of the calling thread's current context, or -1.
 int CurrentDevice();
 
+// The number of the calling thread's current context (context_slots.h), or
+// MemoryLedger::kNoContext.
+uint8_t CurrentContextSlot();
+
 // One warning per refusal, at most one a second (the rest are counted).
 void LogRefusal(const char* call, int device, uint64_t bytes, const MemoryLedger& ledger);
 
@@ -44,7 +48,11 @@ CUresult Allocate(const char* call, MemoryLedger::Kind kind, int device, uint64_
   uint64_t key = 0;
   const CUresult rc = allocate(&key);
   if (rc == CUDA_SUCCESS) {
-    ledger.Record(kind, key, device, bytes);
+    // Memory goes with the context it was allocated in, except VMM handles,
+    // which only cuMemRelease frees.
+    ledger.Record(kind, key, device, bytes,
+                  kind == MemoryLedger::Kind::kVmmHandle ? MemoryLedger::kNoContext
+                                                         : CurrentContextSlot());
   } else {
     ledger.Unreserve(device, bytes);
   }

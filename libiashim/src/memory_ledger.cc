@@ -6,7 +6,8 @@
 namespace iashim {
 
 // Key 0 marks an empty slot and ~0 a freed one (a tombstone, reused by later
-// inserts); those two keys are never recorded. Value: bytes << 8 | device.
+// inserts); those two keys are never recorded. Value: bytes << 16 | context
+// << 8 | device.
 struct MemoryLedger::Table {
   static constexpr int kBits = 17;
   static constexpr size_t kSlots = size_t(1) << kBits;
@@ -40,6 +41,21 @@ struct MemoryLedger::Table {
       }
     }
     return false;
+  }
+
+  // Removes every entry whose value `match`es; returns their values.
+  template <typename Match, typename Each>
+  void EraseIf(Match&& match, Each&& each) {
+    for (size_t i = 0; i < kSlots; ++i) {
+      uint64_t k = slots[i].key.load(std::memory_order_acquire);
+      if (k == kEmpty || k >= kTombstone - 1) continue;
+      const uint64_t v = slots[i].value.load(std::memory_order_relaxed);
+      if (!match(v)) continue;
+      // A concurrent free of the same key may win; then it gives the bytes back.
+      if (slots[i].key.compare_exchange_strong(k, kTombstone, std::memory_order_acq_rel)) {
+        each(k, v);
+      }
+    }
   }
 
   // Removes `key`; returns its value through `value`.
@@ -94,10 +110,22 @@ void MemoryLedger::Unreserve(int device, uint64_t bytes) {
   if (Valid(device)) used_[device].fetch_sub(bytes, std::memory_order_relaxed);
 }
 
-void MemoryLedger::Record(Kind kind, uint64_t key, int device, uint64_t bytes) {
+namespace {
+
+constexpr uint64_t Pack(uint64_t bytes, uint8_t context, int device) {
+  return (bytes << 16) | (uint64_t(context) << 8) | uint64_t(device);
+}
+constexpr int DeviceOf(uint64_t value) { return int(value & 0xff); }
+constexpr uint8_t ContextOf(uint64_t value) { return uint8_t((value >> 8) & 0xff); }
+constexpr uint64_t BytesOf(uint64_t value) { return value >> 16; }
+
+}  // namespace
+
+void MemoryLedger::Record(Kind kind, uint64_t key, int device, uint64_t bytes, uint8_t context) {
   if (!Valid(device)) return;
-  const bool ok = key != Table::kEmpty && key < Table::kTombstone - 1 && bytes < (uint64_t(1) << 56) &&
-                  table(kind).Insert(key, (bytes << 8) | uint64_t(device));
+  // 2^48 bytes (256 TiB) is more than any one allocation can be.
+  const bool ok = key != Table::kEmpty && key < Table::kTombstone - 1 && bytes < (uint64_t(1) << 48) &&
+                  table(kind).Insert(key, Pack(bytes, context, device));
   if (!ok) {
     Unreserve(device, bytes);
     untracked_.fetch_add(1, std::memory_order_relaxed);
@@ -109,7 +137,21 @@ std::optional<MemoryLedger::Allocation> MemoryLedger::Detach(Kind kind, uint64_t
   if (key == Table::kEmpty || key >= Table::kTombstone - 1 || !table(kind).Erase(key, &value)) {
     return std::nullopt;
   }
-  return Allocation{kind, key, int(value & 0xff), value >> 8};
+  return Allocation{kind, key, DeviceOf(value), BytesOf(value), ContextOf(value)};
+}
+
+size_t MemoryLedger::ReleaseContext(uint8_t context) {
+  if (context == kNoContext) return 0;
+  size_t released = 0;
+  // VMM handles outlive contexts (they are released by cuMemRelease only).
+  for (Kind kind : {Kind::kPointer, Kind::kArray}) {
+    table(kind).EraseIf([context](uint64_t v) { return ContextOf(v) == context; },
+                        [this, &released](uint64_t, uint64_t v) {
+                          Unreserve(DeviceOf(v), BytesOf(v));
+                          ++released;
+                        });
+  }
+  return released;
 }
 
 bool MemoryLedger::Forget(Kind kind, uint64_t key) {

@@ -9,6 +9,7 @@
 #define IASHIM_MEMORY_LEDGER_H_
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -33,9 +34,14 @@ class MemoryLedger {
   bool Reserve(int device, uint64_t bytes);
   // Gives back a reservation whose allocation failed.
   void Unreserve(int device, uint64_t bytes);
+  // The context an allocation belongs to, as a small number
+  // (context_slots.h); kNoContext for one that outlives contexts (VMM) or
+  // whose context is not known.
+  static constexpr uint8_t kNoContext = 0;
+
   // Records a successful allocation. If the table is full the allocation is
   // not tracked and its reservation is returned (the quota fails open).
-  void Record(Kind kind, uint64_t key, int device, uint64_t bytes);
+  void Record(Kind kind, uint64_t key, int device, uint64_t bytes, uint8_t context = kNoContext);
   // Forgets an allocation and returns its bytes; false if never recorded.
   bool Forget(Kind kind, uint64_t key);
 
@@ -50,10 +56,18 @@ class MemoryLedger {
     uint64_t key;
     int device;
     uint64_t bytes;
+    uint8_t context = kNoContext;
   };
   std::optional<Allocation> Detach(Kind kind, uint64_t key);
   void Return(const Allocation& a) { Unreserve(a.device, a.bytes); }
-  void Reattach(const Allocation& a) { Record(a.kind, a.key, a.device, a.bytes); }
+  void Reattach(const Allocation& a) { Record(a.kind, a.key, a.device, a.bytes, a.context); }
+
+  // Forgets every allocation of `context` and returns its bytes: the driver
+  // frees a context's memory when the context is destroyed or reset
+  // (hooks_context.cc). Matched by context, not address, so an allocation of
+  // another context that the driver gave a freed address meanwhile stays.
+  // Returns how many allocations it forgot. kNoContext forgets nothing.
+  size_t ReleaseContext(uint8_t context);
 
   uint64_t limit() const { return limit_; }
   uint64_t used(int device) const;

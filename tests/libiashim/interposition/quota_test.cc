@@ -322,6 +322,43 @@ TEST_F(QuotaTest, GraphsDestroyedWhileOtherThreadsAllocateGiveBackOnTheirOwnDevi
   // TearDown: nothing left charged on either device.
 }
 
+// The driver frees a context's memory with it, and the quota gets those bytes
+// back: a job that resets its device (cudaDeviceReset is
+// cuDevicePrimaryCtxReset) and starts again is not refused memory it no
+// longer holds; nor is one that destroys a context it made, or releases the
+// primary context for the last time.
+TEST_F(QuotaTest, AContextsMemoryComesBackWhenTheDriverFreesItWithTheContext) {
+  CUdeviceptr p = 0, kept = 0;
+  ASSERT_CU(cuMemAlloc_v2(&p, 48 * kMiB));
+  ASSERT_CU(cuDevicePrimaryCtxReset(device_));
+  EXPECT_EQ(Stats().mem_used[0], 0u);
+  ASSERT_CU(cuMemAlloc_v2(&p, 48 * kMiB));  // 96 MiB of 64, had the first stayed charged
+  EXPECT_CU(cuMemFree_v2(p));
+
+  // A context of its own: its memory goes; the primary context's stays.
+  ASSERT_CU(cuMemAlloc_v2(&kept, 8 * kMiB));
+  CUcontext own = nullptr;
+  ASSERT_CU(cuCtxCreate_v2(&own, 0, device_));
+  ASSERT_CU(cuMemAlloc_v2(&p, 48 * kMiB));
+  EXPECT_EQ(Stats().mem_used[0], 56 * kMiB);
+  ASSERT_CU(cuCtxDestroy_v2(own));
+  EXPECT_EQ(Stats().mem_used[0], 8 * kMiB);
+  ASSERT_CU(cuCtxSetCurrent(ctx_));
+  EXPECT_CU(cuMemFree_v2(kept));
+
+  // Device 1's primary context, held by the fixture and once more here: the
+  // first release keeps its memory, the last gives it back.
+  CUcontext again = nullptr;
+  ASSERT_CU(cuDevicePrimaryCtxRetain(&again, second_));
+  ASSERT_CU(cuCtxSetCurrent(again));
+  ASSERT_CU(cuMemAlloc_v2(&p, 48 * kMiB));
+  ASSERT_CU(cuDevicePrimaryCtxRelease(second_));
+  EXPECT_EQ(Stats().mem_used[1], 48 * kMiB);
+  ASSERT_CU(cuDevicePrimaryCtxRelease(second_));
+  EXPECT_EQ(Stats().mem_used[1], 0u);
+  ASSERT_CU(cuDevicePrimaryCtxRetain(&ctx1_, second_));  // the fixture's, for TearDown
+}
+
 TEST_F(QuotaTest, LegacyThirtyTwoBitAllocationsAreChargedBeforeTheDriverSeesThem) {
   // The CUDA 3.1 forms: over quota they never reach the driver; a call the
   // driver fails (simgpu has no 32-bit addresses to give) leaves nothing charged.

@@ -216,7 +216,7 @@ TEST(MemoryLedger, UnrecordableAllocationsAreUntracked) {
   EXPECT_EQ(ledger.untracked(), 2u);
   EXPECT_EQ(ledger.used(0), 0u);
 
-  const uint64_t huge = uint64_t(1) << 56;
+  const uint64_t huge = uint64_t(1) << 48;  // 256 TiB: past what a record holds
   ASSERT_TRUE(ledger.Reserve(0, huge));
   ledger.Record(Kind::kPointer, 0x1000, 0, huge);
   EXPECT_EQ(ledger.untracked(), 3u);
@@ -226,12 +226,47 @@ TEST(MemoryLedger, UnrecordableAllocationsAreUntracked) {
 
 TEST(MemoryLedger, LargestEncodableSizeIsTracked) {
   MemoryLedger ledger(0);
-  const uint64_t bytes = (uint64_t(1) << 56) - 1;
+  const uint64_t bytes = (uint64_t(1) << 48) - 1;
   ASSERT_TRUE(Allocate(ledger, Kind::kVmmHandle, 0x1000, 5, bytes));
   EXPECT_EQ(ledger.untracked(), 0u);
   EXPECT_EQ(ledger.used(5), bytes);
   EXPECT_TRUE(ledger.Forget(Kind::kVmmHandle, 0x1000));
   EXPECT_EQ(ledger.used(5), 0u);
+}
+
+// The driver frees a context's memory with the context: ReleaseContext gives
+// back every pointer and array of that context, whatever its device, and
+// nothing of another context, of no context, or a VMM handle (which outlives
+// contexts).
+TEST(MemoryLedger, ReleaseContextGivesBackWhatThatContextHeld) {
+  MemoryLedger ledger(0);
+  auto record = [&](Kind kind, uint64_t key, int device, uint64_t bytes, uint8_t context) {
+    ASSERT_TRUE(ledger.Reserve(device, bytes));
+    ledger.Record(kind, key, device, bytes, context);
+  };
+  record(Kind::kPointer, 0x1000, 0, 100, 1);
+  record(Kind::kPointer, 0x2000, 1, 200, 1);  // a graph's node on another device
+  record(Kind::kArray, 0x3000, 0, 300, 1);
+  record(Kind::kVmmHandle, 0x4000, 0, 400, 1);
+  record(Kind::kPointer, 0x5000, 0, 500, 2);
+  record(Kind::kPointer, 0x6000, 0, 600, MemoryLedger::kNoContext);
+  EXPECT_EQ(ledger.used(0), 1900u);
+
+  EXPECT_EQ(ledger.ReleaseContext(1), 3u);
+  EXPECT_EQ(ledger.used(0), 1500u);
+  EXPECT_EQ(ledger.used(1), 0u);
+  EXPECT_FALSE(ledger.Forget(Kind::kPointer, 0x1000));  // already given back
+  EXPECT_EQ(ledger.ReleaseContext(MemoryLedger::kNoContext), 0u);
+  EXPECT_EQ(ledger.ReleaseContext(1), 0u);
+  // What stays is freed as before, and a detached record keeps its context.
+  const auto a = ledger.Detach(Kind::kPointer, 0x5000);
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->context, 2);
+  ledger.Reattach(*a);
+  EXPECT_EQ(ledger.ReleaseContext(2), 1u);
+  EXPECT_TRUE(ledger.Forget(Kind::kVmmHandle, 0x4000));
+  EXPECT_TRUE(ledger.Forget(Kind::kPointer, 0x6000));
+  EXPECT_EQ(ledger.used(0), 0u);
 }
 
 // Keys that all hash to the table's slot 0. The table hashes with a Fibonacci
