@@ -665,6 +665,12 @@ if [[ $shim_ok -eq 1 ]]; then
     else
       record FAIL "quota released on free" "re-allocating $got MiB after freeing failed: $(jget realloc_error "$wd/oom-on.out")"
     fi
+    # The driver frees a reset context's memory without a cudaFree; the quota must follow.
+    if [[ "$(jget reset_realloc_ok "$wd/oom-on.out")" == true ]]; then
+      record PASS "quota released on cudaDeviceReset" "the same $got MiB allocated again after a reset"
+    else
+      record FAIL "quota released on cudaDeviceReset" "re-allocating $got MiB after cudaDeviceReset failed: $(jget reset_realloc_error "$wd/oom-on.out")"
+    fi
     total_on=$(jget mem_total_mib "$wd/oom-on.out")
     if [[ -n "$total_on" ]] && (( total_on <= quota_mib )); then
       record PASS "cudaMemGetInfo shows quota" "total $total_on MiB"

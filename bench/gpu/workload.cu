@@ -13,7 +13,9 @@
 // train:  per iteration, K launches of a tiled GEMM (compute-bound) and K of a triad
 //         (memory-bound), then one synchronisation; results are verified at the end.
 // oom:    cudaMalloc chunks until failure (or --max-mib); then frees them and allocates
-//         the same amount again, which shows whether frees are credited back.
+//         the same amount again, which shows whether frees are credited back; then
+//         allocates it, resets the device (cudaDeviceReset, no cudaFree) and allocates it
+//         once more, which shows whether what the reset freed is credited back.
 // lookup: launches a probe kernel through one way of reaching cuLaunchKernel: the
 //         runtime (<<<>>>), the linked driver symbol, dlsym on libcuda.so.1, or
 //         cuGetProcAddress. Each is a path the shim must intercept.
@@ -499,14 +501,28 @@ int run_oom(const Options& o) {
   const bool realloc_ok = again == cudaSuccess && (long long)held.size() == chunks;
   release(&held);
 
+  // And once more after a device reset that frees it all without a cudaFree
+  // (cudaDeviceReset resets the primary context): a quota that kept charging
+  // the reset context's memory would refuse this.
+  cudaError_t reset_err = grab(chunks, &held);
+  held.clear();  // the reset frees them
+  if (reset_err == cudaSuccess) reset_err = cudaDeviceReset();
+  if (reset_err == cudaSuccess) reset_err = cudaSetDevice(o.device);
+  if (reset_err == cudaSuccess) reset_err = grab(chunks, &held);
+  const bool reset_realloc_ok = reset_err == cudaSuccess && (long long)held.size() == chunks;
+  release(&held);
+
   std::printf(
       "{\"mode\": \"oom\", %s, \"chunk_mib\": %lld, \"max_mib\": %lld, \"chunks\": %lld, "
       "\"got_mib\": %lld, \"error\": \"%s\", \"reached_max\": %s, \"mem_free_mib\": %llu, "
-      "\"mem_total_mib\": %llu, \"realloc_ok\": %s, \"realloc_error\": \"%s\"}\n",
+      "\"mem_total_mib\": %llu, \"realloc_ok\": %s, \"realloc_error\": \"%s\", "
+      "\"reset_realloc_ok\": %s, \"reset_realloc_error\": \"%s\"}\n",
       device_json(dev).c_str(), o.chunk_mib, o.max_mib, chunks, chunks * o.chunk_mib,
       err == cudaSuccess ? "none" : cudaGetErrorName(err), err == cudaSuccess ? "true" : "false",
       (unsigned long long)(free_b >> 20), (unsigned long long)(total_b >> 20),
-      realloc_ok ? "true" : "false", again == cudaSuccess ? "none" : cudaGetErrorName(again));
+      realloc_ok ? "true" : "false", again == cudaSuccess ? "none" : cudaGetErrorName(again),
+      reset_realloc_ok ? "true" : "false",
+      reset_err == cudaSuccess ? "none" : cudaGetErrorName(reset_err));
   return 0;
 }
 
