@@ -67,6 +67,10 @@ class MemoryLedger {
   // (hooks_context.cc). Matched by context, not address, so an allocation of
   // another context that the driver gave a freed address meanwhile stays.
   // Returns how many allocations it forgot. kNoContext forgets nothing.
+  // It runs after the driver freed the memory: if in that window another
+  // thread gets a freed address and frees it again, that free may take the
+  // old record, and the new one stays charged (a window of one driver call,
+  // in a program that tears a context down while other threads allocate).
   size_t ReleaseContext(uint8_t context);
 
   uint64_t limit() const { return limit_; }
