@@ -68,7 +68,7 @@ ctest_in() {
 
 # The sanitizer trees are built in the background, at idle priority, while the
 # default suite, Slurm and the cluster run: those stages wait on simulated GPUs
-# and on daemons (the CPU was 13% and 2% busy in them, measured on 2 cores), and
+# and on daemons (the CPU was 13% and 4% busy in them, measured on 2 cores), and
 # a SCHED_IDLE process runs only on a core nothing else wants, so the tests get
 # the CPU whenever they ask for it. A clean run here went from 30:30 to 19:03
 # (with the tests compiled at -O1, tests/CMakeLists.txt); the foreground stages
