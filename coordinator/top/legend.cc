@@ -37,6 +37,8 @@ const std::vector<std::string>& LegendLines() {
       "  NODE LOST (GPU line) every job of its node fell silent without a",
       "          goodbye: the node died or was cut off; its jobs show as lost",
       "  N W     (GPU line) the board's power over the last control period",
+      "  reserved (under a GPU line) held for a job that a dry run placed there",
+      "          at submission, until it starts or the hold expires",
       "  stale   no snapshot for 3s: the coordinator, or the way to it, is down",
       "  bad N   messages this tool dropped: not a valid snapshot of its version",
       "  seq N   the number of the snapshot shown",

@@ -127,6 +127,23 @@ ClusterView FromSnapshot(const wire::StateSnapshot& snapshot) {
       if (g != nullptr) v.gpus.push_back(FromGpu(*g));
     }
   }
+  if (snapshot.reservations() != nullptr) {
+    for (const wire::Reservation* r : *snapshot.reservations()) {
+      if (r == nullptr || r->gpus() == nullptr) continue;
+      ReservationView rv;
+      rv.priority = FromWire(r->priority());
+      rv.kind = wire::StringOf(r->kind());
+      rv.mem_bytes = r->mem_bytes();
+      rv.gpus.assign(r->gpus()->begin(), r->gpus()->end());
+      rv.expires_in_s = r->expires_in_s();
+      const std::string host = wire::StringOf(r->host());
+      for (GpuView& g : v.gpus) {
+        if (g.host == host && std::find(rv.gpus.begin(), rv.gpus.end(), g.id) != rv.gpus.end()) {
+          g.reservations.push_back(rv);
+        }
+      }
+    }
+  }
   // A gang's other GPUs would read "(no jobs)" though it runs there.
   for (const GpuView& g : v.gpus) {
     for (const JobView& j : g.jobs) {

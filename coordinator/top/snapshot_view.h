@@ -77,6 +77,17 @@ struct JobView {
   }
 };
 
+// A placement a dry run made (job_submit.lua asks at submission), held for
+// its job until the job asks for real or the hold expires: why a GPU that
+// looks free takes no other job.
+struct ReservationView {
+  Priority priority = Priority::kOpportunistic;
+  std::string kind;        // the job's kind; empty: not said
+  uint64_t mem_bytes = 0;  // 0: the whole GPU
+  std::vector<int> gpus;   // on its host, in rank order; more than one: a gang
+  double expires_in_s = 0;
+};
+
 struct GpuView {
   int id = 0;
   std::string host;
@@ -92,6 +103,8 @@ struct GpuView {
   int hidden_ended = 0;
   // Gangs listed under another GPU that also run here, as "JOB (on HOST:ID)".
   std::vector<std::string> gangs_listed_elsewhere;
+  // Dry runs' placements that hold this GPU (each gang's on every GPU of it).
+  std::vector<ReservationView> reservations;
 
   // The snapshot carries no per-GPU used memory: it is what its jobs hold.
   uint64_t MemUsed() const;

@@ -241,6 +241,25 @@ std::string FooterLine(const LayoutInput& in, bool scrollable) {
   return Truncate(absl::StrCat(keys[0], "  ", keys[1]), width);
 }
 
+// "guar resnet50 16.0 GiB (28s left)"; "whole GPU" for a job that asked no
+// memory quota; a gang's GPUs after its memory.
+std::string ReservationNote(const ReservationView& r) {
+  std::string note = r.priority == Priority::kGuaranteed ? "guar" : "opp";
+  if (!r.kind.empty()) absl::StrAppend(&note, " ", Printable(r.kind));
+  absl::StrAppend(&note, " ", r.mem_bytes == 0 ? "whole GPU" : FormatBytes(r.mem_bytes));
+  if (r.gpus.size() > 1) absl::StrAppend(&note, ", gang ", absl::StrJoin(r.gpus, ","));
+  return absl::StrCat(note, " (", FormatAge(std::max(r.expires_in_s, 0.0)), " left)");
+}
+
+// The line under a GPU's for the dry runs' placements that hold it.
+std::string ReservationLine(const GpuView& g) {
+  std::vector<std::string> notes;
+  for (const ReservationView& r : g.reservations) notes.push_back(ReservationNote(r));
+  const bool one = notes.size() == 1;
+  return absl::StrCat("  reserved for ", one ? "a job" : absl::StrCat(notes.size(), " jobs"),
+                      one ? " on its way: " : " on their way: ", absl::StrJoin(notes, "; "));
+}
+
 std::vector<Line> Body(const LayoutInput& in, const std::vector<PlacedColumn>& columns) {
   std::vector<Line> body;
   const size_t width = static_cast<size_t>(in.width);
@@ -263,6 +282,9 @@ std::vector<Line> Body(const LayoutInput& in, const std::vector<PlacedColumn>& c
   }
   for (const GpuView& g : in.view->gpus) {
     body.push_back({LineStyle::kGpu, GpuLine(g, in.width)});
+    if (!g.reservations.empty()) {
+      body.push_back({LineStyle::kNote, Truncate(ReservationLine(g), width)});
+    }
     if (g.jobs.empty()) {
       const std::string note =
           !g.gangs_listed_elsewhere.empty()

@@ -29,7 +29,7 @@ TEST(Legend, ExplainsEveryColumnAndMark) {
   for (const char* word : {"PRIO",   "STATE",   "SHARE", "KERN/S", "BUSY%",  "SLOWDN",  "MEM",
                            "BUDGET", "COMMAND", "!",     "~",      "^ v",    "DRAINED", "stale",
                            "bad N",  "seq N",   "conn",  "disc",   "placed", "guar",    "opp",
-                           "J/IT",   "N W",     "NODE LOST", "lost",   "RUN"}) {
+                           "J/IT",   "N W",     "NODE LOST", "lost",   "RUN",     "reserved"}) {
     EXPECT_THAT(legend, HasSubstr(word)) << word;
   }
   // BUSY% says what its figures add up to.

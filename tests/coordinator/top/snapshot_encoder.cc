@@ -48,9 +48,24 @@ std::vector<uint8_t> EncodeSnapshot(const ClusterView& view, uint16_t version) {
                                               g.uuid.c_str(), g.memory_bytes, g.busy, &jobs,
                                               g.drained));
   }
-  auto snapshot =
-      wire::CreateStateSnapshotDirect(fbb, view.seq, view.unix_ns, view.coordinator_version.c_str(),
-                                      view.uptime_s, &gpus, view.invalid_messages);
+  // Each reservation once, from the first GPU it holds (the view lists a
+  // gang's on every GPU of it).
+  std::vector<flatbuffers::Offset<wire::Reservation>> reservations;
+  for (const GpuView& g : view.gpus) {
+    for (const ReservationView& r : g.reservations) {
+      if (r.gpus.empty() || r.gpus.front() != g.id) continue;
+      const std::vector<int32_t> held(r.gpus.begin(), r.gpus.end());
+      reservations.push_back(wire::CreateReservationDirect(
+          fbb, g.host.c_str(), &held,
+          r.priority == Priority::kGuaranteed ? wire::Priority::Guaranteed
+                                              : wire::Priority::Opportunistic,
+          r.kind.c_str(), r.mem_bytes, r.expires_in_s));
+    }
+  }
+  auto snapshot = wire::CreateStateSnapshotDirect(
+      fbb, view.seq, view.unix_ns, view.coordinator_version.c_str(), view.uptime_s, &gpus,
+      view.invalid_messages, /*state_error=*/nullptr, /*pairs=*/nullptr,
+      reservations.empty() ? nullptr : &reservations);
   fbb.Finish(wire::CreateEnvelope(fbb, static_cast<wire::Version>(version), 42,
                                   wire::Payload::StateSnapshot, snapshot.Union()));
   return Finish(fbb);

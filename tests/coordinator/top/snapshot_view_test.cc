@@ -69,6 +69,41 @@ TEST(DecodeMessage, Drained) {
   EXPECT_TRUE(got.gpus[0].drained);
 }
 
+// A dry run's placement is shown on every GPU it holds: a gang's on each of
+// them, and only on its own host's.
+TEST(DecodeMessage, ReservationsGoToTheGpusTheyHold) {
+  ClusterView sent = SampleCluster();
+  GpuView g1 = sent.gpus[0];
+  g1.id = 1;
+  g1.jobs.clear();
+  GpuView other = g1;
+  other.host = "node-b";
+  ReservationView gang;
+  gang.priority = Priority::kGuaranteed;
+  gang.kind = "resnet50";
+  gang.mem_bytes = 16ull << 30;
+  gang.gpus = {0, 1};
+  gang.expires_in_s = 28;
+  sent.gpus[0].reservations = {gang};
+  g1.reservations = {gang};
+  sent.gpus.push_back(g1);
+  sent.gpus.push_back(other);
+  const std::vector<uint8_t> bytes = EncodeSnapshot(sent);
+  ClusterView got;
+  ASSERT_EQ(DecodeMessage(bytes.data(), bytes.size(), &got), DecodeStatus::kOk);
+  ASSERT_EQ(got.gpus.size(), 3u);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(got.gpus[size_t(i)].reservations.size(), 1u) << i;
+    const ReservationView& r = got.gpus[size_t(i)].reservations[0];
+    EXPECT_EQ(r.priority, Priority::kGuaranteed);
+    EXPECT_EQ(r.kind, "resnet50");
+    EXPECT_EQ(r.mem_bytes, 16ull << 30);
+    EXPECT_EQ(r.gpus, (std::vector<int>{0, 1}));
+    EXPECT_DOUBLE_EQ(r.expires_in_s, 28);
+  }
+  EXPECT_TRUE(got.gpus[2].reservations.empty());  // node-b's GPU 1
+}
+
 TEST(DecodeMessage, AbsentFieldsReadAsEmptyOrDefault) {
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<wire::JobState>> jobs = {wire::JobStateBuilder(fbb).Finish()};

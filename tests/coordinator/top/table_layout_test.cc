@@ -82,6 +82,32 @@ TEST(LayOut, FullPictureAt80x24) {
   EXPECT_EQ(layout.max_scroll, 0);
 }
 
+TEST(LayOut, ReservationsShowUnderTheirGpu) {
+  ClusterView view = SampleCluster();
+  ReservationView one;
+  one.priority = Priority::kGuaranteed;
+  one.kind = "resnet50";
+  one.mem_bytes = 16ull << 30;
+  one.gpus = {0};
+  one.expires_in_s = 28;
+  ReservationView gang;
+  gang.gpus = {0, 1};
+  gang.expires_in_s = -3;  // a clock step: never shown as negative
+  view.gpus[0].reservations = {one, gang};
+  const Layout layout = LayOut(Input(&view, 120));
+  EXPECT_EQ(layout.lines[2].style, LineStyle::kGpu);
+  EXPECT_EQ(layout.lines[3].style, LineStyle::kNote);
+  EXPECT_EQ(layout.lines[3].text,
+            "  reserved for 2 jobs on their way: guar resnet50 16.0 GiB (28s left); opp whole "
+            "GPU, gang 0,1 (0.0s left)");
+  EXPECT_EQ(JobRows(layout).size(), 3u);
+  ExpectFits(LayOut(Input(&view, 60)), 60, 24);
+
+  view.gpus[0].reservations = {one};
+  EXPECT_EQ(LayOut(Input(&view, 120)).lines[3].text,
+            "  reserved for a job on its way: guar resnet50 16.0 GiB (28s left)");
+}
+
 TEST(LayOut, AGangIsOneRowWithItsGpusRanksAndSlowestRate) {
   ClusterView view;
   GpuView g0, g1;
