@@ -71,13 +71,7 @@ CUresult Deallocate(MemoryLedger::Kind kind, uint64_t key, ReleaseFn&& release) 
   const std::optional<MemoryLedger::Allocation> taken =
       rt != nullptr ? rt->memory().Detach(kind, key) : std::nullopt;
   const CUresult rc = release();
-  if (taken) {
-    if (rc == CUDA_SUCCESS) {
-      rt->memory().Return(*taken);
-    } else {
-      rt->memory().Reattach(*taken);
-    }
-  }
+  if (taken) rt->memory().Settle(*taken, rc == CUDA_SUCCESS);
   return rc;
 }
 
@@ -101,13 +95,7 @@ CUresult DeallocateAll(MemoryLedger::Kind kind, std::span<const uint64_t> keys,
     }
   }
   const CUresult rc = release();
-  for (const MemoryLedger::Allocation& a : taken) {
-    if (rc == CUDA_SUCCESS) {
-      rt->memory().Return(a);
-    } else {
-      rt->memory().Reattach(a);
-    }
-  }
+  for (const MemoryLedger::Allocation& a : taken) rt->memory().Settle(a, rc == CUDA_SUCCESS);
   return rc;
 }
 

@@ -50,17 +50,14 @@ class GraphFrees {
     std::vector<uint64_t> keys;
     try {
       keys.reserve(static_cast<size_t>(frees_.end() - freed));
+      for (auto it = freed; it != frees_.end(); ++it) keys.push_back(it->second);
     } catch (...) {
       // Out of memory: their bytes come back now, before the destroy, rather
       // than never.
-      for (auto it = freed; it != frees_.end(); ++it) {
-        if (iashim::Runtime* rt = iashim::ActiveRuntime()) {
-          rt->memory().Forget(MemoryLedger::Kind::kPointer, it->second);
-        }
+      iashim::Runtime* rt = iashim::ActiveRuntime();
+      for (auto it = freed; rt != nullptr && it != frees_.end(); ++it) {
+        rt->memory().Forget(MemoryLedger::Kind::kPointer, it->second);
       }
-    }
-    if (keys.capacity() > 0) {
-      for (auto it = freed; it != frees_.end(); ++it) keys.push_back(it->second);
     }
     frees_.erase(freed, frees_.end());
     return keys;

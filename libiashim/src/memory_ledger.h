@@ -61,6 +61,8 @@ class MemoryLedger {
   std::optional<Allocation> Detach(Kind kind, uint64_t key);
   void Return(const Allocation& a) { Unreserve(a.device, a.bytes); }
   void Reattach(const Allocation& a) { Record(a.kind, a.key, a.device, a.bytes, a.context); }
+  // The second step: its bytes back if the free succeeded, the record back if not.
+  void Settle(const Allocation& a, bool freed) { freed ? Return(a) : Reattach(a); }
 
   // Forgets every allocation of `context` and returns its bytes: the driver
   // frees a context's memory when the context is destroyed or reset
