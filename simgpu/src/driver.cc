@@ -271,6 +271,40 @@ void Driver::FreeContextMemory(const Context* ctx) {
   // By id: a free on another thread meanwhile, and a new allocation at the
   // same address, are left alone.
   for (const auto& [ptr, id] : owned) FreeGraphAllocation(ptr, id);
+
+  std::vector<std::pair<int, size_t>> arrays;  // ordinal, bytes
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (ArrayMemory* m : arrays_) {
+      if (m->owner != ctx || m->released) continue;
+      m->released = true;
+      arrays.emplace_back(m->ordinal, m->bytes);
+    }
+  }
+  for (const auto& [ordinal, bytes] : arrays) ReturnDeviceMemory(ordinal, bytes);
+}
+
+CUresult Driver::AdoptArray(ArrayMemory* memory, size_t bytes) {
+  const Context* ctx = CurrentContext();
+  if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  if (CUresult rc = ReserveDeviceMemory(ctx->ordinal, bytes); rc != CUDA_SUCCESS) return rc;
+  memory->ordinal = ctx->ordinal;
+  memory->bytes = bytes;
+  memory->owner = ctx;
+  std::lock_guard<std::mutex> lock(mu_);
+  arrays_.insert(memory);
+  return CUDA_SUCCESS;
+}
+
+bool Driver::ForgetArray(ArrayMemory* memory) {
+  bool released;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    arrays_.erase(memory);
+    released = memory->released;
+  }
+  if (!released) ReturnDeviceMemory(memory->ordinal, memory->bytes);
+  return !released;
 }
 
 CUresult Driver::NextCollective(SharedDevice* dev, const simgpu_collective_args& args,

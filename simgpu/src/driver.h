@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -177,21 +178,28 @@ struct Allocation {
   const Context* owner;
 };
 
-// A CUDA array (cuArrayCreate, cuArray3DCreate). It holds device memory
-// without an address (ReserveDeviceMemory): simgpu moves no texels.
+// The device memory behind an array: taken without an address
+// (ReserveDeviceMemory) on `ordinal` for the context current at creation,
+// which gives it back when it is torn down (Driver::ReleaseArrays).
+struct ArrayMemory {
+  int ordinal = 0;
+  size_t bytes = 0;
+  const Context* owner = nullptr;
+  bool released = false;  // its context took the memory back; guarded by the driver's mutex
+};
+
+// A CUDA array (cuArrayCreate, cuArray3DCreate): simgpu moves no texels.
 struct Array {
   uint32_t magic = kArrayMagic;
   CUDA_ARRAY3D_DESCRIPTOR desc{};
-  int ordinal = 0;
-  size_t bytes = 0;
+  ArrayMemory memory;
 };
 
 struct MipmappedArray {
   uint32_t magic = kMipmappedArrayMagic;
   CUDA_ARRAY3D_DESCRIPTOR desc{};
   unsigned levels = 0;
-  int ordinal = 0;
-  size_t bytes = 0;
+  ArrayMemory memory;
 };
 
 class Driver {
@@ -228,8 +236,8 @@ class Driver {
   // Frees `ptr` if it is still the graph allocation `id` (cuMemFree may have
   // freed it, and the address been reused, since).
   CUresult FreeGraphAllocation(CUdeviceptr ptr, uint64_t id);
-  // Frees every allocation `ctx` owns (Allocation::owner): what the driver
-  // does when a context is destroyed or reset.
+  // Frees every allocation `ctx` owns (Allocation::owner) and gives back its
+  // arrays' memory: what the driver does when a context is destroyed or reset.
   void FreeContextMemory(const Context* ctx);
   // Whether `ptr` is the start of a live allocation of a graph's allocation node.
   bool IsGraphAllocation(CUdeviceptr ptr);
@@ -250,6 +258,13 @@ class Driver {
   // process on visible device `ordinal`, shared with every process of the namespace.
   CUresult ReserveDeviceMemory(int ordinal, size_t bytes);
   void ReturnDeviceMemory(int ordinal, size_t bytes);
+
+  // An array's memory, from creation to destroy: taken for the current
+  // context, and given back by ForgetArray unless its context took it back
+  // first. ForgetArray says whether the array was still the context's
+  // (false: the context is gone, and so is the handle's use).
+  CUresult AdoptArray(ArrayMemory* memory, size_t bytes);
+  bool ForgetArray(ArrayMemory* memory);
 
   // The default pool of visible device `ordinal`, made on first use.
   MemPool* DefaultPool(int ordinal);
@@ -276,6 +291,7 @@ class Driver {
   std::vector<int> primary_refs_;
   std::vector<unsigned> primary_flags_;
   std::map<uintptr_t, Allocation> allocations_;
+  std::set<ArrayMemory*> arrays_;  // every live array's and mipmapped array's memory
   std::vector<MemPool*> default_pools_;  // by ordinal
   uint64_t next_allocation_id_ = 1;
   double link_gbps_ = 0;

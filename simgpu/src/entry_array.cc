@@ -2,8 +2,9 @@
 // and surfaces).
 //
 // An array takes device memory on the current context's device, accounted as
-// cuMemAlloc's is (across processes, OOM past capacity), given back at destroy
-// or when the process exits. Its size is the packed size of its elements:
+// cuMemAlloc's is (across processes, OOM past capacity), given back at destroy,
+// when its context is destroyed or reset (as a driver frees a context's
+// memory), or when the process exits. Its size is the packed size of its elements:
 //
 //   Width * max(1, Height) * max(1, Depth) * NumChannels * bytes per channel
 //
@@ -16,11 +17,11 @@
 // modelled.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 
 #include "simgpu/src/driver.h"
 
 using simgpu::Array;
-using simgpu::Context;
 using simgpu::Driver;
 using simgpu::MipmappedArray;
 
@@ -94,22 +95,15 @@ unsigned MaxLevels(const CUDA_ARRAY3D_DESCRIPTOR& d) {
 }
 
 // Gives back an array's (or mipmapped array's) memory and frees it; null is a
-// handle that was not one.
+// handle that was not one. An array whose context was destroyed or reset has
+// lost its memory with it: its handle is no longer valid (freed all the same).
 template <typename T>
 CUresult Destroy(T* array) {
   if (array == nullptr) return CUDA_ERROR_INVALID_HANDLE;
-  Driver::Get().ReturnDeviceMemory(array->ordinal, array->bytes);
+  const bool owned = Driver::Get().ForgetArray(&array->memory);
   array->magic = 0;
   delete array;
-  return CUDA_SUCCESS;
-}
-
-// Takes `bytes` on the current context's device; `*ordinal` is that device.
-CUresult TakeMemory(size_t bytes, int* ordinal) {
-  Context* ctx = simgpu::CurrentContext();
-  if (ctx == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
-  *ordinal = ctx->ordinal;
-  return Driver::Get().ReserveDeviceMemory(ctx->ordinal, bytes);
+  return owned ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
 CUresult CreateArray(CUarray* out, const CUDA_ARRAY3D_DESCRIPTOR& desc) {
@@ -117,13 +111,10 @@ CUresult CreateArray(CUarray* out, const CUDA_ARRAY3D_DESCRIPTOR& desc) {
   if (CUresult rc = CheckDescriptor(desc); rc != CUDA_SUCCESS) return rc;
   size_t bytes;
   if (!LevelBytes(desc, 0, &bytes)) return CUDA_ERROR_INVALID_VALUE;
-  int ordinal;
-  if (CUresult rc = TakeMemory(bytes, &ordinal); rc != CUDA_SUCCESS) return rc;
-  auto* a = new Array();
+  auto a = std::make_unique<Array>();
+  if (CUresult rc = Driver::Get().AdoptArray(&a->memory, bytes); rc != CUDA_SUCCESS) return rc;
   a->desc = desc;
-  a->ordinal = ordinal;
-  a->bytes = bytes;
-  *out = reinterpret_cast<CUarray>(a);
+  *out = reinterpret_cast<CUarray>(a.release());
   return CUDA_SUCCESS;
 }
 
@@ -221,14 +212,11 @@ SIMGPU_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray* out,
         __builtin_add_overflow(bytes, level_bytes, &bytes))
       return CUDA_ERROR_INVALID_VALUE;
   }
-  int ordinal;
-  if (CUresult rc = TakeMemory(bytes, &ordinal); rc != CUDA_SUCCESS) return rc;
-  auto* m = new MipmappedArray();
+  auto m = std::make_unique<MipmappedArray>();
+  if (CUresult rc = Driver::Get().AdoptArray(&m->memory, bytes); rc != CUDA_SUCCESS) return rc;
   m->desc = *desc;
   m->levels = levels;
-  m->ordinal = ordinal;
-  m->bytes = bytes;
-  *out = reinterpret_cast<CUmipmappedArray>(m);
+  *out = reinterpret_cast<CUmipmappedArray>(m.release());
   return CUDA_SUCCESS;
 }
 

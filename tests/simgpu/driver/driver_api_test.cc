@@ -264,16 +264,40 @@ TEST_F(DriverApiTest, AContextsMemoryGoesWithIt) {
   CUcontext own = nullptr;
   ASSERT_CU(cuCtxCreate(&own, nullptr, 0, 0));
   ASSERT_CU(cuMemAlloc(&p, kBytes));
+  // Arrays too: 4096 x 4096 single-byte texels, 16 MiB.
+  CUDA_ARRAY_DESCRIPTOR desc{};
+  desc.Width = 4096;
+  desc.Height = 4096;
+  desc.Format = CU_AD_FORMAT_UNSIGNED_INT8;
+  desc.NumChannels = 1;
+  CUarray array = nullptr;
+  ASSERT_CU(cuArrayCreate(&array, &desc));
+  ASSERT_CU(cuMemGetInfo(&now, &total));
+  EXPECT_EQ(now, before - kBytes - (size_t(16) << 20));
   ASSERT_CU(cuCtxDestroy(own));
   ASSERT_CU(cuCtxSetCurrent(ctx_));
   ASSERT_CU(cuMemGetInfo(&now, &total));
   EXPECT_EQ(now, before);
-  EXPECT_EQ(cuMemFree(p), CUDA_ERROR_INVALID_VALUE);  // went with its context
+  EXPECT_EQ(cuMemFree(p), CUDA_ERROR_INVALID_VALUE);         // went with its context
+  EXPECT_EQ(cuArrayDestroy(array), CUDA_ERROR_INVALID_HANDLE);  // so did the array's memory
 
   ASSERT_CU(cuMemAlloc(&p, kBytes));
+  CUDA_ARRAY3D_DESCRIPTOR mip_desc{};
+  mip_desc.Width = 1024;
+  mip_desc.Height = 1024;
+  mip_desc.Format = CU_AD_FORMAT_FLOAT;
+  mip_desc.NumChannels = 1;
+  CUmipmappedArray mipmapped = nullptr;
+  ASSERT_CU(cuMipmappedArrayCreate(&mipmapped, &mip_desc, 2));
+  CUarray kept = nullptr;  // made and destroyed before the reset: given back once
+  ASSERT_CU(cuArrayCreate(&kept, &desc));
+  ASSERT_CU(cuArrayDestroy(kept));
   ASSERT_CU(cuDevicePrimaryCtxReset(0));
   ASSERT_CU(cuMemGetInfo(&now, &total));
   EXPECT_EQ(now, before);
+  EXPECT_EQ(cuMipmappedArrayDestroy(mipmapped), CUDA_ERROR_INVALID_HANDLE);
+  ASSERT_CU(cuMemGetInfo(&now, &total));
+  EXPECT_EQ(now, before);  // not given back twice
 
   // Held twice (the suite holds it too): the first release keeps the memory,
   // the last frees it; retained again, the context works as before.
