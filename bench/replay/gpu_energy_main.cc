@@ -7,25 +7,20 @@
 //
 // Exit status: 0 read; 1 NVML could not be loaded or answered an error
 // (named on stderr); 2 a bad argument.
-#include <dlfcn.h>
-
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <string>
+
+#include "common/nvml/nvml_library.h"
 
 namespace {
 
-// The few NVML declarations used (nvml.h is not needed to build this).
-using nvmlReturn_t = int;
-using nvmlDevice_t = struct nvmlDevice_st*;
-constexpr nvmlReturn_t kNvmlSuccess = 0;
+using iashim::nvml::Entry;
+namespace nvml = iashim::nvml;
 
-template <typename Fn>
-Fn Symbol(void* lib, const char* name) {
-  return reinterpret_cast<Fn>(dlsym(lib, name));
-}
-
-int Fail(const char* what, nvmlReturn_t rc) {
-  std::fprintf(stderr, "iashim-gpu-energy: %s failed (NVML error %d)\n", what, rc);
+int Fail(const nvml::Library& library, const char* what, nvml::Return rc) {
+  std::fprintf(stderr, "iashim-gpu-energy: %s failed: %s\n", what, library.Describe(rc).c_str());
   return 1;
 }
 
@@ -39,38 +34,44 @@ int main(int argc, char** argv) {
                  "prints, per GPU, its index, NVML's total energy counter (mJ) and its name\n");
     return help ? 0 : 2;
   }
-  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (lib == nullptr) {
+  std::string why;
+  std::unique_ptr<nvml::Library> library = nvml::Library::Open("libnvidia-ml.so.1", &why);
+  if (library == nullptr) {
     std::fprintf(stderr, "iashim-gpu-energy: cannot load libnvidia-ml.so.1 (%s); "
-                 "for simgpu, put its build directory on LD_LIBRARY_PATH\n", dlerror());
+                 "for simgpu, put its build directory on LD_LIBRARY_PATH\n", why.c_str());
     return 1;
   }
-  auto init = Symbol<nvmlReturn_t (*)()>(lib, "nvmlInit_v2");
-  auto count = Symbol<nvmlReturn_t (*)(unsigned*)>(lib, "nvmlDeviceGetCount_v2");
-  auto handle = Symbol<nvmlReturn_t (*)(unsigned, nvmlDevice_t*)>(lib, "nvmlDeviceGetHandleByIndex_v2");
-  auto name = Symbol<nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned)>(lib, "nvmlDeviceGetName");
-  auto energy = Symbol<nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*)>(
-      lib, "nvmlDeviceGetTotalEnergyConsumption");
-  auto shutdown = Symbol<nvmlReturn_t (*)()>(lib, "nvmlShutdown");
-  if (!init || !count || !handle || !name || !energy || !shutdown) {
-    std::fprintf(stderr, "iashim-gpu-energy: libnvidia-ml.so.1 lacks a function it needs "
-                 "(nvmlDeviceGetTotalEnergyConsumption needs a Volta or newer GPU's driver)\n");
+  if (const char* missing = library->FirstMissing({Entry::kInit, Entry::kShutdown,
+                                                   Entry::kDeviceCount, Entry::kDeviceHandle,
+                                                   Entry::kDeviceName, Entry::kTotalEnergy})) {
+    std::fprintf(stderr, "iashim-gpu-energy: libnvidia-ml.so.1 lacks %s "
+                 "(nvmlDeviceGetTotalEnergyConsumption needs a Volta or newer GPU's driver)\n",
+                 missing);
     return 1;
   }
-  if (nvmlReturn_t rc = init(); rc != kNvmlSuccess) return Fail("nvmlInit_v2", rc);
+  const nvml::Api& api = library->api();
+  if (nvml::Return rc = api.init(); rc != nvml::kSuccess) return Fail(*library, "nvmlInit_v2", rc);
   unsigned n = 0;
-  if (nvmlReturn_t rc = count(&n); rc != kNvmlSuccess) return Fail("nvmlDeviceGetCount_v2", rc);
-  for (unsigned i = 0; i < n; ++i) {
-    nvmlDevice_t device = nullptr;
-    char text[96] = {};
-    unsigned long long mj = 0;
-    if (nvmlReturn_t rc = handle(i, &device); rc != kNvmlSuccess) return Fail("nvmlDeviceGetHandleByIndex_v2", rc);
-    if (nvmlReturn_t rc = name(device, text, sizeof text); rc != kNvmlSuccess) return Fail("nvmlDeviceGetName", rc);
-    if (nvmlReturn_t rc = energy(device, &mj); rc != kNvmlSuccess) {
-      return Fail("nvmlDeviceGetTotalEnergyConsumption", rc);
-    }
-    std::printf("%u\t%llu\t%s\n", i, mj, text);
+  int status = 0;
+  if (nvml::Return rc = api.device_count(&n); rc != nvml::kSuccess) {
+    status = Fail(*library, "nvmlDeviceGetCount_v2", rc);
+    n = 0;
   }
-  shutdown();
-  return 0;
+  for (unsigned i = 0; i < n && status == 0; ++i) {
+    nvml::Device device = nullptr;
+    char text[nvml::kNameBufferSize] = {};
+    unsigned long long mj = 0;
+    if (nvml::Return rc = api.device_handle(i, &device); rc != nvml::kSuccess) {
+      status = Fail(*library, "nvmlDeviceGetHandleByIndex_v2", rc);
+    } else if (rc = api.device_name(device, text, sizeof text); rc != nvml::kSuccess) {
+      status = Fail(*library, "nvmlDeviceGetName", rc);
+    } else if (rc = api.total_energy(device, &mj); rc != nvml::kSuccess) {
+      status = Fail(*library, "nvmlDeviceGetTotalEnergyConsumption", rc);
+    } else {
+      text[sizeof text - 1] = '\0';
+      std::printf("%u\t%llu\t%s\n", i, mj, text);
+    }
+  }
+  api.shutdown();  // on every path after a successful init
+  return status;
 }

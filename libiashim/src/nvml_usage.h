@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "common/nvml/nvml_library.h"
+
 namespace iashim {
 
 class NvmlUsage {
@@ -37,11 +39,10 @@ class NvmlUsage {
   std::optional<double> EnergyJoules(int pid);
 
  private:
-  struct Api;
-  // The library is never closed (see the destructor), so not kept.
-  NvmlUsage(std::unique_ptr<Api> api, unsigned devices);
+  NvmlUsage(std::unique_ptr<nvml::Library> library, std::vector<nvml::Device> devices);
 
-  std::unique_ptr<Api> api_;
+  std::unique_ptr<nvml::Library> library_;
+  std::vector<nvml::Device> devices_;
   std::vector<unsigned long long> last_seen_us_;  // per device
   int energy_device_ = -1;                        // where EnergyJoules last found the process
   bool started_ = false;
