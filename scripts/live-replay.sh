@@ -5,7 +5,9 @@
 # Slurm), then the same jobs with --iashim. The same segment goes through
 # iashim-clustersim with simgpu's own pair throughputs as ground truth
 # (iashim-simgpu-throughputs), and the report puts the simulated and the live
-# figures side by side.
+# figures side by side. It goes through iashim-clustersim once more with
+# Gavel's measured V100 pairs as ground truth: what the two policies would
+# give where jobs interfere as a real V100 makes them (simulated only).
 #
 #   scripts/live-replay.sh --trace FILE [--jobs K] [--start N] [--time-scale X]
 #                          [--nodes N] [--guaranteed-every M] [--modes LIST]
@@ -39,6 +41,7 @@
 #   jobs.tsv, segment.trace     the segment (segment.trace: for iashim-clustersim)
 #   simgpu-throughputs.json     simgpu's solo and pair steps/s (ground truth)
 #   sim/                        iashim-clustersim's output (exclusive, firstfit, iashim)
+#   sim-v100/                   the same with Gavel's measured V100 pairs as ground truth
 #   live-<mode>.tsv             per job: id priority arrival start end solo gpu
 #   live-<mode>-logs/           each job's stdout and stderr, and sbatch's;
 #                               slurmctld.log (node choices, allocations)
@@ -115,7 +118,7 @@ for f in bench/iashim-fakejob bench/iashim-gpu-energy bench/predict/iashim-simgp
   [[ -x "$build/$f" ]] || die "$build/$f is not built (scripts/setup.sh builds it)"
 done
 out=${out:-$build/live-replay}
-mkdir -p "$out/sim"
+mkdir -p "$out/sim" "$out/sim-v100"
 out=$(cd "$out" && pwd)
 gpus=$((nodes * 4))
 
@@ -158,18 +161,22 @@ awk -F'\t' '{ solo += $6; if ($5 + $6 > last) last = $5 + $6 }
   "$out/jobs.tsv"
 
 # --- simulated --------------------------------------------------------------------------
-"$build/coordinator/clustersim/iashim-clustersim" --trace "$out/segment.trace" \
-  --throughputs "$out/simgpu-throughputs.json" --gpu-type v100 --gpus "$gpus" --gpus-per-node 4 \
-  --guaranteed-every "$every" --policy exclusive,firstfit,iashim --json --out "$out/sim" >"$out/sim/summary.jsonl" 2>"$out/sim/stderr.txt" ||
-  die "iashim-clustersim failed: $(tail -3 "$out/sim/stderr.txt")"
+simulate() {  # THROUGHPUTS_FILE DIR
+  "$build/coordinator/clustersim/iashim-clustersim" --trace "$out/segment.trace" \
+    --throughputs "$1" --gpu-type v100 --gpus "$gpus" --gpus-per-node 4 \
+    --guaranteed-every "$every" --policy exclusive,firstfit,iashim --json --out "$2" >"$2/summary.jsonl" 2>"$2/stderr.txt" ||
+    die "iashim-clustersim failed: $(tail -3 "$2/stderr.txt")"
+}
+simulate "$out/simgpu-throughputs.json" "$out/sim"
+simulate "$repo/bench/data/gavel/simulation_throughputs.json" "$out/sim-v100"
 sim_policy() { case "$1" in plain) echo firstfit ;; iashim) echo iashim ;; esac; }
 # Its per-job rows in the live rows' form: its job "segment:L" is the
 # segment's line L, job L-1.
-sim_rows() {  # MODE
+sim_rows() {  # MODE [DIR]: DIR sim (default) or sim-v100
   awk -F'\t' 'FILENAME == ARGV[1] { priority[$1] = $3; next }
     FNR > 1 { split($0, f, ","); sub(/^.*:/, "", f[1]); id = f[1] - 1
               printf "%d\t%s\t%s\t%s\t%s\t%s\t-\n", id, priority[id], f[4], f[5], f[6], f[8] }' \
-    "$out/jobs.tsv" "$out/sim/jobs-$(sim_policy "$1").csv" | sort -n -k1,1
+    "$out/jobs.tsv" "$out/${2:-sim}/jobs-$(sim_policy "$1").csv" | sort -n -k1,1
 }
 
 # --- live ---------------------------------------------------------------------------------
@@ -308,6 +315,8 @@ fi
       sed "s/^/$mode,live,/; s/ /,/" "$out/live-$mode.energy"
     fi
     replay_metrics "$out/sim-$mode.tsv" "$gpus" | sed "s/^/$mode,sim,/; s/ /,/"
+    sim_rows "$mode" sim-v100 >"$out/sim-v100-$mode.tsv"
+    replay_metrics "$out/sim-v100-$mode.tsv" "$gpus" | sed "s/^/$mode,sim_v100,/; s/ /,/"
     jq -r '"gpu_util \(.gpu_util)\nenergy_per_job_j \(.energy_per_job_kwh * 3600000)"' \
       <(grep "\"policy\":\"$(sim_policy "$mode")\"" "$out/sim/summary.jsonl") | sed "s/^/$mode,sim,/; s/ /,/"
   done
@@ -348,6 +357,12 @@ value() {  # MODE SOURCE METRIC: 4 significant digits, "-" when not known
         printf " (gap over 10%%): of %+.1f s, waiting %+.1f s (queue timing, Slurm and placement latency), running %+.1f s (interference, throttling, host overheads)",
                lj - sj, lw - sw, lr - sr
       printf "\n" }'
+  done
+  # The same segment where jobs interfere as on a real V100 (Gavel's measured
+  # pairs; simgpu's pairs are far more alike, simgpu/README.md).
+  for mode in "${mode_list[@]}"; do
+    printf '%s, simulated with measured V100 pairs: mean JCT %s s, guaranteed max run slowdown %s\n' \
+      "$mode" "$(value "$mode" sim_v100 mean_jct_s)" "$(value "$mode" sim_v100 guaranteed_max_run_slowdown)"
   done
   if [[ $live -eq 1 && " ${mode_list[*]} " == *" plain "* && " ${mode_list[*]} " == *" iashim "* ]]; then
     awk -v p="$(value plain live mean_jct_s)" -v i="$(value iashim live mean_jct_s)" \

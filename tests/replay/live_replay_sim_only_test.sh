@@ -64,13 +64,24 @@ for mode in plain iashim; do
   for k in mean_jct_s p99_jct_s mean_slowdown guaranteed_max_run_slowdown gpu_util energy_per_job_j; do
     grep -q "^$mode,sim,$k," "$out/run/summary.csv" || fail "summary.csv lacks $mode sim $k"
   done
+  for k in mean_jct_s guaranteed_max_run_slowdown; do
+    grep -q "^$mode,sim_v100,$k," "$out/run/summary.csv" || fail "summary.csv lacks $mode sim_v100 $k"
+  done
   grep -q "^$mode,live," "$out/run/summary.csv" && fail "summary.csv has live figures from --sim-only"
+  grep -q "^$mode, simulated with measured V100 pairs: mean JCT [0-9.]* s" "$out/run/report.txt" ||
+    fail "report.txt lacks the $mode line with measured V100 pairs"
 done
+# Gavel's pairs are the other ground truth: the same jobs, other run times.
+[[ $(wc -l <"$out/run/sim-v100/jobs-iashim.csv") -eq 13 ]] || fail "sim-v100/jobs-iashim.csv has not 12 jobs"
+cmp -s "$out/run/sim/jobs-firstfit.csv" "$out/run/sim-v100/jobs-firstfit.csv" &&
+  fail "the measured V100 pairs gave firstfit the very run simgpu's did"
 grep -q "^mean_jct_s " "$out/run/report.txt" || fail "report.txt has no mean JCT row"
 [[ -s "$out/run/jct.png" ]] || fail "no jct.png"
 # Under iashim's share control no guaranteed job is simulated past its 10%.
 awk -F, '$1 == "iashim" && $2 == "sim" && $3 == "guaranteed_max_run_slowdown" { exit !($4 <= 1.1001) }' \
   "$out/run/summary.csv" || fail "a guaranteed job past 1.10 under iashim (sim)"
+awk -F, '$1 == "iashim" && $2 == "sim_v100" && $3 == "guaranteed_max_run_slowdown" { exit !($4 <= 1.1001) }' \
+  "$out/run/summary.csv" || fail "a guaranteed job past 1.10 under iashim (sim, measured V100 pairs)"
 
 # --- what it refuses, with exit status 2 and the argument named.
 refuses() {  # TEXT ARGS...: exit 2, and TEXT in stderr
