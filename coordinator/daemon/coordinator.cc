@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/text/names.h"
 #include "coordinator/daemon/job_token.h"
 #include "coordinator/daemon/place_request.h"
@@ -604,10 +605,15 @@ double Coordinator::NoteRequest(const policy::PlacementRequest& p, bool dry_run,
 policy::PlacementDecision Coordinator::DecidePlacement(const policy::PlacementRequest& p,
                                                        const std::set<int>& allowed_gpus,
                                                        double queued_gpus,
-                                                       const std::string& without_reservations_on) {
+                                                       const std::string& without_reservations_on,
+                                                       const std::vector<std::string>& left_out_hosts) {
   policy::ClusterState view = PlacementView(without_reservations_on);
   view.queued_gpus = queued_gpus;
-  std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) { return drained_.contains(g.id); });
+  std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) {
+    return drained_.contains(g.id) ||
+           std::find(left_out_hosts.begin(), left_out_hosts.end(), g.id.host) !=
+               left_out_hosts.end();
+  });
   // Only the allowed GPUs of host, the way drained GPUs are left out.
   if (!allowed_gpus.empty()) {
     std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) {
@@ -615,6 +621,11 @@ policy::PlacementDecision Coordinator::DecidePlacement(const policy::PlacementRe
     });
   }
   return placement_->Place(p, view);
+}
+
+std::vector<std::string> Coordinator::HostsADryRunAvoids(const policy::PlacementRequest& p) const {
+  if (p.gpu || !p.host.empty()) return {};
+  return nodes_.LostHosts();
 }
 
 void Coordinator::ConsumeReservation(const PlaceAsk& ask, const policy::PlacementRequest& p,
@@ -703,9 +714,15 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
   // itself on the GPUs held for it.
   if (!ask->dry_run) ConsumeReservation(*ask, *p, now_ns);
   const double queued_gpus = NoteRequest(*p, ask->dry_run, now_ns);
-  policy::PlacementDecision d = DecidePlacement(*p, ask->allowed_gpus, queued_gpus);
+  const std::vector<std::string> avoided =
+      ask->dry_run ? HostsADryRunAvoids(*p) : std::vector<std::string>();
+  policy::PlacementDecision d = DecidePlacement(*p, ask->allowed_gpus, queued_gpus, "", avoided);
   if (!ask->dry_run && d.outcome == policy::PlacementDecision::Outcome::kQueued) {
     d = TakeReservedGpus(*ask, *p, queued_gpus, std::move(d));
+  }
+  if (!avoided.empty() && d.outcome != policy::PlacementDecision::Outcome::kPlaced) {
+    absl::StrAppend(&d.reason, d.reason.empty() ? "" : "; ", "left out, not heard from: ",
+                    absl::StrJoin(avoided, ", "));
   }
   if (ask->dry_run) ++counters_.dry_runs;
   r.error = d.reason;

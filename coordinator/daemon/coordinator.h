@@ -168,11 +168,16 @@ class Coordinator {
   // without it (ClusterState::queued_gpus); a dry run only reads.
   double NoteRequest(const policy::PlacementRequest& p, bool dry_run, int64_t now_ns);
   // `without_reservations_on`: a host whose reservations are left out of the
-  // view (empty: every reservation counts).
+  // view (empty: every reservation counts). `left_out_hosts`: hosts whose GPUs
+  // the decision may not use (a dry run's lost nodes, node_health.h).
   policy::PlacementDecision DecidePlacement(const policy::PlacementRequest& p,
                                             const std::set<int>& allowed_gpus,
                                             double queued_gpus,
-                                            const std::string& without_reservations_on = "");
+                                            const std::string& without_reservations_on = "",
+                                            const std::vector<std::string>& left_out_hosts = {});
+  // The lost hosts a dry run of `p` may not be told to go to: all of them when
+  // it names no host or GPU (job_submit.lua's), none when it asks about one.
+  std::vector<std::string> HostsADryRunAvoids(const policy::PlacementRequest& p) const;
   // A real request queued on its host while reservations hold GPUs there:
   // decided again without them, and placed if that places it (reservations.h).
   policy::PlacementDecision TakeReservedGpus(const PlaceAsk& ask, const policy::PlacementRequest& p,

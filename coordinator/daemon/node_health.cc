@@ -28,4 +28,12 @@ size_t NodeHealth::lost_count() const {
                               [](const auto& n) { return n.second.lost; }));
 }
 
+std::vector<std::string> NodeHealth::LostHosts() const {
+  std::vector<std::string> hosts;
+  for (const auto& [host, node] : nodes_) {
+    if (node.lost) hosts.push_back(host);
+  }
+  return hosts;
+}
+
 }  // namespace iashim::daemon

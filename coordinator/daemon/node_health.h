@@ -7,9 +7,14 @@
 //
 // With a single job on a node, that job's process dying and the node dying
 // look the same: the node is shown lost until a shim there is heard again.
-// Placement does not avoid lost nodes: with no agent there, the coordinator
-// would never hear that they came back. Slurm, which does have one (slurmd),
-// keeps jobs off a node that is down.
+// A job is never placed on a lost node by a question of where it would go (a
+// dry run: job_submit.lua binds the job to the node it is told), since Slurm
+// may not know yet that the node is down (SlurmdTimeout) and the job would
+// pend for it; such a job goes elsewhere, or is left to Slurm. A job Slurm
+// started there is placed there: its request comes from the node, which is
+// up. Lost nodes are not otherwise left out: with no agent there, the
+// coordinator would never hear that they came back. Slurm, which does have
+// one (slurmd), keeps jobs off a node that is down.
 #ifndef IASHIM_COORDINATOR_DAEMON_NODE_HEALTH_H_
 #define IASHIM_COORDINATOR_DAEMON_NODE_HEALTH_H_
 
@@ -17,6 +22,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace iashim::daemon {
 
@@ -32,6 +38,8 @@ class NodeHealth {
   // is not lost (alive, or never heard of).
   std::optional<double> LostForS(const std::string& host, int64_t now_ns) const;
   size_t lost_count() const;
+  // The hosts lost now, in name order.
+  std::vector<std::string> LostHosts() const;
 
  private:
   struct Node {

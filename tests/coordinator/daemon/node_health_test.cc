@@ -151,5 +151,47 @@ TEST_F(LostNodeTest, OneSilentJobOfSeveralLosesNotItsNode) {
   EXPECT_TRUE(b_lost);
 }
 
+// job_submit.lua binds a job to the node its dry run names: a lost node
+// would hold the job pending until Slurm marks the node down and for as long
+// as it stays down. A dry run that names no node is never sent to one.
+TEST_F(LostNodeTest, ADryRunIsNeverSentToALostNode) {
+  // Both of node1's GPUs hold a guaranteed job; node2's GPU an opportunistic
+  // one: a guaranteed newcomer can only go to node2.
+  c_ = std::make_unique<Coordinator>(DaemonOptions{}, testing::TwoNodes(), nullptr, nullptr, 0);
+  Start("a", "node1", "shim-a", 10);
+  Start("a2", "node1", "shim-a2", 11);
+  Start("b", "node2", "shim-b", 20, w::Priority::Opportunistic);
+  auto dry_run = [&](const std::string& host) {
+    out_.clear();
+    c_->OnMessage("slurmctld", Bytes(Place({.job = "new", .host = host, .dry_run = true})), t_,
+                  kUnix + t_, &out_);
+    return LastPlaceReply(out_);
+  };
+  Run(3 * kSecond, {"shim-a", "shim-a2", "shim-b"});
+  testing::PlaceResult answer = dry_run("");
+  ASSERT_TRUE(answer.ok) << answer.error;
+  EXPECT_EQ(answer.host, "node2");
+  // Until its hold on node2's GPU expires (--reservation-ttl-s).
+  Run(t_ + int64_t(DaemonOptions{}.reservation_ttl_s + 1) * kSecond, {"shim-a", "shim-a2", "shim-b"});
+
+  Run(t_ + 5 * kSecond, {"shim-a", "shim-a2"});  // node2 stops abruptly
+  ASSERT_EQ(Snapshot()->gpus()->size(), 3u);
+  ASSERT_GT(Gpu(Snapshot(), "node2")->node_lost_s(), 0);
+  answer = dry_run("");
+  EXPECT_FALSE(answer.ok);
+  EXPECT_TRUE(answer.queued);
+  EXPECT_THAT(answer.error, HasSubstr("left out, not heard from: node2"));
+  // A question about node2 itself is answered as before...
+  answer = dry_run("node2");
+  EXPECT_TRUE(answer.ok) << answer.error;
+  EXPECT_EQ(answer.host, "node2");
+  // ...and so is a job Slurm started there: its request comes from the node.
+  out_.clear();
+  c_->OnMessage("spank", Bytes(Place({.job = "started", .host = "node2"})), t_, kUnix + t_, &out_);
+  answer = LastPlaceReply(out_);
+  EXPECT_TRUE(answer.ok) << answer.error;
+  EXPECT_EQ(answer.host, "node2");
+}
+
 }  // namespace
 }  // namespace iashim::daemon
