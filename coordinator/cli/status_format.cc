@@ -351,6 +351,40 @@ void WriteReservation(const wire::Reservation& r, JsonWriter& w) {
   w.EndObject();
 }
 
+// The control loop's last decision on a GPU, as a line under it; empty where
+// it does not run.
+std::string LoopLine(const wire::GpuState& gpu) {
+  const wire::LoopState* loop = gpu.loop();
+  if (loop == nullptr) return "";
+  std::string line = "  loop: " + Printable(loop->action());
+  if (Known(loop->worst_ratio())) {
+    absl::StrAppendFormat(&line, "; worst guaranteed job at %.2f of its target",
+                          loop->worst_ratio());
+  }
+  if (Known(loop->calm_below()) && Known(loop->aim())) {
+    absl::StrAppendFormat(&line, " (raises after a calm run under %.2f, aiming at %.2f)",
+                          loop->calm_below(), loop->aim());
+  }
+  return line + "\n";
+}
+
+void WriteLoop(const wire::GpuState& gpu, JsonWriter& w) {
+  const wire::LoopState* loop = gpu.loop();
+  if (loop == nullptr) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  w.Key("action").String(wire::StringOf(loop->action()));
+  w.Key("worst_ratio");
+  KnownOrNull(loop->worst_ratio(), w);
+  w.Key("calm_below");
+  KnownOrNull(loop->calm_below(), w);
+  w.Key("aim");
+  KnownOrNull(loop->aim(), w);
+  w.EndObject();
+}
+
 void WriteGpu(const wire::GpuState& gpu, JsonWriter& w) {
   w.BeginObject();
   w.Key("id").Int(gpu.id());
@@ -365,6 +399,8 @@ void WriteGpu(const wire::GpuState& gpu, JsonWriter& w) {
   KnownOrNull(gpu.node_lost_s(), w);
   w.Key("power_w");
   KnownOrNull(gpu.power_w(), w);
+  w.Key("loop");
+  WriteLoop(gpu, w);
   w.Key("jobs").BeginArray();
   if (gpu.jobs() != nullptr) {
     for (const wire::JobState* job : *gpu.jobs()) {
@@ -508,6 +544,7 @@ std::string FormatStatusTable(const wire::StateSnapshot& snapshot) {
                            Plural(rows.size(), "job", "jobs"), gangs,
                            gpu->drained() ? "  DRAINED (no new jobs)" : "", lost);
     out += ReservationLine(snapshot, *gpu);
+    out += LoopLine(*gpu);
     if (rows.empty()) continue;
     out += RenderRow(header, widths);
     for (size_t r = 0; r < rows.size(); ++r) {

@@ -324,6 +324,15 @@ class Coordinator {
   std::map<std::string, std::string> identity_to_job_;
   std::map<std::string, int64_t> hello_asked_ns_;  // rate limit for SendHello advice
   std::map<policy::GpuId, policy::ShareController> controllers_;
+  // The control loop's last decision on each GPU it ran on at the last tick
+  // (GpuState.loop in the snapshot: why a share is where it is).
+  struct LoopDecision {
+    std::string action;
+    std::optional<double> worst_ratio;
+    double calm_below = -1;
+    double aim = -1;
+  };
+  std::map<policy::GpuId, LoopDecision> loop_decisions_;
   // Connected jobs per GPU, kept with `connected`: AloneOnGpu runs on every
   // telemetry batch and must not walk all jobs (bench/load/README.md).
   std::map<policy::GpuId, int> connected_on_gpu_;

@@ -99,8 +99,12 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
   // an opportunistic gang runs at the least share any of them gives it (one
   // budget for the whole job: a rank given more would only wait for the rest).
   std::vector<std::pair<Job*, double>> shares;  // in the order first stepped
+  loop_decisions_.clear();
   for (auto& [gpu, jobs] : ConnectedJobsByGpu()) {
-    if (ProbeHolds(jobs)) continue;
+    if (ProbeHolds(jobs)) {
+      loop_decisions_[gpu] = {.action = "probe holds the co-runners (measuring the solo speed)"};
+      continue;
+    }
     std::vector<policy::GuaranteedJob> guaranteed;
     std::vector<policy::OpportunisticJob> opportunistic;
     std::vector<Job*> opp_jobs;
@@ -121,6 +125,11 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
     if (opportunistic.empty()) continue;
     auto [it, inserted] = controllers_.try_emplace(gpu);
     const policy::ShareStep step = it->second.Step(now_ns, guaranteed, opportunistic);
+    const policy::ShareController::Band band = it->second.CurrentBand();
+    loop_decisions_[gpu] = {.action = std::string(policy::ShareActionName(step.action)),
+                            .worst_ratio = step.worst_ratio,
+                            .calm_below = band.calm,
+                            .aim = band.headroom};
     for (size_t i = 0; i < opp_jobs.size() && i < step.shares.size(); ++i) {
       const auto seen = std::find_if(shares.begin(), shares.end(),
                                      [&](const auto& s) { return s.first == opp_jobs[i]; });

@@ -137,13 +137,21 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
           job.priority == policy::Priority::kGuaranteed ? job.run.Slowdown().value_or(-1.0)
                                                         : -1.0));
     }
+    flatbuffers::Offset<wire::LoopState> loop;
+    if (gid) {
+      if (const auto d = loop_decisions_.find(*gid); d != loop_decisions_.end()) {
+        loop = wire::CreateLoopStateDirect(fbb, d->second.action.c_str(),
+                                           d->second.worst_ratio.value_or(-1.0),
+                                           d->second.calm_below, d->second.aim);
+      }
+    }
     gpu_states.push_back(wire::CreateGpuStateDirect(
         fbb, gid ? gid->index : -1, gid ? gid->host.c_str() : "", info ? info->name.c_str() : "unplaced",
         info ? info->uuid.c_str() : "", info ? info->memory_bytes : 0, std::min(busy, 1.0),
         &job_states, gid && drained_.contains(*gid),
         gid ? energy_.PowerWatts(*gid).value_or(-1.0) : -1.0,
         gid && memory_used.contains(*gid) ? int64_t(memory_used.at(*gid)) : (gid ? 0 : -1),
-        gid ? nodes_.LostForS(gid->host, now_ns).value_or(-1.0) : -1.0));
+        gid ? nodes_.LostForS(gid->host, now_ns).value_or(-1.0) : -1.0, loop));
   }
   // Expired ones are dropped first: a snapshot never shows one.
   reservations_.Expire(now_ns);

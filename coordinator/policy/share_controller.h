@@ -186,13 +186,19 @@ class ShareController {
 
   const ShareControllerState& state() const { return state_; }
   const ShareControllerOptions& options() const { return options_; }
+  // The calm threshold and the headroom for the noise measured so far, as
+  // ratios of the target (the band's edges: README.md).
+  struct Band {
+    double calm;
+    double headroom;
+  };
+  Band CurrentBand() const;
 
  private:
   ShareAction Control(int64_t now_ns, std::optional<double> worst_ratio, bool any_unknown,
                       std::vector<JobShare>& shares);
   ShareAction Cut(int64_t now_ns, double ratio, std::vector<JobShare>& shares);
   ShareAction Raise(double ratio, double calm_for_s, std::vector<JobShare>& shares);
-  struct Band;
   // In the band: trims the shares back toward the headroom if the operating
   // point's mean sits steadily in the band's upper half. True if it did.
   bool Trim(const Band& band, std::vector<JobShare>& shares);
@@ -203,12 +209,6 @@ class ShareController {
   void RestartSpread();
   // The mean worst ratio since the shares last changed (0 before a sample).
   double OperatingPointMean() const;
-  // The calm threshold and the headroom for the noise measured so far.
-  struct Band {
-    double calm;
-    double headroom;
-  };
-  Band CurrentBand() const;
 
   ShareControllerOptions options_;
   ShareControllerState state_;

@@ -315,6 +315,34 @@ TEST(StatusFormat, AReservationIsALineUnderEachOfItsGpus) {
                               "      \"mem_bytes\": 4294967296,\n      \"expires_in_s\": 12.4"));
 }
 
+// The control loop's last decision: a line under its GPU and a "loop" object;
+// where it does not run, no line and null.
+TEST(StatusFormat, TheLoopsDecisionIsALineUnderItsGpu) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<wire::JobState>> none;
+  const auto loop = wire::CreateLoopStateDirect(fbb, "hold: calming", 0.642, 0.7, 0.8);
+  std::vector<flatbuffers::Offset<wire::GpuState>> gpus = {
+      wire::CreateGpuStateDirect(fbb, 0, "node-a", "H200", "GPU", uint64_t{80} << 30, 0, &none,
+                                 false, -1, 0, -1, loop),
+      wire::CreateGpuStateDirect(fbb, 1, "node-a", "H200", "GPU", uint64_t{80} << 30, 0, &none)};
+  const auto snapshot = wire::CreateStateSnapshotDirect(fbb, 3, 0, "0.1.0", 5.0, &gpus);
+  fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, 1, wire::Payload::StateSnapshot,
+                                  snapshot.Union()));
+  const client::testing::Bytes bytes(fbb.GetBufferPointer(),
+                                     fbb.GetBufferPointer() + fbb.GetSize());
+  const std::string table = FormatStatusTable(SnapshotOf(bytes));
+  EXPECT_THAT(table, HasSubstr("node-a:0 H200  busy 0%  memory 0 B of 80.0 GiB  0 jobs\n"
+                               "  loop: hold: calming; worst guaranteed job at 0.64 of its target "
+                               "(raises after a calm run under 0.70, aiming at 0.80)\n"));
+  EXPECT_THAT(table, HasSubstr("node-a:1 H200  busy 0%  memory 0 B of 80.0 GiB  0 jobs\n"));
+  EXPECT_EQ(table.find("loop:"), table.rfind("loop:"));
+  const std::string json = FormatStatusJson(SnapshotOf(bytes));
+  EXPECT_THAT(json, HasSubstr("\"loop\": {\n        \"action\": \"hold: calming\",\n"
+                              "        \"worst_ratio\": 0.642,\n        \"calm_below\": 0.7,\n"
+                              "        \"aim\": 0.8\n      }"));
+  EXPECT_THAT(json, HasSubstr("\"loop\": null"));
+}
+
 // A snapshot from a coordinator without reservations: an empty array, no line.
 TEST(StatusFormat, NoReservations) {
   const client::testing::Bytes bytes = EncodeSampleSnapshot();

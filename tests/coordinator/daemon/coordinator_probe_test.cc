@@ -7,8 +7,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <cstdio>
 #include <optional>
+#include <string>
 
+#include "absl/strings/str_format.h"
+
+#include "common/wire/wire_string.h"
 #include "coordinator/daemon/coordinator.h"
 #include "coordinator/policy/simple_placement.h"
 #include "coordinator/state/state_store.h"
@@ -126,6 +131,41 @@ TEST_F(ProbeTest, AGuaranteedJobThatNeverRanAloneIsProbedThenProtected) {
   EXPECT_FALSE(c_->jobs().at("filler").held);
   ASSERT_TRUE(guard().profile.slowdown().has_value());
   EXPECT_LT(*guard().profile.slowdown(), 0.2);
+}
+
+// The snapshot says what the loop last decided on the GPU: that the probe
+// holds the co-runners while it measures, then the controller's own step,
+// with the guard's ratio to its target and the band it is judged by.
+TEST_F(ProbeTest, TheSnapshotSaysWhatTheLoopLastDecided) {
+  auto loop = [&]() -> std::optional<std::string> {
+    const std::string bytes = c_->EncodeSnapshot(t_, kUnix + t_);
+    const ReceivedMessage m(bytes);
+    const w::GpuState* gpu = m.envelope()->payload_as_StateSnapshot()->gpus()->Get(0);
+    if (gpu->loop() == nullptr) return std::nullopt;
+    const w::LoopState& l = *gpu->loop();
+    return absl::StrFormat("%s %.2f %.2f %.2f", iashim::wire::StringOf(l.action()), l.worst_ratio(),
+                           l.calm_below(), l.aim());
+  };
+  EXPECT_EQ(loop(), std::nullopt);  // no tick yet
+  bool saw_probe = false;
+  while (t_ < 20 * kSecond && !saw_probe) {
+    Run(0.1);
+    saw_probe = loop().value_or("").rfind("probe holds", 0) == 0;
+  }
+  EXPECT_TRUE(saw_probe);
+  Run(12);
+  const std::optional<std::string> after = loop();
+  ASSERT_TRUE(after.has_value());
+  EXPECT_EQ(after->rfind("probe", 0), std::string::npos) << *after;
+  // The guard's worst ratio is known and the band's edges are ratios under 1.
+  float ratio = -1, calm = -1, aim = -1;
+  char action[64] = {};
+  ASSERT_EQ(std::sscanf(after->c_str(), "%63[^0-9-] %f %f %f", action, &ratio, &calm, &aim), 4)
+      << *after;
+  EXPECT_GE(ratio, 0);
+  EXPECT_GT(calm, 0);
+  EXPECT_LT(calm, aim);
+  EXPECT_LT(aim, 1);
 }
 
 TEST_F(ProbeTest, ACoRunnerThatIgnoresTheHoldIsReleasedOnTheDeadlineAndRetriedLater) {
