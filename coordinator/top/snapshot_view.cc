@@ -70,6 +70,10 @@ GpuView FromGpu(const wire::GpuState& g) {
   v.drained = g.drained();
   v.power_w = g.power_w();
   v.node_lost_s = g.node_lost_s();
+  if (const wire::LoopState* loop = g.loop(); loop != nullptr) {
+    v.loop = LoopView{wire::StringOf(loop->action()), loop->worst_ratio(), loop->calm_below(),
+                      loop->aim()};
+  }
   if (g.jobs() != nullptr) {
     v.jobs.reserve(g.jobs()->size());
     for (const wire::JobState* j : *g.jobs()) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,15 @@ struct ReservationView {
   double expires_in_s = 0;
 };
 
+// The control loop's last decision on a GPU (iashim status's `loop:` line):
+// why its opportunistic jobs' shares are where they are.
+struct LoopView {
+  std::string action;        // "raise", "hold: calming", ...
+  double worst_ratio = -1;   // worst guaranteed slowdown / its loop target; < 0: unknown
+  double calm_below = -1;    // raises after a calm run under this; < 0: not said
+  double aim = -1;           // where a raise aims; < 0: not said
+};
+
 struct GpuView {
   int id = 0;
   std::string host;
@@ -105,6 +115,8 @@ struct GpuView {
   std::vector<std::string> gangs_listed_elsewhere;
   // Dry runs' placements that hold this GPU (each gang's on every GPU of it).
   std::vector<ReservationView> reservations;
+  // Where the control loop runs (an opportunistic job here).
+  std::optional<LoopView> loop;
 
   // The snapshot carries no per-GPU used memory: it is what its jobs hold.
   uint64_t MemUsed() const;

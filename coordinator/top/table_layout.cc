@@ -260,6 +260,21 @@ std::string ReservationLine(const GpuView& g) {
                       one ? " on its way: " : " on their way: ", absl::StrJoin(notes, "; "));
 }
 
+// "  loop: hold: calming, worst 0.64 of target (raise under 0.70, aim 0.80)":
+// the control loop's last decision here.
+std::string LoopLine(const LoopView& loop) {
+  auto known = [](double v) { return std::isfinite(v) && v >= 0; };
+  std::string line = absl::StrCat("  loop: ", Printable(loop.action));
+  if (known(loop.worst_ratio)) {
+    absl::StrAppend(&line, absl::StrFormat(", worst %.2f of target", loop.worst_ratio));
+  }
+  if (known(loop.calm_below) && known(loop.aim)) {
+    absl::StrAppend(&line,
+                    absl::StrFormat(" (raise under %.2f, aim %.2f)", loop.calm_below, loop.aim));
+  }
+  return line;
+}
+
 std::vector<Line> Body(const LayoutInput& in, const std::vector<PlacedColumn>& columns) {
   std::vector<Line> body;
   const size_t width = static_cast<size_t>(in.width);
@@ -285,6 +300,7 @@ std::vector<Line> Body(const LayoutInput& in, const std::vector<PlacedColumn>& c
     if (!g.reservations.empty()) {
       body.push_back({LineStyle::kNote, Truncate(ReservationLine(g), width)});
     }
+    if (g.loop) body.push_back({LineStyle::kNote, Truncate(LoopLine(*g.loop), width)});
     if (g.jobs.empty()) {
       const std::string note =
           !g.gangs_listed_elsewhere.empty()

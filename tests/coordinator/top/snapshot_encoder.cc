@@ -44,9 +44,14 @@ std::vector<uint8_t> EncodeSnapshot(const ClusterView& view, uint16_t version) {
           -1.0, gang.empty() ? nullptr : &gang, ranks.empty() ? nullptr : &ranks,
           /*lost=*/false, j.run_slowdown));
     }
+    flatbuffers::Offset<wire::LoopState> loop;
+    if (g.loop) {
+      loop = wire::CreateLoopStateDirect(fbb, g.loop->action.c_str(), g.loop->worst_ratio,
+                                         g.loop->calm_below, g.loop->aim);
+    }
     gpus.push_back(wire::CreateGpuStateDirect(fbb, g.id, g.host.c_str(), g.name.c_str(),
                                               g.uuid.c_str(), g.memory_bytes, g.busy, &jobs,
-                                              g.drained));
+                                              g.drained, g.power_w, -1, g.node_lost_s, loop));
   }
   // Each reservation once, from the first GPU it holds (the view lists a
   // gang's on every GPU of it).

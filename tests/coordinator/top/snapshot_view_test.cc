@@ -104,6 +104,24 @@ TEST(DecodeMessage, ReservationsGoToTheGpusTheyHold) {
   EXPECT_TRUE(got.gpus[2].reservations.empty());  // node-b's GPU 1
 }
 
+// The control loop's last decision goes with its GPU; a GPU without one has none.
+TEST(DecodeMessage, TheLoopsDecisionGoesWithItsGpu) {
+  ClusterView sent = SampleCluster();
+  GpuView idle = sent.gpus[0];
+  idle.id = 1;
+  sent.gpus[0].loop = LoopView{"hold: calming", 0.64, 0.7, 0.8};
+  sent.gpus.push_back(idle);
+  const std::vector<uint8_t> bytes = EncodeSnapshot(sent);
+  ClusterView got;
+  ASSERT_EQ(DecodeMessage(bytes.data(), bytes.size(), &got), DecodeStatus::kOk);
+  ASSERT_TRUE(got.gpus[0].loop.has_value());
+  EXPECT_EQ(got.gpus[0].loop->action, "hold: calming");
+  EXPECT_DOUBLE_EQ(got.gpus[0].loop->worst_ratio, 0.64);
+  EXPECT_DOUBLE_EQ(got.gpus[0].loop->calm_below, 0.7);
+  EXPECT_DOUBLE_EQ(got.gpus[0].loop->aim, 0.8);
+  EXPECT_FALSE(got.gpus[1].loop.has_value());
+}
+
 TEST(DecodeMessage, AbsentFieldsReadAsEmptyOrDefault) {
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<wire::JobState>> jobs = {wire::JobStateBuilder(fbb).Finish()};

@@ -108,6 +108,24 @@ TEST(LayOut, ReservationsShowUnderTheirGpu) {
             "  reserved for a job on its way: guar resnet50 16.0 GiB (28s left)");
 }
 
+// The control loop's last decision is a note under its GPU, after any
+// reservations; unknown figures are left out.
+TEST(LayOut, TheLoopsDecisionShowsUnderItsGpu) {
+  ClusterView view = SampleCluster();
+  view.gpus[0].loop = LoopView{"hold: calming", 0.642, 0.7, 0.8};
+  Layout layout = LayOut(Input(&view, 120));
+  EXPECT_EQ(layout.lines[2].style, LineStyle::kGpu);
+  EXPECT_EQ(layout.lines[3].style, LineStyle::kNote);
+  EXPECT_EQ(layout.lines[3].text,
+            "  loop: hold: calming, worst 0.64 of target (raise under 0.70, aim 0.80)");
+  EXPECT_EQ(JobRows(layout).size(), 3u);
+  ExpectFits(LayOut(Input(&view, 40)), 40, 24);
+
+  view.gpus[0].loop = LoopView{"hold: slowdown unknown", -1, 0.5, 0.85};
+  EXPECT_EQ(LayOut(Input(&view, 120)).lines[3].text,
+            "  loop: hold: slowdown unknown (raise under 0.50, aim 0.85)");
+}
+
 TEST(LayOut, AGangIsOneRowWithItsGpusRanksAndSlowestRate) {
   ClusterView view;
   GpuView g0, g1;
