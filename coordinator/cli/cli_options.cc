@@ -451,9 +451,10 @@ std::string Usage(std::string_view topic) {
            placement +
            "  --dry-run               only ask where the job would go: the coordinator\n"
            "                          registers nothing and hands out no token; the\n"
-           "                          answer says dry_run: true. Without --gpu, a\n"
-           "                          placed answer's GPUs are held for the job for a\n"
-           "                          while (the coordinator's --reservation-ttl-s)\n" +
+           "                          answer says dry_run: true. Without --gpu, it\n"
+           "                          may go to any node of the cluster, and a placed\n"
+           "                          answer's GPUs are held for the job for a while\n"
+           "                          (the coordinator's --reservation-ttl-s)\n" +
            common +
            "\n"
            "Exit status: 0 placed, 1 refused, 2 bad command line, 3 queued (no GPU fits\n"

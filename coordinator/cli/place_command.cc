@@ -18,8 +18,12 @@
 namespace iashim::cli {
 
 int PlaceCommand(const CliOptions& options) {
-  const std::vector<uint8_t> request =
-      client::EncodePlaceRequest(options.placement, client::HostName(), /*command=*/"", getpid());
+  // A dry run without --gpu asks where in the cluster the job would go (what
+  // job_submit.lua binds a job to, from slurmctld's host, which may itself be
+  // one of the GPU nodes): no host. Anything else is about this node.
+  const bool anywhere = options.placement.dry_run && options.placement.gpu < 0;
+  const std::vector<uint8_t> request = client::EncodePlaceRequest(
+      options.placement, anywhere ? std::string() : client::HostName(), /*command=*/"", getpid());
   CatchInterrupt();
   const client::RequestResult result = AskCoordinator(options, request, wire::Payload::PlaceReply);
   if (const std::optional<int> exit = FailedRequestExit(options, result)) return *exit;

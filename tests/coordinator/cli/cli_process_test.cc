@@ -350,6 +350,16 @@ TEST_F(CliProcessTest, PlaceOutcomes) {
               "share: 0.5\nmem_limit: 17179869184 (16.0 GiB)\n");
     ASSERT_EQ(fake.requests().size(), 1u);
     EXPECT_TRUE(fake.requests()[0].dry_run);
+    // Where in the cluster, not on this node: no host.
+    EXPECT_EQ(fake.requests()[0].host, "");
+  }
+  {
+    // A dry run about a GPU is about this node's.
+    FakeCoordinator fake(Always({testing::EncodePlaceReply(dry)}));
+    const ChildResult r = Cli({"place", "--coordinator", fake.endpoint(), "--dry-run", "--gpu", "1"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_EQ(fake.requests().size(), 1u);
+    EXPECT_FALSE(fake.requests()[0].host.empty());
   }
   const ChildResult none =
       Cli({"place", "--coordinator", "ipc://" + dir_.path() + "/nobody", "--timeout-s", "0.2"});
