@@ -6,10 +6,10 @@
 #include "absl/strings/str_format.h"
 
 namespace iashim::top {
-namespace {
 
-// "Unknown" on the wire is a negative number (or, from a buggy sender, NaN).
 bool Known(double v) { return std::isfinite(v) && v >= 0; }
+
+namespace {
 
 // The power of 1024 to show `max_bytes` in: the largest whose value, rounded
 // to one decimal, stays below 1024 (so 1023.97 KiB shows as 1.0 MiB, not as

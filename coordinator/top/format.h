@@ -12,6 +12,10 @@
 
 namespace iashim::top {
 
+// Whether a figure from the wire is known: "unknown" is a negative number
+// (or, from a buggy sender, NaN).
+bool Known(double v);
+
 // An age in at most 5 characters: "0.3s", "9.9s", "42s", "12m", "3h", "2d".
 std::string FormatAge(double seconds);
 

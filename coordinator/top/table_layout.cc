@@ -174,12 +174,9 @@ std::string HeaderLine(const std::vector<PlacedColumn>& columns, const SortState
 
 std::string GpuLine(const GpuView& g, int width) {
   const std::string left = absl::StrCat(Printable(g.host), ":", g.id, " ", Printable(g.name));
-  const std::string busy = std::isfinite(g.busy) && g.busy >= 0
-                               ? absl::StrFormat("%.0f%%", std::min(g.busy, 1.0) * 100)
-                               : "-";
-  const std::string power = std::isfinite(g.power_w) && g.power_w >= 0
-                                ? absl::StrFormat("  %.0f W", g.power_w)
-                                : "";
+  const std::string busy =
+      Known(g.busy) ? absl::StrFormat("%.0f%%", std::min(g.busy, 1.0) * 100) : "-";
+  const std::string power = Known(g.power_w) ? absl::StrFormat("  %.0f W", g.power_w) : "";
   std::string right = absl::StrCat(g.node_lost_s >= 0 ? "NODE LOST  " : "",
                                    g.drained ? "DRAINED  " : "", "busy ", busy, power, "  mem ",
                                    FormatBytesPair(g.MemUsed(), g.memory_bytes), "  ",
@@ -263,12 +260,11 @@ std::string ReservationLine(const GpuView& g) {
 // "  loop: hold: calming, worst 0.64 of target (raise under 0.70, aim 0.80)":
 // the control loop's last decision here.
 std::string LoopLine(const LoopView& loop) {
-  auto known = [](double v) { return std::isfinite(v) && v >= 0; };
   std::string line = absl::StrCat("  loop: ", Printable(loop.action));
-  if (known(loop.worst_ratio)) {
+  if (Known(loop.worst_ratio)) {
     absl::StrAppend(&line, absl::StrFormat(", worst %.2f of target", loop.worst_ratio));
   }
-  if (known(loop.calm_below) && known(loop.aim)) {
+  if (Known(loop.calm_below) && Known(loop.aim)) {
     absl::StrAppend(&line,
                     absl::StrFormat(" (raise under %.2f, aim %.2f)", loop.calm_below, loop.aim));
   }
