@@ -2,49 +2,31 @@
 
 #include <dlfcn.h>
 
+#include <iterator>
+#include <type_traits>
+
 namespace iashim::nvml {
 namespace {
 
-template <typename Fn>
-void Resolve(void* handle, Entry entry, Fn* out) {
-  *out = reinterpret_cast<Fn>(::dlsym(handle, EntryName(entry)));
-}
-
-bool Has(const Api& api, Entry entry) {
-  switch (entry) {
-    case Entry::kInit: return api.init != nullptr;
-    case Entry::kShutdown: return api.shutdown != nullptr;
-    case Entry::kErrorString: return api.error_string != nullptr;
-    case Entry::kDeviceCount: return api.device_count != nullptr;
-    case Entry::kDeviceHandle: return api.device_handle != nullptr;
-    case Entry::kDeviceName: return api.device_name != nullptr;
-    case Entry::kDeviceUuid: return api.device_uuid != nullptr;
-    case Entry::kMemoryInfo: return api.memory_info != nullptr;
-    case Entry::kProcessUtilization: return api.process_utilization != nullptr;
-    case Entry::kRunningProcesses: return api.running_processes != nullptr;
-    case Entry::kTotalEnergy: return api.total_energy != nullptr;
-  }
-  return false;
-}
+// By Entry.
+constexpr const char* kEntryNames[] = {
+    "nvmlInit_v2",
+    "nvmlShutdown",
+    "nvmlErrorString",
+    "nvmlDeviceGetCount_v2",
+    "nvmlDeviceGetHandleByIndex_v2",
+    "nvmlDeviceGetName",
+    "nvmlDeviceGetUUID",
+    "nvmlDeviceGetMemoryInfo",
+    "nvmlDeviceGetProcessUtilization",
+    "nvmlDeviceGetComputeRunningProcesses",
+    "nvmlDeviceGetTotalEnergyConsumption",
+};
+static_assert(std::size(kEntryNames) == kEntries, "a name for every Entry");
 
 }  // namespace
 
-const char* EntryName(Entry entry) {
-  switch (entry) {
-    case Entry::kInit: return "nvmlInit_v2";
-    case Entry::kShutdown: return "nvmlShutdown";
-    case Entry::kErrorString: return "nvmlErrorString";
-    case Entry::kDeviceCount: return "nvmlDeviceGetCount_v2";
-    case Entry::kDeviceHandle: return "nvmlDeviceGetHandleByIndex_v2";
-    case Entry::kDeviceName: return "nvmlDeviceGetName";
-    case Entry::kDeviceUuid: return "nvmlDeviceGetUUID";
-    case Entry::kMemoryInfo: return "nvmlDeviceGetMemoryInfo";
-    case Entry::kProcessUtilization: return "nvmlDeviceGetProcessUtilization";
-    case Entry::kRunningProcesses: return "nvmlDeviceGetComputeRunningProcesses";
-    case Entry::kTotalEnergy: return "nvmlDeviceGetTotalEnergyConsumption";
-  }
-  return "?";
-}
+const char* EntryName(Entry entry) { return kEntryNames[static_cast<size_t>(entry)]; }
 
 std::unique_ptr<Library> Library::Open(const std::string& soname, std::string* error) {
   ::dlerror();
@@ -58,17 +40,22 @@ std::unique_ptr<Library> Library::Open(const std::string& soname, std::string* e
 }
 
 Library::Library(void* handle) : handle_(handle) {
-  Resolve(handle, Entry::kInit, &api_.init);
-  Resolve(handle, Entry::kShutdown, &api_.shutdown);
-  Resolve(handle, Entry::kErrorString, &api_.error_string);
-  Resolve(handle, Entry::kDeviceCount, &api_.device_count);
-  Resolve(handle, Entry::kDeviceHandle, &api_.device_handle);
-  Resolve(handle, Entry::kDeviceName, &api_.device_name);
-  Resolve(handle, Entry::kDeviceUuid, &api_.device_uuid);
-  Resolve(handle, Entry::kMemoryInfo, &api_.memory_info);
-  Resolve(handle, Entry::kProcessUtilization, &api_.process_utilization);
-  Resolve(handle, Entry::kRunningProcesses, &api_.running_processes);
-  Resolve(handle, Entry::kTotalEnergy, &api_.total_energy);
+  for (size_t i = 0; i < kEntries; ++i) symbols_[i] = ::dlsym(handle, kEntryNames[i]);
+  auto as = [this](Entry entry, auto* field) {
+    *field = reinterpret_cast<std::remove_pointer_t<decltype(field)>>(
+        symbols_[static_cast<size_t>(entry)]);
+  };
+  as(Entry::kInit, &api_.init);
+  as(Entry::kShutdown, &api_.shutdown);
+  as(Entry::kErrorString, &api_.error_string);
+  as(Entry::kDeviceCount, &api_.device_count);
+  as(Entry::kDeviceHandle, &api_.device_handle);
+  as(Entry::kDeviceName, &api_.device_name);
+  as(Entry::kDeviceUuid, &api_.device_uuid);
+  as(Entry::kMemoryInfo, &api_.memory_info);
+  as(Entry::kProcessUtilization, &api_.process_utilization);
+  as(Entry::kRunningProcesses, &api_.running_processes);
+  as(Entry::kTotalEnergy, &api_.total_energy);
 }
 
 Library::~Library() {
@@ -77,7 +64,7 @@ Library::~Library() {
 
 const char* Library::FirstMissing(std::initializer_list<Entry> needed) const {
   for (Entry entry : needed) {
-    if (!Has(api_, entry)) return EntryName(entry);
+    if (symbols_[static_cast<size_t>(entry)] == nullptr) return EntryName(entry);
   }
   return nullptr;
 }

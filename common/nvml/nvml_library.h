@@ -9,6 +9,7 @@
 #ifndef IASHIM_COMMON_NVML_NVML_LIBRARY_H_
 #define IASHIM_COMMON_NVML_NVML_LIBRARY_H_
 
+#include <cstddef>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -70,6 +71,7 @@ enum class Entry {
   kRunningProcesses,
   kTotalEnergy,
 };
+inline constexpr size_t kEntries = static_cast<size_t>(Entry::kTotalEnergy) + 1;
 const char* EntryName(Entry entry);  // "nvmlInit_v2", ...
 
 class Library {
@@ -96,6 +98,7 @@ class Library {
   explicit Library(void* handle);
 
   void* handle_;
+  void* symbols_[kEntries];  // by Entry, null where the library lacks it
   Api api_;
   bool keep_loaded_ = false;
 };
