@@ -10,6 +10,9 @@
 
 #include "tests/simgpu/test_env.h"
 #include "tests/libiashim/interposition/shim_test_support.h"
+// After the support header, which includes cuda.h with __CUDA_API_VERSION_INTERNAL (the
+// _ptsz and unversioned entry points these tests call).
+#include "tests/simgpu/array_descriptor.h"
 
 namespace {
 
@@ -166,14 +169,9 @@ TEST_F(QuotaTest, VirtualMemoryHandlesCount) {
   EXPECT_CU(cuMemRelease(h1));
 }
 
-// 2048 x 2048 float4 texels: 64 MiB, exactly the quota.
+// float4 texels (2048 x 2048: 64 MiB, exactly the quota).
 CUDA_ARRAY_DESCRIPTOR Float4Array(size_t width, size_t height) {
-  CUDA_ARRAY_DESCRIPTOR d{};
-  d.Width = width;
-  d.Height = height;
-  d.Format = CU_AD_FORMAT_FLOAT;
-  d.NumChannels = 4;
-  return d;
+  return iashim_test::Desc2D(width, height, CU_AD_FORMAT_FLOAT, 4);
 }
 
 TEST_F(QuotaTest, ArraysCountTheirTexels) {

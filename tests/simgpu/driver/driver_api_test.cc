@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/simgpu/array_descriptor.h"
 #include "tests/simgpu/test_env.h"
 
 // Per-thread-stream variants, declared by cuda.h only for other build modes.
@@ -255,17 +256,6 @@ TEST_F(DriverApiTest, ContextsCreatePushPop) {
 // The driver frees a context's memory with it: a created context's when it is
 // destroyed, the primary context's when it is reset or released for the last
 // time. (What the shim's memory ledger follows, libiashim/src/hooks_context.cc.)
-// A 2D array's descriptor (CUDA_ARRAY_DESCRIPTOR or CUDA_ARRAY3D_DESCRIPTOR).
-template <typename Descriptor>
-Descriptor OneChannel(size_t width, size_t height, CUarray_format format) {
-  Descriptor d{};
-  d.Width = width;
-  d.Height = height;
-  d.Format = format;
-  d.NumChannels = 1;
-  return d;
-}
-
 TEST_F(DriverApiTest, AContextsMemoryGoesWithIt) {
   constexpr size_t kBytes = size_t(64) << 20;
   size_t before = 0, now = 0, total = 0;
@@ -276,7 +266,7 @@ TEST_F(DriverApiTest, AContextsMemoryGoesWithIt) {
   ASSERT_CU(cuCtxCreate(&own, nullptr, 0, 0));
   ASSERT_CU(cuMemAlloc(&p, kBytes));
   // Arrays too: 4096 x 4096 single-byte texels, 16 MiB.
-  const auto desc = OneChannel<CUDA_ARRAY_DESCRIPTOR>(4096, 4096, CU_AD_FORMAT_UNSIGNED_INT8);
+  const auto desc = iashim_test::Desc2D(4096, 4096, CU_AD_FORMAT_UNSIGNED_INT8, 1);
   CUarray array = nullptr;
   ASSERT_CU(cuArrayCreate(&array, &desc));
   ASSERT_CU(cuMemGetInfo(&now, &total));
@@ -289,7 +279,7 @@ TEST_F(DriverApiTest, AContextsMemoryGoesWithIt) {
   EXPECT_EQ(cuArrayDestroy(array), CUDA_ERROR_INVALID_HANDLE);  // so did the array's memory
 
   ASSERT_CU(cuMemAlloc(&p, kBytes));
-  const auto mip_desc = OneChannel<CUDA_ARRAY3D_DESCRIPTOR>(1024, 1024, CU_AD_FORMAT_FLOAT);
+  const auto mip_desc = iashim_test::Desc3D(1024, 1024, 0, CU_AD_FORMAT_FLOAT, 1);
   CUmipmappedArray mipmapped = nullptr;
   ASSERT_CU(cuMipmappedArrayCreate(&mipmapped, &mip_desc, 2));
   CUarray kept = nullptr;  // made and destroyed before the reset: given back once

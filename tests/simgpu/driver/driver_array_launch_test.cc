@@ -11,12 +11,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "tests/simgpu/array_descriptor.h"
 #include "tests/simgpu/driver/driver_test_support.h"
 
 // The legacy launch API is deprecated in cuda.h, and tested here on purpose.
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 namespace {
+
+using iashim_test::Desc3D;
 
 using simgpu_test::ExpectSpan;
 using simgpu_test::FreeBytes;
@@ -46,18 +49,6 @@ struct Array3DDescriptorV1 {
   unsigned NumChannels;
   unsigned Flags;
 };
-
-CUDA_ARRAY3D_DESCRIPTOR Desc3D(size_t w, size_t h, size_t d, CUarray_format format,
-                               unsigned channels, unsigned flags = 0) {
-  CUDA_ARRAY3D_DESCRIPTOR desc{};
-  desc.Width = w;
-  desc.Height = h;
-  desc.Depth = d;
-  desc.Format = format;
-  desc.NumChannels = channels;
-  desc.Flags = flags;
-  return desc;
-}
 
 // A graph allocation of `bytes` on device `device`.
 CUDA_MEM_ALLOC_NODE_PARAMS AllocParams(size_t bytes, int device = 0) {
