@@ -75,27 +75,24 @@ class FakeCoordinator {
   static inline uint64_t last_seq_ = 0;
 };
 
-// Waits (bounded by `limit`) until the shim's budget share is `share`;
-// returns how long that took, or `limit` if it never did.
-// The budget-change bound (200 ms) holds for the product, i.e. the normal
-// build. Sanitizer builds run the shim several times slower (TSan 5-15x) and
-// CTest runs two of them side by side on CI's 2 cores, so there the bound is
-// scaled: the test still shows the change is prompt, not just eventual.
-#if defined(IASHIM_SANITIZE_THREAD)
-constexpr int kBudgetChangeMs = 600;
-#elif defined(IASHIM_SANITIZE_ADDRESS)
-constexpr int kBudgetChangeMs = 400;
-#else
-constexpr int kBudgetChangeMs = 200;
-#endif
-
-std::chrono::milliseconds AwaitShare(double share, std::chrono::milliseconds limit) {
-  const auto start = Clock::now();
-  while (Clock::now() - start < limit) {
-    if (std::abs(Stats().budget_share - share) < 1e-9) break;
+// Waits (bounded) until the shim's budget share is `share`. How promptly a
+// budget arrives is a speed figure, measured by the load benchmark
+// (bench/load/README.md, budget delivery latency), not asserted here.
+bool AwaitShare(double share) {
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  while (std::abs(Stats().budget_share - share) >= 1e-9 && Clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+  return std::abs(Stats().budget_share - share) < 1e-9;
+}
+
+// Waits (bounded) until the shim has applied the budget numbered `seq`.
+bool AwaitBudgetSeq(uint64_t seq) {
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  while (Stats().budget_seq != seq && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return Stats().budget_seq == seq;
 }
 
 // Waits (bounded) until the shim's in-flight cap is `cap`.
@@ -139,7 +136,7 @@ class GateTest : public iashim_test::ShimTest {
   CUstream stream_ = nullptr;
 };
 
-TEST_F(GateTest, CoordinatorBudgetThrottlesTakesEffectQuicklyAndExpires) {
+TEST_F(GateTest, CoordinatorBudgetThrottlesAndExpires) {
   FakeCoordinator coordinator;
   // Anything launched makes the shim start and say Hello.
   ASSERT_CU(cuLaunchKernel(k0_, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr));
@@ -157,8 +154,7 @@ TEST_F(GateTest, CoordinatorBudgetThrottlesTakesEffectQuicklyAndExpires) {
   }
 
   coordinator.SendBudget(/*share=*/0.25, 0, /*ttl_ms=*/0);
-  EXPECT_LE(AwaitShare(0.25, std::chrono::seconds(5)).count(), kBudgetChangeMs)
-      << "budget change too slow";
+  ASSERT_TRUE(AwaitShare(0.25)) << "the budget never took effect";
   const double throttled = GpuFraction(1.0);
   EXPECT_NEAR(throttled, 0.25, 0.07) << "unthrottled " << unthrottled;
   EXPECT_GT(Stats().held_launches, 0u);
@@ -166,12 +162,13 @@ TEST_F(GateTest, CoordinatorBudgetThrottlesTakesEffectQuicklyAndExpires) {
   // An older Budget is ignored; garbage is dropped and changes nothing.
   coordinator.SendBudgetWithSeq(/*seq=*/0, 0.9, 0, 0);
   coordinator.SendGarbage();
-  const uint64_t seq = coordinator.SendBudget(/*share=*/0.5, 0, /*ttl_ms=*/400);
-  EXPECT_LE(AwaitShare(0.5, std::chrono::seconds(5)).count(), kBudgetChangeMs);
-  EXPECT_EQ(Stats().budget_seq, seq);
-  // ... and expires back to unthrottled.
-  AwaitShare(1.0, std::chrono::seconds(5));
-  EXPECT_EQ(Stats().budget_share, 1.0);
+  const uint64_t seq = coordinator.SendBudget(/*share=*/0.5, 0, /*ttl_ms=*/0);
+  ASSERT_TRUE(AwaitBudgetSeq(seq));
+  EXPECT_EQ(Stats().budget_share, 0.5);
+  // A budget with a lifetime is applied, then expires back to unthrottled.
+  const uint64_t expiring = coordinator.SendBudget(/*share=*/0.5, 0, /*ttl_ms=*/400);
+  ASSERT_TRUE(AwaitBudgetSeq(expiring));
+  EXPECT_TRUE(AwaitShare(1.0)) << "the budget never expired";
   const double after = GpuFraction(0.5);
   EXPECT_GT(after, 0.8 * unthrottled);
 }
@@ -222,7 +219,7 @@ TEST_F(GateTest, InflightCapHoldsLegacyLaunchesToo) {
   for (CUstream& x : s) EXPECT_CU(cuStreamDestroy_v2(x));
   EXPECT_CU(cuEventDestroy_v2(first_done));
   coordinator.SendBudget(1.0, 0, 0);
-  AwaitShare(1.0, std::chrono::seconds(5));
+  EXPECT_TRUE(AwaitShare(1.0));
 }
 
 // A stream synchronised by one thread while another thread's launch on it is
@@ -233,7 +230,7 @@ TEST_F(GateTest, SynchronisingWhileLaunchesAreHeldDoesNotDeadlock) {
   ASSERT_TRUE(coordinator.AwaitShim());
   GpuFraction(0.2);  // learn k2ms's cost
   coordinator.SendBudget(/*share=*/0.05, 0, 0);
-  ASSERT_LE(AwaitShare(0.05, std::chrono::seconds(5)).count(), 5000);
+  ASSERT_TRUE(AwaitShare(0.05));
   std::atomic<bool> done{false};
   std::thread launcher([&] {
     ASSERT_CU(cuCtxSetCurrent(ctx_));
@@ -247,7 +244,7 @@ TEST_F(GateTest, SynchronisingWhileLaunchesAreHeldDoesNotDeadlock) {
   launcher.join();
   EXPECT_TRUE(done);
   coordinator.SendBudget(1.0, 0, 0);
-  AwaitShare(1.0, std::chrono::seconds(5));
+  EXPECT_TRUE(AwaitShare(1.0));
 }
 
 // Eight threads on four streams each, throttled, with stream priorities (run
@@ -257,7 +254,7 @@ TEST_F(GateTest, EightThreadsOnFourStreamsEachUnderABudget) {
   ASSERT_CU(cuLaunchKernel(k0_, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr));
   ASSERT_TRUE(coordinator.AwaitShim());
   coordinator.SendBudget(/*share=*/0.5, /*max_inflight=*/16, 0);
-  ASSERT_LE(AwaitShare(0.5, std::chrono::seconds(5)).count(), 5000);
+  ASSERT_TRUE(AwaitShare(0.5));
   constexpr int kThreads = 8, kStreams = 4, kPerStream = 25;
   const iashim_stats before = Stats();
   std::vector<std::thread> threads;
@@ -283,7 +280,7 @@ TEST_F(GateTest, EightThreadsOnFourStreamsEachUnderABudget) {
   const iashim_stats after = Stats();
   EXPECT_EQ(after.launches - before.launches, uint64_t(kThreads) * kStreams * kPerStream);
   coordinator.SendBudget(1.0, 0, 0);
-  AwaitShare(1.0, std::chrono::seconds(5));
+  EXPECT_TRUE(AwaitShare(1.0));
 }
 
 }  // namespace
