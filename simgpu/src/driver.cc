@@ -110,23 +110,40 @@ Context* Driver::NewContext(int ordinal, unsigned flags, CUresult* rc) {
   return ctx.release();
 }
 
+namespace {
+
+// Destroys the streams made in `ctx` (not its NULL stream), giving back their
+// slots on the shared device.
+void DestroyCreatedStreams(SharedDevice::Lock& lock, Context* ctx) {
+  std::lock_guard<std::mutex> guard(ctx->mu);
+  for (Stream* s : ctx->streams) {
+    AbortCapture(s);
+    ReleaseStream(lock.state(), s->slot);
+    s->magic = 0;
+    delete s;
+  }
+  ctx->streams.clear();
+}
+
+}  // namespace
+
 void Driver::DestroyContext(Context* ctx) {
   SyncContext(ctx);
   FreeContextMemory(ctx);
   {
     SharedDevice::Lock lock(*ctx->dev);
-    std::lock_guard<std::mutex> guard(ctx->mu);
-    for (Stream* s : ctx->streams) {
-      AbortCapture(s);
-      ReleaseStream(lock.state(), s->slot);
-      s->magic = 0;
-      delete s;
-    }
-    ctx->streams.clear();
+    DestroyCreatedStreams(lock, ctx);
     ReleaseStream(lock.state(), ctx->legacy.slot);
   }
   ctx->magic = 0;
   delete ctx;
+}
+
+void Driver::ResetPrimary(Context* ctx) {
+  SyncContext(ctx);
+  FreeContextMemory(ctx);
+  SharedDevice::Lock lock(*ctx->dev);
+  DestroyCreatedStreams(lock, ctx);
 }
 
 Context* Driver::Primary(int ordinal, CUresult* rc) {

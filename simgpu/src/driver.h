@@ -225,6 +225,11 @@ class Driver {
 
   Context* NewContext(int ordinal, unsigned flags, CUresult* rc);
   void DestroyContext(Context* ctx);
+  // What the primary context's reset and its last release do: waits for its
+  // work, frees its memory (FreeContextMemory) and destroys the streams made
+  // in it, whose handles are then invalid. The context itself, its NULL
+  // stream and its modules stay: the next retain finds it as before.
+  void ResetPrimary(Context* ctx);
 
   // Device memory: real host address space, reserved lazily so large simulated
   // allocations cost no RAM until touched. Allocates on visible device

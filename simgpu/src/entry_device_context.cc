@@ -162,15 +162,11 @@ SIMGPU_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
   if (CUresult rc = CheckDevice(dev); rc != CUDA_SUCCESS) return rc;
   if (Driver::Get().primary_refs(dev) == 0) return CUDA_ERROR_INVALID_CONTEXT;
   Driver::Get().AdjustPrimaryRefs(dev, -1);
-  // The last release destroys the primary context: its memory goes with it.
-  // Its other state (streams, modules) stays, as it would be recreated
-  // identically by the next retain.
+  // The last release destroys the primary context: its memory and streams go
+  // with it (Driver::ResetPrimary).
   if (Driver::Get().primary_refs(dev) == 0) {
     CUresult rc;
-    if (Context* ctx = Driver::Get().Primary(dev, &rc)) {
-      simgpu::SyncContext(ctx);
-      Driver::Get().FreeContextMemory(ctx);
-    }
+    if (Context* ctx = Driver::Get().Primary(dev, &rc)) Driver::Get().ResetPrimary(ctx);
   }
   return CUDA_SUCCESS;
 }
@@ -201,12 +197,9 @@ SIMGPU_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev) {
   if (CUresult rc = CheckDevice(dev); rc != CUDA_SUCCESS) return rc;
   CUresult rc;
   Context* ctx = Driver::Get().Primary(dev, &rc);
-  if (ctx != nullptr) {
-    // "Destroys all allocations and resets all state on the primary context":
-    // the allocations go; the streams and modules simgpu keeps (see above).
-    simgpu::SyncContext(ctx);
-    Driver::Get().FreeContextMemory(ctx);
-  }
+  // "Destroys all allocations and resets all state on the primary context":
+  // the allocations and the streams go (modules simgpu keeps: see ResetPrimary).
+  if (ctx != nullptr) Driver::Get().ResetPrimary(ctx);
   return CUDA_SUCCESS;
 }
 

@@ -309,6 +309,32 @@ TEST_F(DriverApiTest, AContextsMemoryGoesWithIt) {
   EXPECT_CU(cuMemFree(p));
 }
 
+// The primary context's streams go with its reset and last release, and give
+// their slots on the device back: a job that resets its device and makes its
+// streams again, twice over, fits in the device's 512 stream slots.
+TEST_F(DriverApiTest, APrimaryContextsStreamsGoWithItsReset) {
+  constexpr int kStreams = 400;
+  for (int round = 0; round < 2; ++round) {
+    std::vector<CUstream> streams(kStreams);
+    for (CUstream& s : streams) {
+      ASSERT_CU(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING)) << "round " << round;
+    }
+    ASSERT_CU(Launch(k1_, streams.back()));
+    ASSERT_CU(cuDevicePrimaryCtxReset(0));
+    ASSERT_CU(cuModuleGetFunction(&k1_, module_, "k1ms"));  // the module stays
+  }
+  // The last release too (the suite holds the context once; retained again
+  // for the rest of the suite).
+  CUcontext again = nullptr;
+  std::vector<CUstream> streams(kStreams);
+  for (CUstream& s : streams) ASSERT_CU(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  ASSERT_CU(cuDevicePrimaryCtxRelease(0));
+  ASSERT_CU(cuDevicePrimaryCtxRetain(&again, 0));
+  EXPECT_EQ(again, ctx_);
+  for (CUstream& s : streams) ASSERT_CU(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+  for (CUstream s : streams) EXPECT_CU(cuStreamDestroy(s));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
