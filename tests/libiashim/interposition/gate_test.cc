@@ -75,33 +75,28 @@ class FakeCoordinator {
   static inline uint64_t last_seq_ = 0;
 };
 
-// Waits (bounded) until the shim's budget share is `share`. How promptly a
-// budget arrives is a speed figure, measured by the load benchmark
-// (bench/load/README.md, budget delivery latency), not asserted here.
+// Waits (bounded: 5 s) until `done()` holds for the shim's statistics, and
+// says whether it did. How promptly a budget arrives is a speed figure,
+// measured by the load benchmark (bench/load/README.md, budget delivery
+// latency), not asserted here.
+template <typename Done>
+bool Await(Done done) {
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  while (!done(Stats()) && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return done(Stats());
+}
+
 bool AwaitShare(double share) {
-  const auto deadline = Clock::now() + std::chrono::seconds(5);
-  while (std::abs(Stats().budget_share - share) >= 1e-9 && Clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return std::abs(Stats().budget_share - share) < 1e-9;
+  return Await([&](const iashim_stats& s) { return std::abs(s.budget_share - share) < 1e-9; });
 }
-
-// Waits (bounded) until the shim has applied the budget numbered `seq`.
+// The budget numbered `seq` has been applied.
 bool AwaitBudgetSeq(uint64_t seq) {
-  const auto deadline = Clock::now() + std::chrono::seconds(5);
-  while (Stats().budget_seq != seq && Clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return Stats().budget_seq == seq;
+  return Await([&](const iashim_stats& s) { return s.budget_seq == seq; });
 }
-
-// Waits (bounded) until the shim's in-flight cap is `cap`.
 bool AwaitMaxInflight(uint32_t cap) {
-  const auto start = Clock::now();
-  while (Stats().budget_max_inflight != cap && Clock::now() - start < std::chrono::seconds(5)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return Stats().budget_max_inflight == cap;
+  return Await([&](const iashim_stats& s) { return s.budget_max_inflight == cap; });
 }
 
 class GateTest : public iashim_test::ShimTest {
