@@ -1,6 +1,7 @@
 // harvest: how much of the GPU the coordinator's control loop hands an
 // opportunistic job next to a guaranteed one, against the best fixed share a
-// sweep finds for the same slowdown target.
+// sweep finds for the same slowdown target (the sweep's short windows find the
+// neighbourhood; the best is confirmed over the loop's own window length).
 #ifndef IASHIM_BENCH_GATE_HARVEST_MODE_H_
 #define IASHIM_BENCH_GATE_HARVEST_MODE_H_
 
