@@ -59,6 +59,17 @@ Measured Measure(const RunResult& r, double solo_guaranteed) {
 
 std::string Percent(double fraction) { return Fixed(100 * fraction, 1); }
 
+bool WithinTarget(const Measured& m) { return m.guaranteed_slowdown <= kHarvestTarget; }
+
+// The sweep's share (its index into kSweepShares) that gave the opportunistic
+// job the most it/s while the guaranteed job stayed within the target.
+using BestShare = std::optional<std::pair<size_t, Measured>>;
+void Consider(BestShare& best, size_t share, const Measured& m) {
+  if (WithinTarget(m) && (!best || m.opportunistic_it_s > best->second.opportunistic_it_s)) {
+    best = {{share, m}};
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> RunHarvestMode(const BenchContext& ctx,
@@ -84,48 +95,45 @@ absl::StatusOr<std::string> RunHarvestMode(const BenchContext& ctx,
     const double solo_g = solo[pair.first];
     const double solo_o = solo[pair.second];
     // One fixed share over `run_ctx`'s windows, a row of the sweep's table.
-    const auto measure_fixed = [&](const BenchContext& run_ctx, double share,
+    const auto measure_fixed = [&](const BenchContext& run_ctx, size_t share,
                                    const std::string& label) -> absl::StatusOr<Measured> {
       absl::StatusOr<RunResult> r =
           RunStep(run_ctx, absl::StrFormat("%s, fixed share %s", name, label),
-                  run_ctx.GuaranteedPair(pair, share));
+                  run_ctx.GuaranteedPair(pair, kSweepShares[share]));
       if (!r.ok()) return r.status();
       const Measured m = Measure(*r, solo_g);
       sweep.AddRow({name, label, Percent(m.guaranteed_slowdown), Fixed(m.opportunistic_it_s, 2),
                     Fixed(Ratio(m.opportunistic_it_s, solo_o), 3), Percent(m.opportunistic_gpu)});
       return m;
     };
-    std::optional<size_t> coarse;  // index of the best share over the sweep's short windows
-    double coarse_it_s = 0;
+    BestShare coarse;  // over the sweep's short windows
     for (size_t i = 0; i < std::size(kSweepShares); ++i) {
-      absl::StatusOr<Measured> m = measure_fixed(ctx, kSweepShares[i],
-                                                 absl::StrFormat("%g", kSweepShares[i]));
+      absl::StatusOr<Measured> m = measure_fixed(ctx, i, absl::StrFormat("%g", kSweepShares[i]));
       if (!m.ok()) return m.status();
-      if (m->guaranteed_slowdown <= kHarvestTarget && (!coarse || m->opportunistic_it_s > coarse_it_s)) {
-        coarse = i;
-        coarse_it_s = m->opportunistic_it_s;
-      }
+      Consider(coarse, i, *m);
     }
     // The short windows find the neighbourhood; the yardstick is measured over
     // the control loop's own window length: the coarse best share and the next
     // one up, and the next one down if the best is over the target there. One
     // lucky short window (the slowdown of a job with millisecond iterations
     // moves by a point or two between 4 s windows) must not set it.
-    std::optional<std::pair<double, Measured>> best;
+    BestShare best;
+    const auto confirm = [&](size_t i) -> absl::StatusOr<bool> {  // whether i held the target
+      absl::StatusOr<Measured> m = measure_fixed(
+          confirm_ctx, i, absl::StrFormat("%g (%g s)", kSweepShares[i], controlled.window_s));
+      if (!m.ok()) return m.status();
+      Consider(best, i, *m);
+      return WithinTarget(*m);
+    };
     if (coarse) {
-      const std::string long_label = absl::StrFormat(" (%g s)", controlled.window_s);
-      std::vector<size_t> candidates = {*coarse};
-      if (*coarse + 1 < std::size(kSweepShares)) candidates.push_back(*coarse + 1);
-      for (size_t k = 0; k < candidates.size(); ++k) {
-        const double share = kSweepShares[candidates[k]];
-        absl::StatusOr<Measured> m =
-            measure_fixed(confirm_ctx, share, absl::StrFormat("%g", share) + long_label);
-        if (!m.ok()) return m.status();
-        const bool within = m->guaranteed_slowdown <= kHarvestTarget;
-        if (within && (!best || m->opportunistic_it_s > best->second.opportunistic_it_s)) {
-          best = {share, *m};
-        }
-        if (!within && candidates[k] == *coarse && *coarse > 0) candidates.push_back(*coarse - 1);
+      const size_t at = coarse->first;
+      absl::StatusOr<bool> held = confirm(at);
+      if (!held.ok()) return held.status();
+      if (at + 1 < std::size(kSweepShares)) {
+        if (absl::StatusOr<bool> up = confirm(at + 1); !up.ok()) return up.status();
+      }
+      if (!*held && at > 0) {
+        if (absl::StatusOr<bool> down = confirm(at - 1); !down.ok()) return down.status();
       }
     }
 
@@ -153,7 +161,7 @@ absl::StatusOr<std::string> RunHarvestMode(const BenchContext& ctx,
     const Measured loop = Measure(*r, solo_g);
     const double best_o = best ? best->second.opportunistic_it_s : 0;
     result.AddRow(
-        {name, best ? absl::StrFormat("%g", best->first) : "none within target",
+        {name, best ? absl::StrFormat("%g", kSweepShares[best->first]) : "none within target",
          best ? Percent(best->second.guaranteed_slowdown) : "-",
          best ? Fixed(Ratio(best_o, solo_o), 3) : "-", Percent(loop.guaranteed_slowdown),
          Fixed(Ratio(loop.opportunistic_it_s, solo_o), 3), Percent(loop.opportunistic_gpu),
