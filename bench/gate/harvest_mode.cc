@@ -70,6 +70,15 @@ void Consider(BestShare& best, size_t share, const Measured& m) {
   }
 }
 
+// One fixed-share run, kept raw until the guaranteed job's solo speed is
+// final.
+struct FixedRun {
+  size_t share = 0;  // index into kSweepShares
+  std::string label;
+  bool confirmation = false;  // over the loop's window length
+  RunResult run;
+};
+
 }  // namespace
 
 absl::StatusOr<std::string> RunHarvestMode(const BenchContext& ctx,
@@ -82,7 +91,8 @@ absl::StatusOr<std::string> RunHarvestMode(const BenchContext& ctx,
 
   Table sweep({"pair (guaranteed+opportunistic)", "opp. share", "guaranteed slowdown %",
                "opportunistic it/s", "of solo", "opp. GPU time %"});
-  Table result({"pair (guaranteed+opportunistic)", "best fixed share", "guaranteed slowdown %",
+  Table result({"pair (guaranteed+opportunistic)", "guaranteed alone it/s, before / after",
+                "best fixed share (confirmed)", "guaranteed slowdown %",
                 "opp. of solo", "control loop: guaranteed slowdown %", "opp. of solo",
                 "opp. GPU time %", "harvest (of best fixed)"});
   BenchContext loop_ctx = ctx;
@@ -92,23 +102,41 @@ absl::StatusOr<std::string> RunHarvestMode(const BenchContext& ctx,
   confirm_ctx.timing.window_s = controlled.window_s;
   for (const ModelPair& pair : pairs) {
     const std::string name = absl::StrCat(pair.first, "+", pair.second);
-    const double solo_g = solo[pair.first];
     const double solo_o = solo[pair.second];
-    // One fixed share over `run_ctx`'s windows, a row of the sweep's table.
-    const auto measure_fixed = [&](const BenchContext& run_ctx, size_t share,
-                                   const std::string& label) -> absl::StatusOr<Measured> {
+    // The guaranteed job alone over the loop's window length, before the
+    // pair's runs and again after them: every slowdown below is taken against
+    // their mean. A single short solo window is not enough: a job with
+    // millisecond iterations on a busy host measured a few percent slow once
+    // shifts every slowdown of the pair by as much, and with it the yardstick.
+    const auto solo_guaranteed = [&](const std::string& when) -> absl::StatusOr<double> {
+      absl::StatusOr<RunResult> r =
+          RunStep(confirm_ctx, absl::StrFormat("%s alone (%g s, %s)", pair.first,
+                                               controlled.window_s, when),
+                  {ctx.Job(pair.first)});
+      if (!r.ok()) return r.status();
+      return r->jobs[0].iters_per_s;
+    };
+    absl::StatusOr<double> solo_before = solo_guaranteed("before");
+    if (!solo_before.ok()) return solo_before.status();
+
+    std::vector<FixedRun> fixed;
+    // One fixed share over `run_ctx`'s windows; the choices below are made
+    // against the solo speed measured before.
+    const auto run_fixed = [&](const BenchContext& run_ctx, size_t share,
+                               bool confirmation) -> absl::StatusOr<Measured> {
+      const std::string label =
+          confirmation ? absl::StrFormat("%g (%g s)", kSweepShares[share], controlled.window_s)
+                       : absl::StrFormat("%g", kSweepShares[share]);
       absl::StatusOr<RunResult> r =
           RunStep(run_ctx, absl::StrFormat("%s, fixed share %s", name, label),
                   run_ctx.GuaranteedPair(pair, kSweepShares[share]));
       if (!r.ok()) return r.status();
-      const Measured m = Measure(*r, solo_g);
-      sweep.AddRow({name, label, Percent(m.guaranteed_slowdown), Fixed(m.opportunistic_it_s, 2),
-                    Fixed(Ratio(m.opportunistic_it_s, solo_o), 3), Percent(m.opportunistic_gpu)});
-      return m;
+      fixed.push_back({share, label, confirmation, *r});
+      return Measure(*r, *solo_before);
     };
     BestShare coarse;  // over the sweep's short windows
     for (size_t i = 0; i < std::size(kSweepShares); ++i) {
-      absl::StatusOr<Measured> m = measure_fixed(ctx, i, absl::StrFormat("%g", kSweepShares[i]));
+      absl::StatusOr<Measured> m = run_fixed(ctx, i, /*confirmation=*/false);
       if (!m.ok()) return m.status();
       Consider(coarse, i, *m);
     }
@@ -117,23 +145,19 @@ absl::StatusOr<std::string> RunHarvestMode(const BenchContext& ctx,
     // one up, and the next one down if the best is over the target there. One
     // lucky short window (the slowdown of a job with millisecond iterations
     // moves by a point or two between 4 s windows) must not set it.
-    BestShare best;
-    const auto confirm = [&](size_t i) -> absl::StatusOr<bool> {  // whether i held the target
-      absl::StatusOr<Measured> m = measure_fixed(
-          confirm_ctx, i, absl::StrFormat("%g (%g s)", kSweepShares[i], controlled.window_s));
-      if (!m.ok()) return m.status();
-      Consider(best, i, *m);
-      return WithinTarget(*m);
-    };
     if (coarse) {
       const size_t at = coarse->first;
-      absl::StatusOr<bool> held = confirm(at);
+      absl::StatusOr<Measured> held = run_fixed(confirm_ctx, at, /*confirmation=*/true);
       if (!held.ok()) return held.status();
       if (at + 1 < std::size(kSweepShares)) {
-        if (absl::StatusOr<bool> up = confirm(at + 1); !up.ok()) return up.status();
+        if (absl::StatusOr<Measured> up = run_fixed(confirm_ctx, at + 1, true); !up.ok()) {
+          return up.status();
+        }
       }
-      if (!*held && at > 0) {
-        if (absl::StatusOr<bool> down = confirm(at - 1); !down.ok()) return down.status();
+      if (!WithinTarget(*held) && at > 0) {
+        if (absl::StatusOr<Measured> down = run_fixed(confirm_ctx, at - 1, true); !down.ok()) {
+          return down.status();
+        }
       }
     }
 
@@ -158,10 +182,24 @@ absl::StatusOr<std::string> RunHarvestMode(const BenchContext& ctx,
                                           controlled.settle_s, controlled.window_s),
                 jobs, coordinator);
     if (!r.ok()) return r.status();
+    absl::StatusOr<double> solo_after = solo_guaranteed("after");
+    if (!solo_after.ok()) return solo_after.status();
+
+    // Every figure against the mean of the two solo speeds; the yardstick is
+    // the best confirmed share by that measure.
+    const double solo_g = (*solo_before + *solo_after) / 2;
+    BestShare best;
+    for (const FixedRun& f : fixed) {
+      const Measured m = Measure(f.run, solo_g);
+      sweep.AddRow({name, f.label, Percent(m.guaranteed_slowdown), Fixed(m.opportunistic_it_s, 2),
+                    Fixed(Ratio(m.opportunistic_it_s, solo_o), 3), Percent(m.opportunistic_gpu)});
+      if (f.confirmation) Consider(best, f.share, m);
+    }
     const Measured loop = Measure(*r, solo_g);
     const double best_o = best ? best->second.opportunistic_it_s : 0;
     result.AddRow(
-        {name, best ? absl::StrFormat("%g", kSweepShares[best->first]) : "none within target",
+        {name, absl::StrFormat("%s / %s", Fixed(*solo_before, 1), Fixed(*solo_after, 1)),
+         best ? absl::StrFormat("%g", kSweepShares[best->first]) : "none within target",
          best ? Percent(best->second.guaranteed_slowdown) : "-",
          best ? Fixed(Ratio(best_o, solo_o), 3) : "-", Percent(loop.guaranteed_slowdown),
          Fixed(Ratio(loop.opportunistic_it_s, solo_o), 3), Percent(loop.opportunistic_gpu),
