@@ -8,19 +8,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "coordinator/policy/hash.h"
+#include "coordinator/policy/median.h"
 #include "coordinator/policy/pair_table.h"
 
 namespace iashim::policy {
 namespace {
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  const size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + mid, v.end());
-  if (v.size() % 2 == 1) return v[mid];
-  const double upper = v[mid];
-  return 0.5 * (upper + *std::max_element(v.begin(), v.begin() + mid));
-}
 
 PredictorScore Score(std::vector<double> errors) {
   PredictorScore s;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include "coordinator/policy/median.h"
+
 namespace iashim::policy {
 namespace {
 
@@ -14,14 +16,30 @@ void Push(std::deque<double>& samples, double v, size_t history) {
   while (samples.size() > std::max<size_t>(history, 1)) samples.pop_front();
 }
 
-double Median(const std::deque<double>& samples) {
-  std::vector<double> v(samples.begin(), samples.end());
-  const size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + mid, v.end());
-  if (v.size() % 2 == 1) return v[mid];
-  const double upper = v[mid];
-  const double lower = *std::max_element(v.begin(), v.begin() + mid);
-  return 0.5 * (lower + upper);
+// The mean of the samples near their median: within a quarter of it, or
+// within four robust standard deviations (1.4826 MAD) where the job's own
+// spread is wider. An event (a checkpoint, an evaluation pass, the end of
+// warm-up) moves a window by far more than that and is left out, as the
+// median would; the ordinary jitter of a busy host (a few windows a few
+// percent slow) is kept, as it is in the running speed the slowdown compares
+// with (an EWMA, a mean). The median alone sits below that mean when the
+// jitter is one-sided, and every slowdown then reads that much too high.
+double MeanNearMedian(const std::deque<double>& samples) {
+  const std::vector<double> v(samples.begin(), samples.end());
+  const double median = Median(v);
+  std::vector<double> deviation;
+  deviation.reserve(v.size());
+  for (double x : v) deviation.push_back(std::abs(x - median));
+  const double reach = std::max(0.25 * median, 4 * 1.4826 * Median(deviation));
+  double sum = 0;
+  int kept = 0;
+  for (double x : v) {
+    if (std::abs(x - median) <= reach) {
+      sum += x;
+      ++kept;
+    }
+  }
+  return sum / kept;  // the samples nearest the median are always within reach
 }
 
 }  // namespace
@@ -60,7 +78,7 @@ BaselineSource SoloBaseline::source() const {
 std::optional<double> SoloBaseline::Estimate(const std::deque<double>& samples,
                                              std::optional<double> seed) const {
   if (!samples.empty() && samples.size() >= std::max<size_t>(options_.min_windows, 1)) {
-    return Median(samples);
+    return MeanNearMedian(samples);
   }
   return seed;
 }
