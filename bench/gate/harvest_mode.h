@@ -2,6 +2,8 @@
 // opportunistic job next to a guaranteed one, against the best fixed share a
 // sweep finds for the same slowdown target (the sweep's short windows find the
 // neighbourhood; the best is confirmed over the loop's own window length).
+// Every slowdown is against the guaranteed job's solo speed measured over that
+// window length just before and just after the pair's runs.
 #ifndef IASHIM_BENCH_GATE_HARVEST_MODE_H_
 #define IASHIM_BENCH_GATE_HARVEST_MODE_H_
 
