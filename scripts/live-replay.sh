@@ -10,12 +10,12 @@
 # give where jobs interfere as a real V100 makes them (simulated only).
 #
 #   scripts/live-replay.sh --trace FILE [--jobs K] [--start N] [--time-scale X]
-#                          [--nodes N] [--guaranteed-every M] [--modes LIST]
+#                          [--nodes N] [--guaranteed-every M] [--max-gpus-per-job G] [--modes LIST]
 #                          [--max-minutes M] [--out DIR] [--build-dir DIR] [--sim-only]
 #
 #   --trace FILE          a Gavel-format trace (bench/data/gavel/msr-seed0/*.trace)
 #   --jobs K              jobs in the segment, 1..200 (default 40)
-#   --start N|auto        the segment starts at the trace's N-th one-GPU job;
+#   --start N|auto        the segment starts at the trace's N-th job of at most G GPUs;
 #                         auto (default): the first segment (at 0, K, 2K, ...)
 #                         loading the cluster to within a quarter of its GPUs
 #                         (scripts/replay/pick_segment.awk says why)
@@ -24,6 +24,8 @@
 #   --nodes N             compute nodes, 1..8 (default 3)
 #   --guaranteed-every M  every M-th job is guaranteed, the rest opportunistic;
 #                         0: none (default 4)
+#   --max-gpus-per-job G  jobs of up to G GPUs, 1..4 (a node's), are replayed
+#                         (default 4); larger ones are left out and counted
 #   --modes LIST          plain,iashim (default both, in that order)
 #   --max-minutes M       a mode still running after M minutes is cancelled and
 #                         reported as failed, 1..120 (default 12)
@@ -32,17 +34,22 @@
 #   --sim-only            the segment and iashim-clustersim only: no cluster,
 #                         no root (the live columns stay empty)
 #
-# Each job of the segment is one of the trace's one-GPU jobs (multi-GPU jobs
-# are left out and counted): its arrival and its length alone on a V100
-# (Gavel's steps / Gavel's solo throughput) divided by X, running the fake
-# job profile of its model family (scripts/replay/segment.awk) for as many
-# iterations as last that long alone on simgpu, so sharing lengthens it. Jobs
-# run as nobody. Writes to the out dir:
+# Each job of the segment is one of the trace's jobs of up to G GPUs (larger
+# ones are left out and counted: a node has 4): its arrival and its length
+# alone on its GPUs (Gavel's steps / Gavel's V100 throughput at its scale)
+# divided by X, running the fake job profile of its model family
+# (scripts/replay/segment.awk) for as many iterations as last that long alone
+# on simgpu, so sharing lengthens it. A job of k > 1 GPUs is a gang: one
+# Slurm step of k tasks (srun -n k --gres=gpu:k), each a data-parallel rank
+# (torchrun's variables from Slurm's), on whole GPUs in both modes, as
+# iashim-clustersim runs gangs (never sharing). Jobs run as nobody. Writes to
+# the out dir:
 #   jobs.tsv, segment.trace     the segment (segment.trace: for iashim-clustersim)
 #   simgpu-throughputs.json     simgpu's solo and pair steps/s (ground truth)
 #   sim/                        iashim-clustersim's output (exclusive, firstfit, iashim)
 #   sim-v100/                   the same with Gavel's measured V100 pairs as ground truth
-#   live-<mode>.tsv             per job: id priority arrival start end solo gpu
+#   live-<mode>.tsv             per job: id priority arrival start end solo gpus
+#                               (gpus: node:index[,index...])
 #   live-<mode>-logs/           each job's stdout and stderr, and sbatch's;
 #                               slurmctld.log (node choices, allocations)
 #   status-iashim/              `iashim status --json` every 5 s of the --iashim run
@@ -61,7 +68,7 @@ source scripts/cluster_common.sh
 # shellcheck source=replay/metrics.sh
 source scripts/replay/metrics.sh
 
-trace="" jobs=40 start=auto scale=auto nodes=3 every=4 modes=plain,iashim max_minutes=12 out="" build=""
+trace="" jobs=40 start=auto scale=auto nodes=3 every=4 max_gpus=4 modes=plain,iashim max_minutes=12 out="" build=""
 live=1
 need_value() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"; }
 while [[ $# -gt 0 ]]; do
@@ -73,11 +80,12 @@ while [[ $# -gt 0 ]]; do
     --time-scale) need_value "$@"; scale=$2 ;;
     --nodes) need_value "$@"; nodes=$2 ;;
     --guaranteed-every) need_value "$@"; every=$2 ;;
+    --max-gpus-per-job) need_value "$@"; max_gpus=$2 ;;
     --modes) need_value "$@"; modes=$2 ;;
     --max-minutes) need_value "$@"; max_minutes=$2 ;;
     --out) need_value "$@"; out=$2 ;;
     --build-dir) need_value "$@"; build=$2 ;;
-    -h|--help) sed -n '2,51p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,59p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
   shift 2
@@ -93,6 +101,7 @@ in_range --jobs "$jobs" 1 200
 [[ "$start" == auto ]] || in_range --start "$start" 0 1000000
 in_range --nodes "$nodes" 1 8
 in_range --guaranteed-every "$every" 0 1000
+in_range --max-gpus-per-job "$max_gpus" 1 4
 in_range --max-minutes "$max_minutes" 1 120
 if [[ "$scale" != auto ]] &&
    { [[ ! "$scale" =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! awk -v x="$scale" 'BEGIN { exit !(x >= 1 && x <= 1e7) }'; }; then
@@ -126,26 +135,30 @@ gpus=$((nodes * 4))
 models=$repo/bench/data/models
 "$build/bench/predict/iashim-simgpu-throughputs" --models "$models" --out "$out/simgpu-throughputs.json" ||
   die "iashim-simgpu-throughputs failed"
-# profile, its Gavel job type, simgpu's steps/s for it alone.
+# profile, its Gavel job type, GPUs, simgpu's steps/s for it alone on them.
 sed -n "s/^\([a-z0-9_]*\) ('\(.*\)', 1)\$/\1\t\2/p" "$models/gavel_map.txt" |
   while IFS=$'\t' read -r profile type; do
-    printf '%s\t%s\t%s\n' "$profile" "$type" \
-      "$(jq -r --arg k "('$type', 1)" '.v100[$k].null' "$out/simgpu-throughputs.json")"
+    for k in 1 2 4; do
+      rate=$(jq -r --arg k "('$type', $k)" '.v100[$k].null // empty' "$out/simgpu-throughputs.json")
+      [[ -z "$rate" ]] || printf '%s\t%s\t%s\t%s\n' "$profile" "$type" "$k" "$rate"
+    done
   done >"$out/profiles.tsv"
-jq -r '.v100 | to_entries[] | select(.key | endswith(", 1)")) | select(.value.null != null)
-       | "\(.key | ltrimstr("(\u0027") | rtrimstr("\u0027, 1)"))\t\(.value.null)"' \
+# Gavel's job type, GPUs, its V100 steps/s alone on them.
+jq -r '.v100 | to_entries[] | select(.value.null != null)
+       | (.key | capture("^\\(\u0027(?<t>.*)\u0027, (?<k>[0-9]+)\\)$")) as $m
+       | "\($m.t)\t\($m.k)\t\(.value.null)"' \
   "$repo/bench/data/gavel/simulation_throughputs.json" >"$out/gavel-solo.tsv"
 segment() {  # SCALE: jobs.tsv on stdout, segment.trace written
-  awk -v start="$start" -v jobs="$jobs" -v scale="$1" -v every="$every" \
+  awk -v start="$start" -v jobs="$jobs" -v scale="$1" -v every="$every" -v max_gpus="$max_gpus" \
     -v trace_out="$out/segment.trace" -f scripts/replay/segment.awk \
     "$out/gavel-solo.tsv" "$out/profiles.tsv" "$trace" 2>"$out/segment.log" ||
     die "the segment: $(cat "$out/segment.log")"
 }
 if [[ "$start" == auto ]]; then
-  picked=$(awk -v jobs="$jobs" -v gpus="$gpus" -f scripts/replay/pick_segment.awk "$out/gavel-solo.tsv" "$trace" \
+  picked=$(awk -v jobs="$jobs" -v gpus="$gpus" -v max_gpus="$max_gpus" -f scripts/replay/pick_segment.awk "$out/gavel-solo.tsv" "$trace" \
            2>"$out/segment.log") || die "--start auto: $(cat "$out/segment.log")"
   IFS=$'\t' read -r start load <<<"$picked"
-  say "--start auto: the segment from one-GPU job $start offers a load of $load GPUs to $gpus"
+  say "--start auto: the segment from job $start (of those of at most $max_gpus GPUs) offers a load of $load GPUs to $gpus"
 fi
 if [[ "$scale" == auto ]]; then
   # Its span at the trace's own pace: first arrival to last end, alone.
@@ -155,8 +168,8 @@ if [[ "$scale" == auto ]]; then
   say "--time-scale auto: $scale (the segment spans ${span} s alone at the trace's pace: 200 s here)"
 fi
 segment "$scale" >"$out/jobs.tsv"
-say "segment: $jobs one-GPU jobs of $(basename "$trace") from number $start, time scale $scale; $(cat "$out/segment.log")"
-awk -F'\t' '{ solo += $6; if ($5 + $6 > last) last = $5 + $6 }
+say "segment: $jobs jobs of at most $max_gpus GPUs of $(basename "$trace") from number $start, time scale $scale; $(cat "$out/segment.log")"
+awk -F'\t' '{ solo += $6 * $9; if ($5 + $6 > last) last = $5 + $6 }
   END { printf "live-replay.sh: %.0f GPU-s of work alone, the last job done after %.0f s if none waited or shared\n", solo, last }' \
   "$out/jobs.tsv"
 
@@ -190,6 +203,7 @@ cleanup() {
   exit $rc
 }
 job_script=$cluster_dir/out/replay-job.sh
+rank_script=$cluster_dir/out/replay-rank.sh
 
 cluster_energy_mj() {  # the energy counters of every GPU of the cluster, summed
   local total=0 e
@@ -221,10 +235,22 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
   fi
   t0=$(date +%s.%N)
   local submitters=()
-  while IFS=$'\t' read -r id profile priority iterations arrival _; do
+  while IFS=$'\t' read -r id profile priority iterations arrival _ _ _ k; do
     (
       sleep "$(awk -v t0="$t0" -v a="$arrival" -v now="$(date +%s.%N)" 'BEGIN { d = t0 + a - now; printf "%.3f", (d > 0 ? d : 0) }')"
-      args=(--parsable -D "$dir" -J "replay-$mode-$id" --gres=shard:2 -o "$dir/$id.out" -e "$dir/$id.err")
+      args=(-D "$dir" -J "replay-$mode-$id" -o "$dir/$id.out" -e "$dir/$id.err")
+      if [[ "$k" -gt 1 ]]; then
+        # A gang: one step of k tasks on k whole GPUs, as srun starts
+        # data-parallel jobs (under --iashim one gang of k, the plugin's
+        # step_gang.h). srun returns when the step ends.
+        args+=(-n "$k" --gres="gpu:$k")
+        [[ "$mode" == plain ]] || args+=(--iashim="$priority" --iashim-kind="$profile")
+        printf '%s\t%s\tsrun\n' "$id" "$(date +%s.%N)" >>"$dir/submitted.tsv"
+        on head runuser -u nobody -- srun "${args[@]}" "$rank_script" "$profile" "$iterations" 2>"$dir/$id.sbatch" ||
+          printf '%s\tsrun exited %s: %s\n' "$id" "$?" "$(tail -n 2 "$dir/$id.sbatch" | tr '\n' ' ')" >>"$dir/failed.tsv"
+        exit 0
+      fi
+      args+=(--parsable --gres=shard:2)
       # Under --iashim, the same half GPU the shards ask of Slurm, in memory:
       # without --iashim-mem a job asks the coordinator for a whole GPU.
       [[ "$mode" == plain ]] || args+=(--iashim="$priority" --iashim-kind="$profile" --iashim-mem=16GiB)
@@ -236,11 +262,17 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
     ) &
     submitters+=($!)
   done <"$out/jobs.tsv"
-  wait "${submitters[@]}"  # not the sampler
   local names
   names=$(cut -f1 "$out/jobs.tsv" | sed "s/^/replay-$mode-/" | paste -sd,)
+  # Running while a submitter has not returned (a gang's srun returns when
+  # the gang ends) or Slurm still holds one of the jobs.
+  running() {
+    local p
+    for p in "${submitters[@]}"; do kill -0 "$p" 2>/dev/null && return 0; done
+    on head squeue -h -n "$names" 2>/dev/null | grep -q .
+  }
   deadline=$((SECONDS + max_minutes * 60))
-  while on head squeue -h -n "$names" 2>/dev/null | grep -q .; do
+  while running; do
     if [[ $SECONDS -ge $deadline ]]; then
       say "$mode: still running after $max_minutes minutes; cancelling"
       on head scancel -n "$names" || true
@@ -249,21 +281,23 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
     fi
     sleep 1
   done
+  wait "${submitters[@]}" 2>/dev/null || true  # not the sampler; a cancelled gang's srun returns
   stop_sampler
   e1=$(cluster_energy_mj)
-  # The rows: times from t0; the GPU as node:index.
+  # The rows: times from t0; the GPUs as node:index[,index...]. Each of a
+  # gang's k tasks prints a start and an end line: its first start, its last
+  # end, every GPU its tasks saw.
   : >"$out/live-$mode.tsv"
-  while IFS=$'\t' read -r id _ priority _ arrival solo _; do
-    local f=$dir/$id.out s_line e_line
-    s_line=$(grep -m1 '^start ' "$f" 2>/dev/null || true)
-    e_line=$(grep -m1 '^end ' "$f" 2>/dev/null || true)
-    if [[ -z "$s_line" || -z "$e_line" || "${e_line##* }" != 0 ]]; then
-      printf '%s\tno clean end (%s)\n' "$id" "${e_line:-never ended}" >>"$dir/failed.tsv"
-      continue
-    fi
-    awk -v t0="$t0" -v s="$s_line" -v e="$e_line" -v id="$id" -v p="$priority" -v a="$arrival" -v solo="$solo" 'BEGIN {
-      split(s, S, " "); split(e, E, " "); gpu = S[3] ":" S[4]
-      printf "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n", id, p, a, S[2] - t0, E[2] - t0, solo, gpu }' >>"$out/live-$mode.tsv"
+  while IFS=$'\t' read -r id _ priority _ arrival solo _ _ k; do
+    awk -v t0="$t0" -v id="$id" -v p="$priority" -v a="$arrival" -v solo="$solo" -v k="$k" '
+      $1 == "start" { if (starts++ == 0 || $2 < s) s = $2; host = $3; n = split($4, g, ",")
+                      for (i = 1; i <= n; i++) if (!(g[i] in seen)) { seen[g[i]] = 1; gpus = gpus (gpus == "" ? "" : ",") g[i] } }
+      $1 == "end" { if (ends++ == 0 || $2 > e) e = $2; if ($3 != 0) rc = $3 }
+      END { if (starts != k || ends != k || rc != "") {
+              printf "%s\tno clean end (%d of %d tasks started, %d ended, exit %s)\n", id, starts, k, ends, (rc == "" ? 0 : rc) > "/dev/stderr"
+              exit 1 }
+            printf "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s:%s\n", id, p, a, s - t0, e - t0, solo, host, gpus }' \
+      "$dir/$id.out" >>"$out/live-$mode.tsv" 2>>"$dir/failed.tsv" || true
   done <"$out/jobs.tsv"
   awk -v e0="$e0" -v e1="$e1" -v n="$jobs" 'BEGIN { printf "energy_per_job_j %.1f\n", (e1 - e0) / 1000 / n }' \
     >"$out/live-$mode.energy"
@@ -292,7 +326,20 @@ rc=$?
 echo "end $(date +%s.%N) $rc"
 exit $rc
 EOF
-  chmod 755 "$job_script"
+  # A rank of a gang (one task of srun -n k): torchrun's variables from
+  # Slurm's. Under --iashim each task sees only its own GPU of the gang;
+  # under plain Slurm every task sees all of the step's.
+  cat >"$rank_script" <<'EOF'
+#!/bin/sh
+export RANK="$SLURM_PROCID" WORLD_SIZE="$SLURM_NTASKS" MASTER_ADDR=127.0.0.1 MASTER_PORT="$SLURM_JOB_ID"
+case "${CUDA_VISIBLE_DEVICES:-}" in *,*) export LOCAL_RANK="$SLURM_LOCALID" ;; *) export LOCAL_RANK=0 ;; esac
+echo "start $(date +%s.%N) $(hostname) ${CUDA_VISIBLE_DEVICES:--}"
+iashim-fakejob --model "$1" --iterations "$2" --quiet
+rc=$?
+echo "end $(date +%s.%N) $rc"
+exit $rc
+EOF
+  chmod 755 "$job_script" "$rank_script"
   for mode in "${mode_list[@]}"; do
     began=$SECONDS
     say "$mode: submitting $jobs jobs at their arrival times"
@@ -326,7 +373,7 @@ value() {  # MODE SOURCE METRIC: 4 significant digits, "-" when not known
     END { if (v == "" || v == "nan") print "-"; else printf "%.4g\n", v }' "$out/summary.csv"
 }
 {
-  echo "Live replay: $jobs jobs of $(basename "$trace") from one-GPU job $start, time scale $scale,"
+  echo "Live replay: $jobs jobs of $(basename "$trace") from job $start (of those of at most $max_gpus GPUs), time scale $scale,"
   echo "$nodes nodes x 4 simulated V100s (simgpu: simulated figures, on a $(nproc)-core machine)."
   echo "live = real slurmctld/slurmd and processes; sim = iashim-clustersim on the same segment with"
   echo "simgpu's pair throughputs (plain shards ~ its firstfit policy, --iashim ~ its iashim policy)."

@@ -2,7 +2,7 @@
 // profiles alone and in pairs, in Gavel's simulation_throughputs.json format
 // (simulated_throughputs.h), for `iashim-clustersim --throughputs`.
 //
-//   iashim-simgpu-throughputs [--models DIR] [--seconds S] [--out FILE]
+//   iashim-simgpu-throughputs [--models DIR] [--seconds S] [--link-gbps G] [--out FILE]
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -14,10 +14,12 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: iashim-simgpu-throughputs [--models DIR] [--seconds S] [--out FILE]\n"
+    "usage: iashim-simgpu-throughputs [--models DIR] [--seconds S] [--link-gbps G] [--out FILE]\n"
     "  --models DIR  the model profiles and their gavel_map.txt (default: $IASHIM_MODELS_DIR,\n"
     "                else bench/data/models of this source tree)\n"
     "  --seconds S   virtual seconds simulated per job and per pair, 5..600 (default 20)\n"
+    "  --link-gbps G the bus bandwidth a multi-GPU job's all-reduce gets, GB/s, 0.01..100000,\n"
+    "                as SIMGPU_LINK_GBPS gives it to simgpu (default: simgpu's own, 150)\n"
     "  --out FILE    where to write the JSON (default: standard output)\n";
 
 int Usage(const std::string& error) {
@@ -40,7 +42,9 @@ int main(int argc, char** argv) {
       std::fputs(kUsage, stdout);
       return 0;
     }
-    if (a != "--models" && a != "--seconds" && a != "--out") return Usage("unknown argument '" + a + "'");
+    if (a != "--models" && a != "--seconds" && a != "--link-gbps" && a != "--out") {
+      return Usage("unknown argument '" + a + "'");
+    }
     if (i + 1 >= argc) return Usage(a + " needs a value");
     const std::string v = argv[++i];
     if (a == "--models") {
@@ -49,6 +53,10 @@ int main(int argc, char** argv) {
       const std::optional<double> s = iashim::ParseDouble(v, 5, 600);
       if (!s) return Usage("--seconds must be a number 5..600 (got '" + v + "')");
       options.seconds = *s;
+    } else if (a == "--link-gbps") {
+      const std::optional<double> g = iashim::ParseDouble(v, 0.01, 100000);
+      if (!g) return Usage("--link-gbps must be a number 0.01..100000 (got '" + v + "')");
+      options.link_gbps = *g;
     } else {
       out_path = v;
     }

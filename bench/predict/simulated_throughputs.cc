@@ -1,10 +1,12 @@
 #include "bench/predict/simulated_throughputs.h"
 
+#include <string_view>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "bench/predict/profile_job.h"
 #include "coordinator/cli/json_writer.h"
+#include "simgpu/src/collective_cost.h"
 #include "simgpu/src/config_parse.h"
 #include "simgpu/src/interference_model.h"
 
@@ -14,6 +16,7 @@ absl::StatusOr<std::string> SimulatedThroughputsJson(const SimulatedThroughputsO
   if (!(options.seconds > options.warmup_s && options.warmup_s >= 0)) {
     return absl::InvalidArgumentError("seconds must exceed the warm-up, which must be >= 0");
   }
+  if (!(options.link_gbps > 0)) return absl::InvalidArgumentError("link_gbps must be > 0");
   absl::StatusOr<std::vector<MappedProfile>> mapped =
       ReadGavelMap(options.models_dir + "/gavel_map.txt");
   if (!mapped.ok()) return mapped.status();
@@ -32,11 +35,13 @@ absl::StatusOr<std::string> SimulatedThroughputsJson(const SimulatedThroughputsO
   const simgpu::InterferenceParams params;
   std::vector<simgpu::VirtualJob> jobs;
   std::vector<double> solo;
+  std::vector<uint64_t> gradient_bytes;
   for (const MappedProfile& m : *mapped) {
     const std::string path = options.models_dir + "/" + m.model + ".model";
     absl::StatusOr<fakejob::ModelProfile> profile = fakejob::LoadModelProfile(path);
     if (!profile.ok()) return profile.status();
     jobs.push_back(ProfileJob(*profile, spec.sm_count));
+    gradient_bytes.push_back(profile->gradient_bytes);
     solo.push_back(
         simgpu::CoSimulate({jobs.back()}, spec, options.seconds, options.warmup_s, params)[0]);
   }
@@ -60,6 +65,18 @@ absl::StatusOr<std::string> SimulatedThroughputsJson(const SimulatedThroughputsO
       w.Key((*mapped)[b].gavel_key).BeginArray().Double(rates[a][b]).Double(rates[b][a]).EndArray();
     }
     w.EndObject();
+  }
+  for (size_t a = 0; a < n; ++a) {
+    const std::string& key = (*mapped)[a].gavel_key;  // "('<type>', 1)"
+    constexpr std::string_view kOneGpu = ", 1)";
+    if (gradient_bytes[a] == 0 || !key.ends_with(kOneGpu)) continue;
+    const std::string type = key.substr(0, key.size() - kOneGpu.size());
+    for (int k : options.gang_sizes) {
+      if (k < 2) continue;
+      const double iteration_s =
+          1 / solo[a] + simgpu::AllReduceNs(gradient_bytes[a], k, options.link_gbps) / 1e9;
+      w.Key(absl::StrCat(type, ", ", k, ")")).BeginObject().Key("null").Double(k / iteration_s).EndObject();
+    }
   }
   w.EndObject().EndObject();
   return w.str() + "\n";

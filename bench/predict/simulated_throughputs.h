@@ -7,8 +7,10 @@
 #define IASHIM_BENCH_PREDICT_SIMULATED_THROUGHPUTS_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "simgpu/src/collective_cost.h"
 
 namespace iashim::predict {
 
@@ -16,14 +18,22 @@ struct SimulatedThroughputsOptions {
   std::string models_dir;  // bench/data/models: gavel_map.txt and the profiles
   double seconds = 20;     // virtual time simulated per job or pair
   double warmup_s = 2;     // left out of the rates
+  // The links a gang's all-reduce crosses: simgpu's default unless the
+  // cluster sets SIMGPU_LINK_GBPS (simgpu/src/collective_cost.h).
+  double link_gbps = simgpu::kDefaultLinkGbps;
+  std::vector<int> gang_sizes = {2, 4, 8};  // the multi-GPU entries written
 };
 
 // {"v100": {"('<type>', 1)": {"null": steps/s alone, "('<other>', 1)": [its
 // steps/s, the other's], ...}, ...}}: every profile gavel_map.txt maps to a
 // Gavel job type, under that type, and every pair of them, each with itself
-// too. One GPU per job only (no multi-GPU entries). Steps are the profile's
-// iterations; its solo rate is within 10% of Gavel's for its type
-// (shipped_profiles_test).
+// too. Steps are the profile's iterations; its solo rate is within 10% of
+// Gavel's for its type (shipped_profiles_test). For each k of gang_sizes and
+// each profile with a gradient size, "('<type>', k)": {"null": steps/s} of
+// k data-parallel ranks (iashim-fakejob --ranks k), read as Gavel reads its
+// multi-GPU figures: k steps per iteration, an iteration being the solo one
+// plus the ring all-reduce of the gradients (bench/data/models/README.md).
+// Gangs never share a GPU in iashim-clustersim, so they have no pairs.
 absl::StatusOr<std::string> SimulatedThroughputsJson(const SimulatedThroughputsOptions& options);
 
 }  // namespace iashim::predict

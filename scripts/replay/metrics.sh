@@ -2,8 +2,9 @@
 # The live replay's figures for one run (scripts/live-replay.sh), from its
 # jobs' rows, the same way for a live run and for iashim-clustersim's:
 #
-#   rows: id priority arrival_s start_s end_s solo_s gpu   (TSV, seconds from
-#         the run's start; gpu "node:index", or "-" when not known)
+#   rows: id priority arrival_s start_s end_s solo_s gpus   (TSV, seconds
+#         from the run's start; gpus "node:index[,index...]" (a gang's
+#         several), or "-" when not known)
 #
 # JCT = end - arrival; slowdown = JCT / solo (alone, on an idle cluster); run
 # slowdown = (end - start) / solo: the part that sharing causes, which is what
@@ -35,9 +36,12 @@ replay_metrics() {  # ROWS_FILE GPUS
                             g_sd / g, g_sd_max, g_run / g, g_run_max }' "$rows"
   echo "p99_jct_s $(awk -F'\t' '{ print $5 - $3 }' "$rows" | percentile 0.99)"
   echo "p99_slowdown $(awk -F'\t' '{ print ($5 - $3) / $6 }' "$rows" | percentile 0.99)"
-  # Busy GPU-seconds: per GPU, the union of its jobs' [start, end].
+  # Busy GPU-seconds: per GPU, the union of its jobs' [start, end]; a gang
+  # keeps each of its GPUs busy.
   if ! awk -F'\t' '$7 == "-" { found = 1 } END { exit !found }' "$rows"; then
-    sort -t$'\t' -k7,7 -k4,4g "$rows" | awk -F'\t' -v gpus="$gpus" '
+    awk -F'\t' -v OFS='\t' '{ host = $7; sub(/:.*/, "", host); list = $7; sub(/^[^:]*:/, "", list)
+                              n = split(list, g, ","); for (i = 1; i <= n; i++) { $7 = host ":" g[i]; print } }' "$rows" |
+      sort -t$'\t' -k7,7 -k4,4g | awk -F'\t' -v gpus="$gpus" '
       $5 > makespan { makespan = $5 }
       $7 != gpu { if (gpu != "") busy += e - s; gpu = $7; s = $4; e = $5; next }
       $4 > e { busy += e - s; s = $4; e = $5; next }

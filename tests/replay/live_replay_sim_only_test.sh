@@ -39,6 +39,11 @@ expect guaranteed_mean_run_slowdown 1.125
 expect guaranteed_max_run_slowdown 1.250
 expect guaranteed_max_slowdown 3.750
 expect mean_slowdown 2.312
+# A gang keeps each of its GPUs busy: n:0,1 over [0, 10], then a job on n:1
+# over [5, 20]: 10 + 20 GPU-seconds of 2 GPUs x 20 s.
+printf '%s\n' "0	opportunistic	0	0	10	10	n:0,1" "1	opportunistic	0	5	20	15	n:1" >"$out/gang-rows.tsv"
+replay_metrics "$out/gang-rows.tsv" 2 >"$out/metrics.txt"
+expect gpu_util 0.750
 
 # --- a segment and its simulation, without a cluster.
 "$repo/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 120 --time-scale 100 \
@@ -55,11 +60,25 @@ awk -F'\t' '
   $4 < 1 { print "iterations of job " $1; bad = 1 }
   { d = $6 - $8 / 100; if (d < 0) d = -d; if (d > 0.25 && $4 > 1) { print "length of job " $1 ": " $6 " vs " $8 / 100; bad = 1 } }
   END { exit bad }' "$out/run/jobs.tsv" || fail "jobs.tsv is wrong (above)"
-# Each job runs a profile whose Gavel type is in simgpu's throughputs.
-cut -f1 "$out/run/segment.trace" | sort -u | while read -r type; do
-  jq -e --arg k "('$type', 1)" '.v100[$k].null > 0' "$out/run/simgpu-throughputs.json" >/dev/null ||
-    fail "segment.trace type '$type' has no simgpu throughput"
+# Each job runs a profile whose Gavel type, at its scale, is in simgpu's
+# throughputs.
+cut -f1,7 "$out/run/segment.trace" | sort -u | while IFS=$'\t' read -r type k; do
+  jq -e --arg k "('$type', $k)" '.v100[$k].null > 0' "$out/run/simgpu-throughputs.json" >/dev/null ||
+    fail "segment.trace type '$type' on $k GPUs has no simgpu throughput"
 done
+# The segment has gangs (this one: 2 and 4 GPUs), each as many GPUs in both
+# files, its steps every rank's.
+paste "$out/run/jobs.tsv" "$out/run/segment.trace" | awk -F'\t' '
+  $9 != $16 { print "job " $1 ": " $9 " GPUs in jobs.tsv, " $16 " in segment.trace"; bad = 1 }
+  $4 * $9 != $14 { print "job " $1 ": " $4 " iterations x " $9 " ranks, " $14 " steps"; bad = 1 }
+  $9 > 1 { gangs++ }
+  END { if (gangs < 2) { print gangs + 0 " gangs"; bad = 1 } exit bad }' || fail "the segment's gangs are wrong (above)"
+# One GPU per job at most: the segment as it was before gangs were replayed.
+"$repo/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 120 --time-scale 100 --max-gpus-per-job 1 \
+  --out "$out/one" --build-dir "$build" >"$out/one.log" 2>&1 || { cat "$out/one.log"; fail "--max-gpus-per-job 1 failed"; }
+awk -F'\t' '$9 != 1 { exit 1 }' "$out/one/jobs.tsv" || fail "--max-gpus-per-job 1 took a gang"
+grep -q "left out among them: [0-9]* of more than 1 GPUs" "$out/one.log" ||
+  fail "--max-gpus-per-job 1 did not say what it left out: $(grep segment: "$out/one.log")"
 for mode in plain iashim; do
   for k in mean_jct_s p99_jct_s mean_slowdown guaranteed_max_run_slowdown gpu_util energy_per_job_j; do
     grep -q "^$mode,sim,$k," "$out/run/summary.csv" || fail "summary.csv lacks $mode sim $k"
@@ -98,6 +117,7 @@ refuses "--time-scale must be auto or a number" --trace "$trace" --time-scale fa
 refuses "unknown mode 'shards'" --trace "$trace" --modes plain,shards
 refuses "--guaranteed-every must be" --trace "$trace" --guaranteed-every -1
 refuses "pass --start" --trace "$repo/bench/data/gavel/msr-seed0/2869ce.trace"
-refuses "fewer than 40 one-GPU jobs" --trace "$repo/bench/data/gavel/msr-seed0/23dbec.trace"
+refuses "--max-gpus-per-job must be an integer 1..4" --trace "$trace" --max-gpus-per-job 8
+refuses "fewer than 40 jobs of at most 4 GPUs" --trace "$repo/bench/data/gavel/msr-seed0/23dbec.trace"
 refuses "unknown argument '--bogus'" --trace "$trace" --bogus
 echo "live-replay --sim-only: passed"

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "bench/fakejob/model_profile.h"
 #include "bench/predict/profile_job.h"
 #include "coordinator/clustersim/gavel_throughputs.h"
 
@@ -57,6 +58,44 @@ TEST(SimulatedThroughputs, ClustersimReadsThemAndTheyAgreeWithThemselves) {
   }
 }
 
+// A gang of k ranks: k steps per iteration of the solo time plus the ring
+// all-reduce of the profile's gradients, as iashim-fakejob --ranks k runs it
+// (fakejob_gang_test holds fakejob to the same hand calculation).
+TEST(SimulatedThroughputs, AGangRunsItsSoloStepPlusTheAllReduceOnEachOfItsGpus) {
+  constexpr double kLinkGbps = 4;  // slow enough for the all-reduce to show
+  const absl::StatusOr<std::string> json = SimulatedThroughputsJson(
+      {.models_dir = kModels, .seconds = 6, .warmup_s = 1, .link_gbps = kLinkGbps, .gang_sizes = {2, 4}});
+  ASSERT_TRUE(json.ok()) << json.status();
+  const absl::StatusOr<cs::GavelThroughputs> sim = cs::ParseGavelThroughputs(*json, "v100", "simulated");
+  ASSERT_TRUE(sim.ok()) << sim.status();
+  const absl::StatusOr<std::vector<MappedProfile>> mapped = ReadGavelMap(kModels + "/gavel_map.txt");
+  ASSERT_TRUE(mapped.ok()) << mapped.status();
+  int gangs = 0;
+  for (const MappedProfile& m : *mapped) {
+    if (m.gavel_key.empty()) continue;
+    const absl::StatusOr<fakejob::ModelProfile> profile =
+        fakejob::LoadModelProfile(kModels + "/" + m.model + ".model");
+    ASSERT_TRUE(profile.ok()) << profile.status();
+    const absl::StatusOr<cs::JobType> one = cs::ParseJobTypeKey(m.gavel_key);
+    ASSERT_TRUE(one.ok()) << one.status();
+    const double solo = *sim->Solo(*one);
+    for (int k : {2, 4, 8}) {
+      const std::optional<double> gang = sim->Solo({.name = one->name, .scale = k});
+      if (profile->gradient_bytes == 0 || k == 8) {
+        EXPECT_FALSE(gang.has_value()) << m.model << " on " << k;
+        continue;
+      }
+      ASSERT_TRUE(gang.has_value()) << m.model << " on " << k;
+      const double all_reduce_s =
+          2.0 * (k - 1) * (double(profile->gradient_bytes) / k / (kLinkGbps * 1e9) + 5e-6);
+      EXPECT_NEAR(*gang, k / (1 / solo + all_reduce_s), *gang * 1e-9) << m.model << " on " << k;
+      EXPECT_LT(*gang, k * solo) << m.model << " on " << k;
+      ++gangs;
+    }
+  }
+  EXPECT_GE(gangs, 10);  // every one of the five Gavel types has its gradients
+}
+
 TEST(SimulatedThroughputs, ABadMapSaysWhereAndNoMapSaysWhich) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("iashim-simtp-" + std::to_string(getpid()));
@@ -69,6 +108,8 @@ TEST(SimulatedThroughputs, ABadMapSaysWhereAndNoMapSaysWhich) {
   EXPECT_THAT(json.status().message(), HasSubstr("cannot read " + (dir / "gavel_map.txt").string()));
   json = SimulatedThroughputsJson({.models_dir = kModels, .seconds = 1, .warmup_s = 2});
   EXPECT_FALSE(json.ok());
+  json = SimulatedThroughputsJson({.models_dir = kModels, .link_gbps = 0});
+  EXPECT_THAT(json.status().message(), HasSubstr("link_gbps"));
   std::filesystem::remove_all(dir);
 }
 
