@@ -85,7 +85,7 @@ while [[ $# -gt 0 ]]; do
     --max-minutes) need_value "$@"; max_minutes=$2 ;;
     --out) need_value "$@"; out=$2 ;;
     --build-dir) need_value "$@"; build=$2 ;;
-    -h|--help) sed -n '2,59p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,61p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
   shift 2
@@ -174,10 +174,13 @@ awk -F'\t' '{ solo += $6 * $9; if ($5 + $6 > last) last = $5 + $6 }
   "$out/jobs.tsv"
 
 # --- simulated --------------------------------------------------------------------------
+# No node is reserved for a waiting gang: Slurm's backfill cannot, the jobs
+# having no time limit (iashim-clustersim --help).
 simulate() {  # THROUGHPUTS_FILE DIR
   "$build/coordinator/clustersim/iashim-clustersim" --trace "$out/segment.trace" \
     --throughputs "$1" --gpu-type v100 --gpus "$gpus" --gpus-per-node 4 \
-    --guaranteed-every "$every" --policy exclusive,firstfit,iashim --json --out "$2" >"$2/summary.jsonl" 2>"$2/stderr.txt" ||
+    --guaranteed-every "$every" --no-gang-reservation --policy exclusive,firstfit,iashim --json --out "$2" \
+    >"$2/summary.jsonl" 2>"$2/stderr.txt" ||
     die "iashim-clustersim failed: $(tail -3 "$2/stderr.txt")"
 }
 simulate "$out/simgpu-throughputs.json" "$out/sim"

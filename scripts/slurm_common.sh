@@ -27,8 +27,12 @@ built_tree() {
 }
 
 # The slurm.conf lines every Slurm of ours has: munge, root daemons, no
-# cgroups or accounting, consumable GPUs and shards, job_submit.lua. Each
-# script adds its paths, ports and nodes.
+# cgroups or accounting, consumable GPUs and shards, job_submit.lua, and a
+# backfill pass every 2 s: Slurm 22.05's main scheduler leaves a job whose
+# preferred node (job_submit.lua's node choice under prefer) is busy pending,
+# with every job behind it, until backfill starts it on another node
+# (integrations/slurm/README.md, "A busy preferred node waits for the
+# backfill pass"). Each script adds its paths, ports and nodes.
 slurm_conf_policy() {
   cat <<'EOF'
 AuthType=auth/munge
@@ -43,6 +47,7 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 MpiDefault=none
 SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=2
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SlurmdParameters=config_overrides

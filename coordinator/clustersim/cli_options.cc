@@ -92,9 +92,13 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       return o;
     }
     if (flag != "--trace" && !seen.insert(flag).second) return FlagError(flag, "given twice");
-    if (flag == "--json") {
+    if (flag == "--json" || flag == "--no-gang-reservation") {
       if (inline_value.has_value()) return FlagError(flag, "takes no value");
-      o.json = true;
+      if (flag == "--json") {
+        o.json = true;
+      } else {
+        o.gang_reservation = false;
+      }
       continue;
     }
     if (flag == "--trace") {
@@ -209,7 +213,7 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
     o.mode = CliOptions::Mode::kKfold;
     for (const char* replay_only :
          {"--trace", "--gpus", "--gpus-per-node", "--arrival-scale", "--guaranteed-every",
-          "--policy", "--out",
+          "--no-gang-reservation", "--policy", "--out",
           "--min-gain", "--uncertainty-weight", "--exploration", "--variants",
           "--variant-seed"}) {
       if (seen.contains(replay_only)) return FlagError(replay_only, "does not apply to --kfold");
@@ -238,7 +242,7 @@ std::string Usage() {
       "usage: iashim-clustersim --trace FILE... --throughputs FILE --gpu-type TYPE --gpus N\n"
       "           [--gpus-per-node K] [--arrival-scale X] [--policy P,...] [--seed S]\n"
       "           [--out DIR] [--json] [--min-gain G] [--uncertainty-weight W]\n"
-      "           [--exploration Z] [--guaranteed-every M]\n"
+      "           [--exploration Z] [--guaranteed-every M] [--no-gang-reservation]\n"
       "           [--variants N [--variant-seed S]]\n"
       "       iashim-clustersim --kfold K --throughputs FILE --gpu-type TYPE [--seed S] [--json]\n"
       "       iashim-clustersim --alibaba-nodes F --alibaba-pods F ...   (Alibaba replay)\n"
@@ -255,6 +259,9 @@ std::string Usage() {
       "                        i % M == 0; iashim and oracle then throttle its\n"
       "                        co-runner to hold it at its 10% slowdown target\n"
       "                        (default 0: every job opportunistic)\n"
+      "  --no-gang-reservation the oldest waiting gang reserves no node: later jobs\n"
+      "                        take any GPU that frees up (as Slurm's backfill does\n"
+      "                        when jobs have no time limit)\n"
       "  --min-gain G          iashim/oracle: progress sharing must add (default ",
       kDefaultMinGain,
       ")\n"

@@ -28,6 +28,7 @@ struct CliOptions {
   int gpus_per_node = 8;
   double arrival_scale = 1;
   int guaranteed_every = 0;  // 0: no guaranteed jobs (ReplayOptions)
+  bool gang_reservation = true;  // SimConfig::gang_reservation
   std::vector<std::string> policies;  // default: all, in kPolicyNames order
   std::string out_dir;
   double min_gain = 0;            // set to kDefaultMinGain unless given

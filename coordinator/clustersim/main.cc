@@ -79,6 +79,7 @@ ReplayOptions ReplayOptionsOf(const CliOptions& options) {
   replay.uncertainty_weight = options.uncertainty_weight;
   replay.exploration = options.exploration;
   replay.guaranteed_every = options.guaranteed_every;
+  replay.sim.gang_reservation = options.gang_reservation;
   return replay;
 }
 

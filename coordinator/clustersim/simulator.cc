@@ -72,6 +72,11 @@ class Simulation {
   // filter before asking the policy; the policy still decides).
   bool MightFit(int job) const;
   void Reserve(int job);
+  // A gang at the head of the queue that cannot start, when none holds a
+  // reservation and reservations are on.
+  bool ReservesANode(int job) const {
+    return config_.gang_reservation && jobs_[job].type.scale > 1 && reserving_job_ < 0;
+  }
   void AddToStates(int gpu, const PlacedJob& placed);
   void RemoveFromStates(int gpu, const std::string& id);
   bool Hidden(int gpu) const { return reserved_node_ >= 0 && node_of_[gpu] == reserved_node_; }
@@ -401,7 +406,7 @@ absl::Status Simulation::SchedulePass() {
       continue;
     }
     if (!MightFit(job)) {
-      if (head && jobs_[job].type.scale > 1 && reserving_job_ < 0) Reserve(job);
+      if (head && ReservesANode(job)) Reserve(job);
       if (job != reserving_job_) queued_kind_[QueueClass(job)] = true;
       ++i;
       continue;
@@ -421,7 +426,7 @@ absl::Status Simulation::SchedulePass() {
         waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(i));
         break;  // the next job now sits at i
       case PlacementDecision::Outcome::kQueued:
-        if (head && jobs_[job].type.scale > 1 && reserving_job_ < 0) Reserve(job);
+        if (head && ReservesANode(job)) Reserve(job);
         if (job != reserving_job_) queued_kind_[QueueClass(job)] = true;
         ++i;
         break;

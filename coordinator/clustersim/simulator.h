@@ -70,6 +70,12 @@ struct SimConfig {
   bool share_control = false;
   double slowdown_target = 0.10;
   double min_share = 0.05;
+  // Whether the oldest waiting gang reserves a node, so that it drains (see
+  // the queue above). Off: later jobs take any GPU that frees up, as Slurm's
+  // backfill lets them when running jobs have no time limit (it cannot tell
+  // when the gang could start, so nothing it starts delays it): what the
+  // live replay's cluster does (scripts/live-replay.sh).
+  bool gang_reservation = true;
 };
 
 // What the simulator tells a learning policy after it starts a pair.

@@ -23,13 +23,15 @@ TEST(ParseCliOptions, ReplayDefaults) {
   EXPECT_EQ(o->arrival_scale, 1);
   EXPECT_EQ(o->policies.size(), 5u);
   EXPECT_FALSE(o->json);
+  EXPECT_TRUE(o->gang_reservation);
 }
 
 TEST(ParseCliOptions, EverySetting) {
   std::vector<std::string> args = Base();
   for (const char* a : {"--arrival-scale=2.5", "--policy", "iashim,exclusive", "--seed", "7",
                         "--out", "dir", "--json", "--gpus-per-node", "4", "--min-gain",
-                        "-0.1", "--uncertainty-weight", "0.5", "--trace=c.trace", "--guaranteed-every", "4"}) {
+                        "-0.1", "--uncertainty-weight", "0.5", "--trace=c.trace", "--guaranteed-every", "4",
+                        "--no-gang-reservation"}) {
     args.push_back(a);
   }
   absl::StatusOr<CliOptions> o = ParseCliOptions(args);
@@ -43,6 +45,7 @@ TEST(ParseCliOptions, EverySetting) {
   EXPECT_EQ(o->min_gain, -0.1);
   EXPECT_EQ(o->uncertainty_weight, 0.5);
   EXPECT_EQ(o->guaranteed_every, 4);
+  EXPECT_FALSE(o->gang_reservation);
   EXPECT_EQ(o->traces.size(), 3u);
 }
 
@@ -108,6 +111,7 @@ TEST(ParseCliOptions, EveryBadArgumentIsNamed) {
   ExpectError(With({"--uncertainty-weight", "-1"}), "--uncertainty-weight: must be >= 0");
   ExpectError(With({"--out"}), "--out: needs a value");
   ExpectError(With({"--json=yes"}), "--json: takes no value");
+  ExpectError(With({"--no-gang-reservation=1"}), "--no-gang-reservation: takes no value");
   ExpectError(With({"--bogus"}), "unknown flag --bogus");
   ExpectError(With({"stray"}), "unexpected argument \"stray\"");
   ExpectError(With({"--kfold", "5"}), "--trace: does not apply to --kfold");

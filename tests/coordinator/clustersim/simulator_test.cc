@@ -170,6 +170,21 @@ TEST(Simulate, OldestGangReservesANodeAndDoesNotStarve) {
   EXPECT_DOUBLE_EQ(r->jobs[5].start_s, 100);
 }
 
+TEST(Simulate, WithoutGangReservationsLaterJobsTakeWhatFreesUp) {
+  const GavelThroughputs truth = Truth();
+  // As above, but no node is reserved: e takes b's GPU at 60, so when a and c
+  // end at 100 each node has one free GPU, and the gang waits for d (150).
+  const std::vector<SimJob> jobs = {
+      Job("a", {"A", 1}, 1000, 0), Job("b", {"A", 1}, 500, 0), Job("c", {"A", 1}, 1000, 0),
+      Job("d", {"A", 1}, 1500, 0), Job("g", {"G", 2}, 200, 1), Job("e", {"A", 1}, 10000, 60)};
+  SimConfig config = Config(4, 2);
+  config.gang_reservation = false;
+  absl::StatusOr<SimResult> r = Simulate(jobs, truth, config, ExclusivePlacement(), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[5].start_s, 60);
+  EXPECT_DOUBLE_EQ(r->jobs[4].start_s, 150);
+}
+
 TEST(Simulate, BackfillsPastAWaitingGang) {
   const GavelThroughputs truth = Truth();
   // Nodes of 2 GPUs. a, c on node000 and d, e on node001; c and e end at 10,
