@@ -12,6 +12,7 @@
 #   scripts/live-replay.sh --trace FILE [--jobs K] [--start N] [--time-scale X]
 #                          [--nodes N] [--guaranteed-every M] [--max-gpus-per-job G] [--modes LIST]
 #                          [--max-minutes M] [--out DIR] [--build-dir DIR] [--sim-only]
+#                          [--no-gang-reservation]
 #
 #   --trace FILE          a Gavel-format trace (bench/data/gavel/msr-seed0/*.trace)
 #   --jobs K              jobs in the segment, 1..200 (default 40)
@@ -33,6 +34,10 @@
 #   --build-dir DIR       a built tree (default: scripts/setup.sh builds build/)
 #   --sim-only            the segment and iashim-clustersim only: no cluster,
 #                         no root (the live columns stay empty)
+#   --no-gang-reservation iashim-clustersim's queue without its reservation of
+#                         a node for the oldest waiting gang (its --help);
+#                         neither queue model is Slurm's (README, "A live
+#                         trace replay", multi-GPU jobs)
 #
 # Each job of the segment is one of the trace's jobs of up to G GPUs (larger
 # ones are left out and counted: a node has 4): its arrival and its length
@@ -70,10 +75,12 @@ source scripts/replay/metrics.sh
 
 trace="" jobs=40 start=auto scale=auto nodes=3 every=4 max_gpus=4 modes=plain,iashim max_minutes=12 out="" build=""
 live=1
+queue_flags=()
 need_value() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --sim-only) live=0; shift; continue ;;
+    --no-gang-reservation) queue_flags=(--no-gang-reservation); shift; continue ;;
     --trace) need_value "$@"; trace=$2 ;;
     --jobs) need_value "$@"; jobs=$2 ;;
     --start) need_value "$@"; start=$2 ;;
@@ -85,7 +92,7 @@ while [[ $# -gt 0 ]]; do
     --max-minutes) need_value "$@"; max_minutes=$2 ;;
     --out) need_value "$@"; out=$2 ;;
     --build-dir) need_value "$@"; build=$2 ;;
-    -h|--help) sed -n '2,61p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,66p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
   shift 2
@@ -174,12 +181,10 @@ awk -F'\t' '{ solo += $6 * $9; if ($5 + $6 > last) last = $5 + $6 }
   "$out/jobs.tsv"
 
 # --- simulated --------------------------------------------------------------------------
-# No node is reserved for a waiting gang: Slurm's backfill cannot, the jobs
-# having no time limit (iashim-clustersim --help).
 simulate() {  # THROUGHPUTS_FILE DIR
   "$build/coordinator/clustersim/iashim-clustersim" --trace "$out/segment.trace" \
     --throughputs "$1" --gpu-type v100 --gpus "$gpus" --gpus-per-node 4 \
-    --guaranteed-every "$every" --no-gang-reservation --policy exclusive,firstfit,iashim --json --out "$2" \
+    --guaranteed-every "$every" "${queue_flags[@]}" --policy exclusive,firstfit,iashim --json --out "$2" \
     >"$2/summary.jsonl" 2>"$2/stderr.txt" ||
     die "iashim-clustersim failed: $(tail -3 "$2/stderr.txt")"
 }
