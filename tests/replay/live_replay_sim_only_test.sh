@@ -73,6 +73,13 @@ paste "$out/run/jobs.tsv" "$out/run/segment.trace" | awk -F'\t' '
   $4 * $9 != $14 { print "job " $1 ": " $4 " iterations x " $9 " ranks, " $14 " steps"; bad = 1 }
   $9 > 1 { gangs++ }
   END { if (gangs < 2) { print gangs + 0 " gangs"; bad = 1 } exit bad }' || fail "the segment's gangs are wrong (above)"
+# The simulator's queue without its gang reservation: the same jobs, and on
+# this segment of gangs another schedule.
+"$repo/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 120 --time-scale 100 --no-gang-reservation \
+  --out "$out/nores" --build-dir "$build" >"$out/nores.log" 2>&1 || { cat "$out/nores.log"; fail "--no-gang-reservation failed"; }
+cmp -s "$out/run/jobs.tsv" "$out/nores/jobs.tsv" || fail "--no-gang-reservation changed the segment"
+cmp -s "$out/run/sim/jobs-firstfit.csv" "$out/nores/sim/jobs-firstfit.csv" &&
+  fail "--no-gang-reservation gave firstfit the schedule the reservation did"
 # One GPU per job at most: the segment as it was before gangs were replayed.
 "$repo/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 120 --time-scale 100 --max-gpus-per-job 1 \
   --out "$out/one" --build-dir "$build" >"$out/one.log" 2>&1 || { cat "$out/one.log"; fail "--max-gpus-per-job 1 failed"; }
