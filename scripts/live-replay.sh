@@ -211,7 +211,6 @@ cleanup() {
   exit $rc
 }
 job_script=$cluster_dir/out/replay-job.sh
-rank_script=$cluster_dir/out/replay-rank.sh
 
 cluster_energy_mj() {  # the energy counters of every GPU of the cluster, summed
   local total=0 e
@@ -254,7 +253,7 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
         args+=(-n "$k" --gres="gpu:$k")
         [[ "$mode" == plain ]] || args+=(--iashim="$priority" --iashim-kind="$profile")
         printf '%s\t%s\tsrun\n' "$id" "$(date +%s.%N)" >>"$dir/submitted.tsv"
-        on head runuser -u nobody -- srun "${args[@]}" "$rank_script" "$profile" "$iterations" 2>"$dir/$id.sbatch" ||
+        on head runuser -u nobody -- srun "${args[@]}" "$job_script" "$profile" "$iterations" 2>"$dir/$id.sbatch" ||
           printf '%s\tsrun exited %s: %s\n' "$id" "$?" "$(tail -n 2 "$dir/$id.sbatch" | tr '\n' ' ')" >>"$dir/failed.tsv"
         exit 0
       fi
@@ -325,29 +324,23 @@ if [[ $live -eq 1 ]]; then
   scripts/cluster-up.sh --nodes "$nodes" --dir "$cluster_dir" --build-dir "$build" ||
     die "cluster-up.sh failed"
   say "cluster up in $((SECONDS - began)) s"
-  # What each job runs: when it starts, where, and when it ends.
+  # What each job (or each task of a gang) runs: when it starts, where, and
+  # when it ends. A task of a gang (srun -n k) is one data-parallel rank,
+  # torchrun's variables from Slurm's: under --iashim it sees only its own
+  # GPU of the gang, under plain Slurm all of the step's.
   cat >"$job_script" <<'EOF'
 #!/bin/sh
+if [ "${SLURM_NTASKS:-1}" -gt 1 ]; then
+  export RANK="$SLURM_PROCID" WORLD_SIZE="$SLURM_NTASKS" MASTER_ADDR=127.0.0.1 MASTER_PORT="$SLURM_JOB_ID"
+  case "${CUDA_VISIBLE_DEVICES:-}" in *,*) export LOCAL_RANK="$SLURM_LOCALID" ;; *) export LOCAL_RANK=0 ;; esac
+fi
 echo "start $(date +%s.%N) $(hostname) ${CUDA_VISIBLE_DEVICES:--}"
 iashim-fakejob --model "$1" --iterations "$2" --quiet
 rc=$?
 echo "end $(date +%s.%N) $rc"
 exit $rc
 EOF
-  # A rank of a gang (one task of srun -n k): torchrun's variables from
-  # Slurm's. Under --iashim each task sees only its own GPU of the gang;
-  # under plain Slurm every task sees all of the step's.
-  cat >"$rank_script" <<'EOF'
-#!/bin/sh
-export RANK="$SLURM_PROCID" WORLD_SIZE="$SLURM_NTASKS" MASTER_ADDR=127.0.0.1 MASTER_PORT="$SLURM_JOB_ID"
-case "${CUDA_VISIBLE_DEVICES:-}" in *,*) export LOCAL_RANK="$SLURM_LOCALID" ;; *) export LOCAL_RANK=0 ;; esac
-echo "start $(date +%s.%N) $(hostname) ${CUDA_VISIBLE_DEVICES:--}"
-iashim-fakejob --model "$1" --iterations "$2" --quiet
-rc=$?
-echo "end $(date +%s.%N) $rc"
-exit $rc
-EOF
-  chmod 755 "$job_script" "$rank_script"
+  chmod 755 "$job_script"
   for mode in "${mode_list[@]}"; do
     began=$SECONDS
     say "$mode: submitting $jobs jobs at their arrival times"
