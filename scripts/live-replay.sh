@@ -142,19 +142,17 @@ gpus=$((nodes * 4))
 models=$repo/bench/data/models
 "$build/bench/predict/iashim-simgpu-throughputs" --models "$models" --out "$out/simgpu-throughputs.json" ||
   die "iashim-simgpu-throughputs failed"
+solo_rates() {  # THROUGHPUTS_JSON: "<job type>\t<GPUs>\t<V100 steps/s alone on them>"
+  jq -r '.v100 | to_entries[] | select(.value.null != null)
+         | (.key | capture("^\\(\u0027(?<t>.*)\u0027, (?<k>[0-9]+)\\)$")) as $m
+         | "\($m.t)\t\($m.k)\t\(.value.null)"' "$1"
+}
+solo_rates "$repo/bench/data/gavel/simulation_throughputs.json" >"$out/gavel-solo.tsv"
 # profile, its Gavel job type, GPUs, simgpu's steps/s for it alone on them.
-sed -n "s/^\([a-z0-9_]*\) ('\(.*\)', 1)\$/\1\t\2/p" "$models/gavel_map.txt" |
-  while IFS=$'\t' read -r profile type; do
-    for k in 1 2 4; do
-      rate=$(jq -r --arg k "('$type', $k)" '.v100[$k].null // empty' "$out/simgpu-throughputs.json")
-      [[ -z "$rate" ]] || printf '%s\t%s\t%s\t%s\n' "$profile" "$type" "$k" "$rate"
-    done
-  done >"$out/profiles.tsv"
-# Gavel's job type, GPUs, its V100 steps/s alone on them.
-jq -r '.v100 | to_entries[] | select(.value.null != null)
-       | (.key | capture("^\\(\u0027(?<t>.*)\u0027, (?<k>[0-9]+)\\)$")) as $m
-       | "\($m.t)\t\($m.k)\t\(.value.null)"' \
-  "$repo/bench/data/gavel/simulation_throughputs.json" >"$out/gavel-solo.tsv"
+awk -F'\t' -v OFS='\t' 'NR == FNR { profile_of[$2] = $1; next }
+  $1 in profile_of { print profile_of[$1], $1, $2, $3 }' \
+  <(sed -n "s/^\([a-z0-9_]*\) ('\(.*\)', 1)\$/\1\t\2/p" "$models/gavel_map.txt") \
+  <(solo_rates "$out/simgpu-throughputs.json") >"$out/profiles.tsv"
 segment() {  # SCALE: jobs.tsv on stdout, segment.trace written
   awk -v start="$start" -v jobs="$jobs" -v scale="$1" -v every="$every" -v max_gpus="$max_gpus" \
     -v trace_out="$out/segment.trace" -f scripts/replay/segment.awk \
