@@ -92,13 +92,9 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       return o;
     }
     if (flag != "--trace" && !seen.insert(flag).second) return FlagError(flag, "given twice");
-    if (flag == "--json" || flag == "--no-gang-reservation") {
+    if (flag == "--json") {
       if (inline_value.has_value()) return FlagError(flag, "takes no value");
-      if (flag == "--json") {
-        o.json = true;
-      } else {
-        o.gang_reservation = false;
-      }
+      o.json = true;
       continue;
     }
     if (flag == "--trace") {
@@ -129,6 +125,8 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
                                                    "--gpus-per-node",
                                                    "--arrival-scale",
                                                    "--guaranteed-every",
+                                                   "--queue",
+                                                   "--backfill-interval",
                                                    "--policy",
                                                    "--seed",
                                                    "--out",
@@ -196,6 +194,21 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       absl::StatusOr<uint64_t> v = ParseInt<uint64_t>(flag, value, 0, UINT64_MAX);
       if (!v.ok()) return v.status();
       o.variant_seed = *v;
+    } else if (flag == "--queue") {
+      if (value == "reserve") {
+        o.queue = QueueModel::kReserveForGangs;
+      } else if (value == "greedy") {
+        o.queue = QueueModel::kGreedy;
+      } else if (value == "slurm") {
+        o.queue = QueueModel::kSlurmNoTimeLimits;
+      } else {
+        return FlagError(flag, Cat("\"", value, "\" is none of reserve, greedy, slurm"));
+      }
+    } else if (flag == "--backfill-interval") {
+      absl::StatusOr<double> v = ParseDouble(flag, value);
+      if (!v.ok()) return v.status();
+      if (!(*v > 0 && *v <= 86400)) return FlagError(flag, "must be in (0, 86400] seconds");
+      o.backfill_interval_s = *v;
     } else if (flag == "--uncertainty-weight") {
       absl::StatusOr<double> v = ParseDouble(flag, value);
       if (!v.ok()) return v.status();
@@ -213,7 +226,7 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
     o.mode = CliOptions::Mode::kKfold;
     for (const char* replay_only :
          {"--trace", "--gpus", "--gpus-per-node", "--arrival-scale", "--guaranteed-every",
-          "--no-gang-reservation", "--policy", "--out",
+          "--queue", "--backfill-interval", "--policy", "--out",
           "--min-gain", "--uncertainty-weight", "--exploration", "--variants",
           "--variant-seed"}) {
       if (seen.contains(replay_only)) return FlagError(replay_only, "does not apply to --kfold");
@@ -222,6 +235,9 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
   }
   if (o.traces.empty()) return FlagError("--trace", "required (one or more Gavel trace files)");
   if (o.gpus == 0) return FlagError("--gpus", "required (the cluster's GPU count)");
+  if (seen.contains("--backfill-interval") && o.queue != QueueModel::kSlurmNoTimeLimits) {
+    return FlagError("--backfill-interval", "applies only to --queue slurm");
+  }
   if (o.policies.empty()) o.policies.assign(std::begin(kPolicyNames), std::end(kPolicyNames));
   if (o.variants > 0) {
     // Every policy runs on every variant: the ratios need them all.
@@ -242,7 +258,8 @@ std::string Usage() {
       "usage: iashim-clustersim --trace FILE... --throughputs FILE --gpu-type TYPE --gpus N\n"
       "           [--gpus-per-node K] [--arrival-scale X] [--policy P,...] [--seed S]\n"
       "           [--out DIR] [--json] [--min-gain G] [--uncertainty-weight W]\n"
-      "           [--exploration Z] [--guaranteed-every M] [--no-gang-reservation]\n"
+      "           [--exploration Z] [--guaranteed-every M]\n"
+      "           [--queue reserve|greedy|slurm [--backfill-interval S]]\n"
       "           [--variants N [--variant-seed S]]\n"
       "       iashim-clustersim --kfold K --throughputs FILE --gpu-type TYPE [--seed S] [--json]\n"
       "       iashim-clustersim --alibaba-nodes F --alibaba-pods F ...   (Alibaba replay)\n"
@@ -259,9 +276,12 @@ std::string Usage() {
       "                        i % M == 0; iashim and oracle then throttle its\n"
       "                        co-runner to hold it at its 10% slowdown target\n"
       "                        (default 0: every job opportunistic)\n"
-      "  --no-gang-reservation the oldest waiting gang reserves no node: later jobs\n"
-      "                        take any GPU that frees up (as Slurm's backfill does\n"
-      "                        when jobs have no time limit)\n"
+      "  --queue Q             how waiting jobs start (README, \"The queue\"): reserve\n"
+      "                        (default: any job that fits starts, the oldest waiting\n"
+      "                        gang reserves a node), greedy (no reservation), slurm\n"
+      "                        (Slurm with no time limits: in arrival order up to the\n"
+      "                        first blocked job, and a backfill pass every S seconds)\n"
+      "  --backfill-interval S with --queue slurm: Slurm's bf_interval (default 30)\n"
       "  --min-gain G          iashim/oracle: progress sharing must add (default ",
       kDefaultMinGain,
       ")\n"

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "coordinator/clustersim/simulator.h"
 
 namespace iashim::clustersim {
 
@@ -28,7 +29,8 @@ struct CliOptions {
   int gpus_per_node = 8;
   double arrival_scale = 1;
   int guaranteed_every = 0;  // 0: no guaranteed jobs (ReplayOptions)
-  bool gang_reservation = true;  // SimConfig::gang_reservation
+  QueueModel queue = QueueModel::kReserveForGangs;  // SimConfig::queue
+  double backfill_interval_s = 30;                 // SimConfig::backfill_interval_s
   std::vector<std::string> policies;  // default: all, in kPolicyNames order
   std::string out_dir;
   double min_gain = 0;            // set to kDefaultMinGain unless given

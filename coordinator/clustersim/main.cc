@@ -79,7 +79,8 @@ ReplayOptions ReplayOptionsOf(const CliOptions& options) {
   replay.uncertainty_weight = options.uncertainty_weight;
   replay.exploration = options.exploration;
   replay.guaranteed_every = options.guaranteed_every;
-  replay.sim.gang_reservation = options.gang_reservation;
+  replay.sim.queue = options.queue;
+  replay.sim.backfill_interval_s = options.backfill_interval_s;
   return replay;
 }
 

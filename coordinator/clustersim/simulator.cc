@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <queue>
@@ -63,7 +64,10 @@ class Simulation {
   // after its set of jobs changed.
   void UpdateOccupancy(int gpu);
   void Finish(int job);
-  absl::Status SchedulePass();
+  // Walks the queue in arrival order, starting what the policy places; with
+  // `stop_at_blocked`, stops at the first job that does not start (Slurm's
+  // main scheduler, QueueModel::kSlurmNoTimeLimits).
+  absl::Status SchedulePass(bool stop_at_blocked);
   absl::Status Start(int job, const PlacementDecision& decision, const ClusterState& seen);
   absl::Status Validate(int job, const std::vector<int>& gpus, const ClusterState& seen) const;
   void Retime(int job);
@@ -75,7 +79,8 @@ class Simulation {
   // A gang at the head of the queue that cannot start, when none holds a
   // reservation and reservations are on.
   bool ReservesANode(int job) const {
-    return config_.gang_reservation && jobs_[job].type.scale > 1 && reserving_job_ < 0;
+    return config_.queue == QueueModel::kReserveForGangs && jobs_[job].type.scale > 1 &&
+           reserving_job_ < 0;
   }
   void AddToStates(int gpu, const PlacedJob& placed);
   void RemoveFromStates(int gpu, const std::string& id);
@@ -132,6 +137,10 @@ absl::Status Simulation::Init() {
   if (config_.gpus <= 0) return absl::InvalidArgumentError("the cluster needs at least one GPU");
   if (config_.gpus_per_node <= 0) {
     return absl::InvalidArgumentError("gpus_per_node must be positive");
+  }
+  if (config_.queue == QueueModel::kSlurmNoTimeLimits &&
+      !(config_.backfill_interval_s > 0 && std::isfinite(config_.backfill_interval_s))) {
+    return absl::InvalidArgumentError("backfill_interval_s must be positive and finite");
   }
   full_.cluster = MakeCluster(config_);
   for (int g = 0; g < config_.gpus; ++g) {
@@ -396,16 +405,18 @@ absl::Status Simulation::Start(int job, const PlacementDecision& decision,
   return absl::OkStatus();
 }
 
-absl::Status Simulation::SchedulePass() {
+absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
   size_t i = 0;
   while (i < waiting_.size()) {
     const int job = waiting_[i];
     const bool head = i == 0;
     if (queued_kind_[QueueClass(job)] && job != reserving_job_) {
+      if (stop_at_blocked) break;
       ++i;
       continue;
     }
     if (!MightFit(job)) {
+      if (stop_at_blocked) break;
       if (head && ReservesANode(job)) Reserve(job);
       if (job != reserving_job_) queued_kind_[QueueClass(job)] = true;
       ++i;
@@ -428,6 +439,7 @@ absl::Status Simulation::SchedulePass() {
       case PlacementDecision::Outcome::kQueued:
         if (head && ReservesANode(job)) Reserve(job);
         if (job != reserving_job_) queued_kind_[QueueClass(job)] = true;
+        if (stop_at_blocked) return absl::OkStatus();
         ++i;
         break;
       case PlacementDecision::Outcome::kRejected:
@@ -445,10 +457,19 @@ absl::StatusOr<SimResult> Simulation::Run() {
   const auto stale = [&](const Completion& c) {
     return running_[c.job].done || running_[c.job].version != c.version;
   };
+  const bool slurm = config_.queue == QueueModel::kSlurmNoTimeLimits;
+  // Whether anything changed since the last backfill pass: a pass over an
+  // unchanged cluster and queue would start nothing, so none is simulated.
+  bool backfill_due = false;
+  constexpr double kNever = std::numeric_limits<double>::infinity();
   while (true) {
     while (!completions_.empty() && stale(completions_.top())) completions_.pop();
     const bool arrivals = next < jobs_.size();
-    if (!arrivals && completions_.empty()) {
+    const double backfill_at =
+        slurm && backfill_due && !waiting_.empty()
+            ? (std::floor(now_ / config_.backfill_interval_s) + 1) * config_.backfill_interval_s
+            : kNever;
+    if (!arrivals && completions_.empty() && backfill_at == kNever) {
       if (!waiting_.empty()) {
         return absl::InternalError(Cat(
             "the policy left ", waiting_.size(), " job(s) waiting on an idle cluster, e.g. ",
@@ -456,18 +477,30 @@ absl::StatusOr<SimResult> Simulation::Run() {
       }
       break;
     }
-    double t = arrivals ? jobs_[next].arrival_s : completions_.top().t;
+    double t = std::min(arrivals ? jobs_[next].arrival_s : kNever, backfill_at);
     if (!completions_.empty()) t = std::min(t, completions_.top().t);
     AdvanceTo(std::max(t, now_));
+    bool event = false;
     while (!completions_.empty() && completions_.top().t <= now_) {
       const Completion c = completions_.top();
       completions_.pop();
-      if (!stale(c)) Finish(c.job);
+      if (!stale(c)) {
+        Finish(c.job);
+        event = true;
+      }
     }
     while (next < jobs_.size() && jobs_[next].arrival_s <= now_) {
       waiting_.push_back(static_cast<int>(next++));
+      event = true;
     }
-    if (absl::Status s = SchedulePass(); !s.ok()) return s;
+    if (event) {
+      if (absl::Status s = SchedulePass(/*stop_at_blocked=*/slurm); !s.ok()) return s;
+      backfill_due = true;
+    }
+    if (now_ >= backfill_at) {
+      if (absl::Status s = SchedulePass(/*stop_at_blocked=*/false); !s.ok()) return s;
+      backfill_due = false;
+    }
   }
   result_.jobs = std::move(out_);
   if (!jobs_.empty()) {

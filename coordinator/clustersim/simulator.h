@@ -12,14 +12,16 @@
 //    get MeasuredPairRule); gangs (k > 1 GPUs) take k empty GPUs of one node
 //    and never share. A decision breaking these rules is an error, not a
 //    silent fix.
-//  - After every event time the queue is walked in arrival order and the
-//    policy asked for each waiting job; placed jobs start at once. A later
-//    job may start when an earlier cannot (backfill), but when the oldest
-//    waiting job is a gang that cannot start, it reserves a node (the one
-//    with the most empty GPUs, then the lowest): the node is hidden from
-//    every other job until the gang starts, so it drains and the gang
-//    cannot starve. One-GPU jobs need no reservation: every policy gives
-//    an empty GPU to the first job asking, and the oldest asks first.
+//  - The queue (SimConfig::queue): by default, after every event time the
+//    queue is walked in arrival order and the policy asked for each waiting
+//    job; placed jobs start at once. A later job may start when an earlier
+//    cannot (backfill), but when the oldest waiting job is a gang that
+//    cannot start, it reserves a node (the one with the most empty GPUs,
+//    then the lowest): the node is hidden from every other job until the
+//    gang starts, so it drains and the gang cannot starve. One-GPU jobs need
+//    no reservation: every policy gives an empty GPU to the first job
+//    asking, and the oldest asks first. The other models are Slurm's
+//    (QueueModel).
 //  - No preemption, no migration: a job runs where it started until done.
 //  - When a policy starts a pair, the observer (its learner) is told both
 //    jobs' normalised throughputs (paired / solo), as the daemon would
@@ -50,6 +52,23 @@ struct SimJob {
   policy::Priority priority = policy::Priority::kOpportunistic;
 };
 
+// How waiting jobs are started.
+enum class QueueModel {
+  // After every event, any waiting job that fits starts, in arrival order;
+  // the oldest waiting gang reserves a node (above).
+  kReserveForGangs,
+  // The same without the reservation: later jobs take any GPU that frees up.
+  kGreedy,
+  // Slurm's sched/backfill when jobs have no time limit (what the live
+  // replay's cluster runs, scripts/live-replay.sh). After every event the
+  // main scheduler starts jobs in arrival order up to the first that cannot
+  // start, and holds every job behind it (their pending reason "Priority").
+  // Every backfill_interval_s a backfill pass starts any waiting job that
+  // fits, in arrival order, reserving nothing: with running jobs that never
+  // end as far as it knows, no blocked job has a start time to protect.
+  kSlurmNoTimeLimits,
+};
+
 struct SimConfig {
   int gpus = 0;
   int gpus_per_node = 8;
@@ -70,12 +89,10 @@ struct SimConfig {
   bool share_control = false;
   double slowdown_target = 0.10;
   double min_share = 0.05;
-  // Whether the oldest waiting gang reserves a node, so that it drains (see
-  // the queue above). Off: later jobs take any GPU that frees up, as Slurm's
-  // backfill lets them when running jobs have no time limit (it cannot tell
-  // when the gang could start, so nothing it starts delays it): what the
-  // live replay's cluster does (scripts/live-replay.sh).
-  bool gang_reservation = true;
+  QueueModel queue = QueueModel::kReserveForGangs;
+  // kSlurmNoTimeLimits: the time between backfill passes, Slurm's
+  // bf_interval (its default: 30 s). Passes fall on its multiples.
+  double backfill_interval_s = 30;
 };
 
 // What the simulator tells a learning policy after it starts a pair.

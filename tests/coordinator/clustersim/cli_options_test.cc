@@ -1,6 +1,7 @@
 #include "coordinator/clustersim/cli_options.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -23,7 +24,7 @@ TEST(ParseCliOptions, ReplayDefaults) {
   EXPECT_EQ(o->arrival_scale, 1);
   EXPECT_EQ(o->policies.size(), 5u);
   EXPECT_FALSE(o->json);
-  EXPECT_TRUE(o->gang_reservation);
+  EXPECT_EQ(o->queue, QueueModel::kReserveForGangs);
 }
 
 TEST(ParseCliOptions, EverySetting) {
@@ -31,7 +32,7 @@ TEST(ParseCliOptions, EverySetting) {
   for (const char* a : {"--arrival-scale=2.5", "--policy", "iashim,exclusive", "--seed", "7",
                         "--out", "dir", "--json", "--gpus-per-node", "4", "--min-gain",
                         "-0.1", "--uncertainty-weight", "0.5", "--trace=c.trace", "--guaranteed-every", "4",
-                        "--no-gang-reservation"}) {
+                        "--queue", "slurm", "--backfill-interval=2"}) {
     args.push_back(a);
   }
   absl::StatusOr<CliOptions> o = ParseCliOptions(args);
@@ -45,7 +46,8 @@ TEST(ParseCliOptions, EverySetting) {
   EXPECT_EQ(o->min_gain, -0.1);
   EXPECT_EQ(o->uncertainty_weight, 0.5);
   EXPECT_EQ(o->guaranteed_every, 4);
-  EXPECT_FALSE(o->gang_reservation);
+  EXPECT_EQ(o->queue, QueueModel::kSlurmNoTimeLimits);
+  EXPECT_EQ(o->backfill_interval_s, 2);
   EXPECT_EQ(o->traces.size(), 3u);
 }
 
@@ -62,6 +64,19 @@ void ExpectError(std::vector<std::string> args, const std::string& fragment) {
   ASSERT_FALSE(o.ok()) << fragment;
   EXPECT_NE(o.status().message().find(fragment), std::string::npos)
       << o.status().message() << " should mention " << fragment;
+}
+
+TEST(ParseCliOptions, QueueModels) {
+  for (const auto& [name, model] : {std::pair{"reserve", QueueModel::kReserveForGangs},
+                                    std::pair{"greedy", QueueModel::kGreedy},
+                                    std::pair{"slurm", QueueModel::kSlurmNoTimeLimits}}) {
+    std::vector<std::string> args = Base();
+    args.push_back(std::string("--queue=") + name);
+    absl::StatusOr<CliOptions> o = ParseCliOptions(args);
+    ASSERT_TRUE(o.ok()) << o.status();
+    EXPECT_EQ(o->queue, model) << name;
+    EXPECT_EQ(o->backfill_interval_s, 30) << name;  // Slurm's default bf_interval
+  }
 }
 
 TEST(ParseCliOptions, Variants) {
@@ -111,7 +126,9 @@ TEST(ParseCliOptions, EveryBadArgumentIsNamed) {
   ExpectError(With({"--uncertainty-weight", "-1"}), "--uncertainty-weight: must be >= 0");
   ExpectError(With({"--out"}), "--out: needs a value");
   ExpectError(With({"--json=yes"}), "--json: takes no value");
-  ExpectError(With({"--no-gang-reservation=1"}), "--no-gang-reservation: takes no value");
+  ExpectError(With({"--queue", "fifo"}), "--queue: \"fifo\" is none of reserve, greedy, slurm");
+  ExpectError(With({"--queue", "slurm", "--backfill-interval", "0"}), "--backfill-interval: must be in (0, 86400]");
+  ExpectError(With({"--backfill-interval", "2"}), "--backfill-interval: applies only to --queue slurm");
   ExpectError(With({"--bogus"}), "unknown flag --bogus");
   ExpectError(With({"stray"}), "unexpected argument \"stray\"");
   ExpectError(With({"--kfold", "5"}), "--trace: does not apply to --kfold");

@@ -1,5 +1,6 @@
 #include "coordinator/clustersim/simulator.h"
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -178,11 +179,67 @@ TEST(Simulate, WithoutGangReservationsLaterJobsTakeWhatFreesUp) {
       Job("a", {"A", 1}, 1000, 0), Job("b", {"A", 1}, 500, 0), Job("c", {"A", 1}, 1000, 0),
       Job("d", {"A", 1}, 1500, 0), Job("g", {"G", 2}, 200, 1), Job("e", {"A", 1}, 10000, 60)};
   SimConfig config = Config(4, 2);
-  config.gang_reservation = false;
+  config.queue = QueueModel::kGreedy;
   absl::StatusOr<SimResult> r = Simulate(jobs, truth, config, ExclusivePlacement(), nullptr);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_DOUBLE_EQ(r->jobs[5].start_s, 60);
   EXPECT_DOUBLE_EQ(r->jobs[4].start_s, 150);
+}
+
+SimConfig SlurmConfig(int gpus, int per_node, double backfill_interval_s) {
+  SimConfig c = Config(gpus, per_node);
+  c.queue = QueueModel::kSlurmNoTimeLimits;
+  c.backfill_interval_s = backfill_interval_s;
+  return c;
+}
+
+TEST(Simulate, SlurmHoldsJobsBehindABlockedOneUntilTheBackfillPass) {
+  const GavelThroughputs truth = Truth();
+  // Nodes of 2 GPUs; backfill every 10 s. a (until 100), b and c (until
+  // 1000) leave one free GPU on node001. The gang (at 1) cannot start and
+  // holds e (at 3) until the pass at 10, which reserves nothing for the gang
+  // and starts e on the free GPU. Likewise f (at 101) waits for the pass at
+  // 110 though a's GPU is free since 100. The gang starts at 1000.
+  const std::vector<SimJob> jobs = {
+      Job("a", {"A", 1}, 1000, 0), Job("b", {"A", 1}, 10000, 0), Job("c", {"A", 1}, 10000, 0),
+      Job("g", {"G", 2}, 200, 1),  Job("e", {"A", 1}, 100, 3),   Job("f", {"A", 1}, 500, 101)};
+  absl::StatusOr<SimResult> r =
+      Simulate(jobs, truth, SlurmConfig(4, 2, 10), ExclusivePlacement(), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[4].start_s, 10);
+  EXPECT_DOUBLE_EQ(r->jobs[5].start_s, 110);
+  EXPECT_DOUBLE_EQ(r->jobs[3].start_s, 1000);
+}
+
+TEST(Simulate, UnderSlurmAGangTakesANodeThatEmptiesBetweenBackfillPasses) {
+  const GavelThroughputs truth = Truth();
+  // One node of 2 GPUs; s1 ends at 12, s2 at 15. The gang (at 1) is ahead
+  // of x (at 2). Greedy: x takes s1's GPU at 12 and the gang waits for it
+  // (22). Slurm: x is held behind the gang until a backfill pass (20), the
+  // node is empty at 15 and the gang starts then; x follows it at 25.
+  const std::vector<SimJob> jobs = {Job("s1", {"A", 1}, 120, 0), Job("s2", {"A", 1}, 150, 0),
+                                    Job("g", {"G", 2}, 200, 1), Job("x", {"A", 1}, 100, 2)};
+  absl::StatusOr<SimResult> slurm =
+      Simulate(jobs, truth, SlurmConfig(2, 2, 10), ExclusivePlacement(), nullptr);
+  ASSERT_TRUE(slurm.ok()) << slurm.status();
+  EXPECT_DOUBLE_EQ(slurm->jobs[2].start_s, 15);
+  EXPECT_DOUBLE_EQ(slurm->jobs[3].start_s, 25);
+  SimConfig greedy = Config(2, 2);
+  greedy.queue = QueueModel::kGreedy;
+  absl::StatusOr<SimResult> r = Simulate(jobs, truth, greedy, ExclusivePlacement(), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[3].start_s, 12);
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 22);
+}
+
+TEST(Simulate, SlurmNeedsAPositiveBackfillInterval) {
+  const GavelThroughputs truth = Truth();
+  const std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0)};
+  for (double interval : {0.0, -1.0, std::numeric_limits<double>::infinity()}) {
+    absl::StatusOr<SimResult> r =
+        Simulate(jobs, truth, SlurmConfig(1, 1, interval), ExclusivePlacement(), nullptr);
+    EXPECT_FALSE(r.ok()) << interval;
+  }
 }
 
 TEST(Simulate, BackfillsPastAWaitingGang) {
