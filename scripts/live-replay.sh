@@ -12,7 +12,7 @@
 #   scripts/live-replay.sh --trace FILE [--jobs K] [--start N] [--time-scale X]
 #                          [--nodes N] [--guaranteed-every M] [--max-gpus-per-job G] [--modes LIST]
 #                          [--max-minutes M] [--out DIR] [--build-dir DIR] [--sim-only]
-#                          [--no-gang-reservation]
+#                          [--queue reserve|greedy|slurm]
 #
 #   --trace FILE          a Gavel-format trace (bench/data/gavel/msr-seed0/*.trace)
 #   --jobs K              jobs in the segment, 1..200 (default 40)
@@ -34,10 +34,11 @@
 #   --build-dir DIR       a built tree (default: scripts/setup.sh builds build/)
 #   --sim-only            the segment and iashim-clustersim only: no cluster,
 #                         no root (the live columns stay empty)
-#   --no-gang-reservation iashim-clustersim's queue without its reservation of
-#                         a node for the oldest waiting gang (its --help);
-#                         neither queue model is Slurm's (README, "A live
-#                         trace replay", multi-GPU jobs)
+#   --queue MODEL         iashim-clustersim's queue (its --help): reserve (the
+#                         oldest waiting gang reserves a node), greedy (no
+#                         reservation), slurm (default: Slurm with no time
+#                         limits, backfilling every 2 s as the cluster's does;
+#                         README, "A live trace replay", multi-GPU jobs)
 #
 # Each job of the segment is one of the trace's jobs of up to G GPUs (larger
 # ones are left out and counted: a node has 4): its arrival and its length
@@ -75,12 +76,11 @@ source scripts/replay/metrics.sh
 
 trace="" jobs=40 start=auto scale=auto nodes=3 every=4 max_gpus=4 modes=plain,iashim max_minutes=12 out="" build=""
 live=1
-queue_flags=()
+queue=slurm
 need_value() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --sim-only) live=0; shift; continue ;;
-    --no-gang-reservation) queue_flags=(--no-gang-reservation); shift; continue ;;
     --trace) need_value "$@"; trace=$2 ;;
     --jobs) need_value "$@"; jobs=$2 ;;
     --start) need_value "$@"; start=$2 ;;
@@ -92,6 +92,7 @@ while [[ $# -gt 0 ]]; do
     --max-minutes) need_value "$@"; max_minutes=$2 ;;
     --out) need_value "$@"; out=$2 ;;
     --build-dir) need_value "$@"; build=$2 ;;
+    --queue) need_value "$@"; queue=$2 ;;
     -h|--help) sed -n '2,66p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -114,6 +115,7 @@ if [[ "$scale" != auto ]] &&
    { [[ ! "$scale" =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! awk -v x="$scale" 'BEGIN { exit !(x >= 1 && x <= 1e7) }'; }; then
   die "--time-scale must be auto or a number 1..10000000 (got '$scale')"
 fi
+[[ "$queue" =~ ^(reserve|greedy|slurm)$ ]] || die "--queue must be reserve, greedy or slurm (got '$queue')"
 IFS=, read -r -a mode_list <<<"$modes"
 [[ ${#mode_list[@]} -ge 1 ]] || die "--modes is empty (plain, iashim or both)"
 for m in "${mode_list[@]}"; do
@@ -121,6 +123,8 @@ for m in "${mode_list[@]}"; do
 done
 # shellcheck source=slurm_common.sh
 source scripts/slurm_common.sh
+queue_flags=(--queue "$queue")
+[[ "$queue" != slurm ]] || queue_flags+=(--backfill-interval "$slurm_backfill_interval_s")
 if [[ $live -eq 1 ]]; then
   [[ $(id -u) -eq 0 ]] || die "needs root (scripts/cluster-up.sh); --sim-only does not"
   install_missing_packages jq gnuplot-nox
@@ -239,21 +243,35 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
     sampler=$!
   fi
   t0=$(date +%s.%N)
+  # One submitter, in the segment's order, so that Slurm's queue (first come,
+  # first served by job id) has the order iashim-clustersim replays; jobs of
+  # one arrival time would otherwise race for their ids.
   local submitters=()
-  while IFS=$'\t' read -r id profile priority iterations arrival _ _ _ k; do
-    (
+  (
+    gangs=()
+    # The segment on fd 3: what the loop runs may read its standard input.
+    while IFS=$'\t' read -r -u 3 id profile priority iterations arrival _ _ _ k; do
       sleep "$(awk -v t0="$t0" -v a="$arrival" -v now="$(date +%s.%N)" 'BEGIN { d = t0 + a - now; printf "%.3f", (d > 0 ? d : 0) }')"
       args=(-D "$dir" -J "replay-$mode-$id" -o "$dir/$id.out" -e "$dir/$id.err")
       if [[ "$k" -gt 1 ]]; then
         # A gang: one step of k tasks on k whole GPUs, as srun starts
         # data-parallel jobs (under --iashim one gang of k, the plugin's
-        # step_gang.h). srun returns when the step ends.
+        # step_gang.h). srun returns when the step ends, so it runs in the
+        # background and the next job waits until Slurm has this one.
         args+=(-n "$k" --gres="gpu:$k")
         [[ "$mode" == plain ]] || args+=(--iashim="$priority" --iashim-kind="$profile")
         printf '%s\t%s\tsrun\n' "$id" "$(date +%s.%N)" >>"$dir/submitted.tsv"
-        on head runuser -u nobody -- srun "${args[@]}" "$job_script" "$profile" "$iterations" 2>"$dir/$id.sbatch" ||
-          printf '%s\tsrun exited %s: %s\n' "$id" "$?" "$(tail -n 2 "$dir/$id.sbatch" | tr '\n' ' ')" >>"$dir/failed.tsv"
-        exit 0
+        (
+          on head runuser -u nobody -- srun "${args[@]}" "$job_script" "$profile" "$iterations" 2>"$dir/$id.sbatch" ||
+            printf '%s\tsrun exited %s: %s\n' "$id" "$?" "$(tail -n 2 "$dir/$id.sbatch" | tr '\n' ' ')" >>"$dir/failed.tsv"
+        ) &
+        gangs+=($!)
+        for _ in $(seq 100); do  # at most ~10 s
+          on head squeue -h -n "replay-$mode-$id" -o %i 2>/dev/null | grep -q . && break
+          kill -0 "${gangs[-1]}" 2>/dev/null || break
+          sleep 0.1
+        done
+        continue
       fi
       args+=(--parsable --gres=shard:2)
       # Under --iashim, the same half GPU the shards ask of Slurm, in memory:
@@ -264,9 +282,10 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
       else
         printf '%s\tsbatch failed\n' "$id" >>"$dir/failed.tsv"
       fi
-    ) &
-    submitters+=($!)
-  done <"$out/jobs.tsv"
+    done 3<"$out/jobs.tsv"
+    wait "${gangs[@]}" 2>/dev/null || true  # running until the last gang's srun returns
+  ) &
+  submitters+=($!)
   local names
   names=$(cut -f1 "$out/jobs.tsv" | sed "s/^/replay-$mode-/" | paste -sd,)
   # Running while a submitter has not returned (a gang's srun returns when
@@ -375,7 +394,12 @@ value() {  # MODE SOURCE METRIC: 4 significant digits, "-" when not known
   echo "Live replay: $jobs jobs of $(basename "$trace") from job $start (of those of at most $max_gpus GPUs), time scale $scale,"
   echo "$nodes nodes x 4 simulated V100s (simgpu: simulated figures, on a $(nproc)-core machine)."
   echo "live = real slurmctld/slurmd and processes; sim = iashim-clustersim on the same segment with"
-  echo "simgpu's pair throughputs (plain shards ~ its firstfit policy, --iashim ~ its iashim policy)."
+  echo "simgpu's pair throughputs (plain shards ~ its firstfit policy, --iashim ~ its iashim policy);"
+  case "$queue" in
+    slurm) echo "queue: slurm, a backfill pass every $slurm_backfill_interval_s s (Slurm with no time limits, as the cluster's)." ;;
+    reserve) echo "queue: reserve (the oldest waiting gang reserves a node; not what the cluster's Slurm does)." ;;
+    greedy) echo "queue: greedy (any job that fits starts; not what the cluster's Slurm does)." ;;
+  esac
   echo
   printf '%-30s' "metric"
   for mode in "${mode_list[@]}"; do printf '%12s%12s%8s' "$mode live" "$mode sim" "ratio"; done

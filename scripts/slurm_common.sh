@@ -33,8 +33,9 @@ built_tree() {
 # with every job behind it, until backfill starts it on another node
 # (integrations/slurm/README.md, "A busy preferred node waits for the
 # backfill pass"). Each script adds its paths, ports and nodes.
+slurm_backfill_interval_s=2  # iashim-clustersim simulates this Slurm with it (live-replay.sh)
 slurm_conf_policy() {
-  cat <<'EOF'
+  cat <<EOF
 AuthType=auth/munge
 CredType=cred/munge
 SlurmUser=root
@@ -47,7 +48,7 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 MpiDefault=none
 SchedulerType=sched/backfill
-SchedulerParameters=bf_interval=2
+SchedulerParameters=bf_interval=$slurm_backfill_interval_s
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SlurmdParameters=config_overrides

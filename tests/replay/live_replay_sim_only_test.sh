@@ -73,13 +73,17 @@ paste "$out/run/jobs.tsv" "$out/run/segment.trace" | awk -F'\t' '
   $4 * $9 != $14 { print "job " $1 ": " $4 " iterations x " $9 " ranks, " $14 " steps"; bad = 1 }
   $9 > 1 { gangs++ }
   END { if (gangs < 2) { print gangs + 0 " gangs"; bad = 1 } exit bad }' || fail "the segment's gangs are wrong (above)"
-# The simulator's queue without its gang reservation: the same jobs, and on
-# this segment of gangs another schedule.
-"$repo/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 120 --time-scale 100 --no-gang-reservation \
-  --out "$out/nores" --build-dir "$build" >"$out/nores.log" 2>&1 || { cat "$out/nores.log"; fail "--no-gang-reservation failed"; }
-cmp -s "$out/run/jobs.tsv" "$out/nores/jobs.tsv" || fail "--no-gang-reservation changed the segment"
-cmp -s "$out/run/sim/jobs-firstfit.csv" "$out/nores/sim/jobs-firstfit.csv" &&
-  fail "--no-gang-reservation gave firstfit the schedule the reservation did"
+# The simulator's other queue models (the default is Slurm's): the same jobs,
+# and on this segment of gangs other schedules.
+for queue in reserve greedy; do
+  "$repo/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 120 --time-scale 100 --queue "$queue" \
+    --out "$out/$queue" --build-dir "$build" >"$out/$queue.log" 2>&1 || { cat "$out/$queue.log"; fail "--queue $queue failed"; }
+  cmp -s "$out/run/jobs.tsv" "$out/$queue/jobs.tsv" || fail "--queue $queue changed the segment"
+  cmp -s "$out/run/sim/jobs-firstfit.csv" "$out/$queue/sim/jobs-firstfit.csv" &&
+    fail "--queue $queue gave firstfit the schedule Slurm's queue did"
+  grep -q "queue: $queue" "$out/$queue/report.txt" || fail "report.txt does not name the queue $queue"
+done
+grep -q "queue: slurm, a backfill pass every 2 s" "$out/run/report.txt" || fail "report.txt does not name Slurm's queue"
 # One GPU per job at most: the segment as it was before gangs were replayed.
 "$repo/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 120 --time-scale 100 --max-gpus-per-job 1 \
   --out "$out/one" --build-dir "$build" >"$out/one.log" 2>&1 || { cat "$out/one.log"; fail "--max-gpus-per-job 1 failed"; }
@@ -127,4 +131,5 @@ refuses "pass --start" --trace "$repo/bench/data/gavel/msr-seed0/2869ce.trace"
 refuses "--max-gpus-per-job must be an integer 1..4" --trace "$trace" --max-gpus-per-job 8
 refuses "fewer than 40 jobs of at most 4 GPUs" --trace "$repo/bench/data/gavel/msr-seed0/23dbec.trace"
 refuses "unknown argument '--bogus'" --trace "$trace" --bogus
+refuses "--queue must be reserve, greedy or slurm (got 'fifo')" --trace "$trace" --queue fifo
 echo "live-replay --sim-only: passed"
