@@ -93,7 +93,7 @@ while [[ $# -gt 0 ]]; do
     --out) need_value "$@"; out=$2 ;;
     --build-dir) need_value "$@"; build=$2 ;;
     --queue) need_value "$@"; queue=$2 ;;
-    -h|--help) sed -n '2,66p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,67p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
   shift 2

@@ -276,7 +276,7 @@ std::string Usage() {
       "                        i % M == 0; iashim and oracle then throttle its\n"
       "                        co-runner to hold it at its 10% slowdown target\n"
       "                        (default 0: every job opportunistic)\n"
-      "  --queue Q             how waiting jobs start (README, \"The queue\"): reserve\n"
+      "  --queue Q             how waiting jobs start (README.md, \"Queue\"): reserve\n"
       "                        (default: any job that fits starts, the oldest waiting\n"
       "                        gang reserves a node), greedy (no reservation), slurm\n"
       "                        (Slurm with no time limits: in arrival order up to the\n"

@@ -20,8 +20,8 @@
 //    then the lowest): the node is hidden from every other job until the
 //    gang starts, so it drains and the gang cannot starve. One-GPU jobs need
 //    no reservation: every policy gives an empty GPU to the first job
-//    asking, and the oldest asks first. The other models are Slurm's
-//    (QueueModel).
+//    asking, and the oldest asks first. QueueModel has the others, one
+//    of them Slurm's.
 //  - No preemption, no migration: a job runs where it started until done.
 //  - When a policy starts a pair, the observer (its learner) is told both
 //    jobs' normalised throughputs (paired / solo), as the daemon would
