@@ -12,7 +12,7 @@
 #   scripts/live-replay.sh --trace FILE [--jobs K] [--start N] [--time-scale X]
 #                          [--nodes N] [--guaranteed-every M] [--max-gpus-per-job G] [--modes LIST]
 #                          [--max-minutes M] [--out DIR] [--build-dir DIR] [--sim-only]
-#                          [--queue reserve|greedy|slurm]
+#                          [--queue reserve|greedy|slurm] [--gangs-take-busy-gpus yes|no|auto]
 #
 #   --trace FILE          a Gavel-format trace (bench/data/gavel/msr-seed0/*.trace)
 #   --jobs K              jobs in the segment, 1..200 (default 40)
@@ -39,6 +39,12 @@
 #                         reservation), slurm (default: Slurm with no time
 #                         limits, backfilling every 2 s as the cluster's does;
 #                         README, "A live trace replay", multi-GPU jobs)
+#   --gangs-take-busy-gpus yes|no|auto
+#                         with --queue slurm: whether the simulator gives a
+#                         gang GPUs whose shards one-GPU jobs still use, as
+#                         Slurm 22.05 does (iashim-clustersim's flag of that
+#                         name); auto (default): yes when the installed
+#                         slurmctld is 22.05 (Debian's, where it was seen)
 #
 # Each job of the segment is one of the trace's jobs of up to G GPUs (larger
 # ones are left out and counted: a node has 4): its arrival and its length
@@ -47,9 +53,11 @@
 # (scripts/replay/segment.awk) for as many iterations as last that long alone
 # on simgpu, so sharing lengthens it. A job of k > 1 GPUs is a gang: one
 # Slurm step of k tasks (srun -n k --gres=gpu:k), each a data-parallel rank
-# (torchrun's variables from Slurm's), on whole GPUs in both modes, as
-# iashim-clustersim runs gangs (never sharing). Jobs run as nobody. Writes to
-# the out dir:
+# (torchrun's variables from Slurm's), asking whole GPUs; Slurm 22.05 may
+# give them while one-GPU jobs' shards are in use, and then plain Slurm runs
+# the gang beside those jobs and --iashim's coordinator starts it once they
+# end (both simulated so, --gangs-take-busy-gpus). Jobs run as nobody.
+# Writes to the out dir:
 #   jobs.tsv, segment.trace     the segment (segment.trace: for iashim-clustersim)
 #   simgpu-throughputs.json     simgpu's solo and pair steps/s (ground truth)
 #   sim/                        iashim-clustersim's output (exclusive, firstfit, iashim)
@@ -77,6 +85,7 @@ source scripts/replay/metrics.sh
 trace="" jobs=40 start=auto scale=auto nodes=3 every=4 max_gpus=4 modes=plain,iashim max_minutes=12 out="" build=""
 live=1
 queue=slurm
+gangs_busy=auto
 need_value() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -93,7 +102,8 @@ while [[ $# -gt 0 ]]; do
     --out) need_value "$@"; out=$2 ;;
     --build-dir) need_value "$@"; build=$2 ;;
     --queue) need_value "$@"; queue=$2 ;;
-    -h|--help) sed -n '2,67p' "$0"; exit 0 ;;
+    --gangs-take-busy-gpus) need_value "$@"; gangs_busy=$2 ;;
+    -h|--help) sed -n '2,/^set -euo pipefail/p' "$0" | sed '$d'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
   shift 2
@@ -116,6 +126,13 @@ if [[ "$scale" != auto ]] &&
   die "--time-scale must be auto or a number 1..10000000 (got '$scale')"
 fi
 [[ "$queue" =~ ^(reserve|greedy|slurm)$ ]] || die "--queue must be reserve, greedy or slurm (got '$queue')"
+[[ "$gangs_busy" =~ ^(yes|no|auto)$ ]] ||
+  die "--gangs-take-busy-gpus must be yes, no or auto (got '$gangs_busy')"
+if [[ "$gangs_busy" == auto ]]; then
+  gangs_busy=no
+  [[ "$queue" != slurm || "$(slurmctld -V 2>/dev/null || true)" != *" 22.05."* ]] || gangs_busy=yes
+fi
+[[ "$gangs_busy" == no || "$queue" == slurm ]] || die "--gangs-take-busy-gpus yes needs --queue slurm"
 IFS=, read -r -a mode_list <<<"$modes"
 [[ ${#mode_list[@]} -ge 1 ]] || die "--modes is empty (plain, iashim or both)"
 for m in "${mode_list[@]}"; do
@@ -125,6 +142,7 @@ done
 source scripts/slurm_common.sh
 queue_flags=(--queue "$queue")
 [[ "$queue" != slurm ]] || queue_flags+=(--backfill-interval "$slurm_backfill_interval_s")
+[[ "$gangs_busy" == no ]] || queue_flags+=(--gangs-take-busy-gpus)
 if [[ $live -eq 1 ]]; then
   [[ $(id -u) -eq 0 ]] || die "needs root (scripts/cluster-up.sh); --sim-only does not"
   install_missing_packages jq gnuplot-nox
@@ -396,7 +414,12 @@ value() {  # MODE SOURCE METRIC: 4 significant digits, "-" when not known
   echo "live = real slurmctld/slurmd and processes; sim = iashim-clustersim on the same segment with"
   echo "simgpu's pair throughputs (plain shards ~ its firstfit policy, --iashim ~ its iashim policy);"
   case "$queue" in
-    slurm) echo "queue: slurm, a backfill pass every $slurm_backfill_interval_s s (Slurm with no time limits, as the cluster's)." ;;
+    slurm) echo "queue: slurm, a backfill pass every $slurm_backfill_interval_s s (Slurm with no time limits, as the cluster's);"
+      if [[ "$gangs_busy" == yes ]]; then
+        echo "gangs may be given GPUs whose shards are in use (Slurm 22.05): plain runs them beside those jobs, iashim waits for them."
+      else
+        echo "gangs take empty GPUs only."
+      fi ;;
     reserve) echo "queue: reserve (the oldest waiting gang reserves a node; not what the cluster's Slurm does)." ;;
     greedy) echo "queue: greedy (any job that fits starts; not what the cluster's Slurm does)." ;;
   esac

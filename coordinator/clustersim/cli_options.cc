@@ -97,6 +97,11 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       o.json = true;
       continue;
     }
+    if (flag == "--gangs-take-busy-gpus") {
+      if (inline_value.has_value()) return FlagError(flag, "takes no value");
+      o.gangs_take_busy_gpus = true;
+      continue;
+    }
     if (flag == "--trace") {
       seen.insert(flag);
       if (inline_value.has_value()) {
@@ -226,7 +231,7 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
     o.mode = CliOptions::Mode::kKfold;
     for (const char* replay_only :
          {"--trace", "--gpus", "--gpus-per-node", "--arrival-scale", "--guaranteed-every",
-          "--queue", "--backfill-interval", "--policy", "--out",
+          "--queue", "--backfill-interval", "--gangs-take-busy-gpus", "--policy", "--out",
           "--min-gain", "--uncertainty-weight", "--exploration", "--variants",
           "--variant-seed"}) {
       if (seen.contains(replay_only)) return FlagError(replay_only, "does not apply to --kfold");
@@ -235,8 +240,10 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
   }
   if (o.traces.empty()) return FlagError("--trace", "required (one or more Gavel trace files)");
   if (o.gpus == 0) return FlagError("--gpus", "required (the cluster's GPU count)");
-  if (seen.contains("--backfill-interval") && o.queue != QueueModel::kSlurmNoTimeLimits) {
-    return FlagError("--backfill-interval", "applies only to --queue slurm");
+  for (const char* slurm_only : {"--backfill-interval", "--gangs-take-busy-gpus"}) {
+    if (seen.contains(slurm_only) && o.queue != QueueModel::kSlurmNoTimeLimits) {
+      return FlagError(slurm_only, "applies only to --queue slurm");
+    }
   }
   if (o.policies.empty()) o.policies.assign(std::begin(kPolicyNames), std::end(kPolicyNames));
   if (o.variants > 0) {
@@ -259,7 +266,7 @@ std::string Usage() {
       "           [--gpus-per-node K] [--arrival-scale X] [--policy P,...] [--seed S]\n"
       "           [--out DIR] [--json] [--min-gain G] [--uncertainty-weight W]\n"
       "           [--exploration Z] [--guaranteed-every M]\n"
-      "           [--queue reserve|greedy|slurm [--backfill-interval S]]\n"
+      "           [--queue reserve|greedy|slurm [--backfill-interval S] [--gangs-take-busy-gpus]]\n"
       "           [--variants N [--variant-seed S]]\n"
       "       iashim-clustersim --kfold K --throughputs FILE --gpu-type TYPE [--seed S] [--json]\n"
       "       iashim-clustersim --alibaba-nodes F --alibaba-pods F ...   (Alibaba replay)\n"
@@ -282,6 +289,11 @@ std::string Usage() {
       "                        (Slurm with no time limits: in arrival order up to the\n"
       "                        first blocked job, and a backfill pass every S seconds)\n"
       "  --backfill-interval S with --queue slurm: Slurm's bf_interval (default 30)\n"
+      "  --gangs-take-busy-gpus  with --queue slurm: Slurm 22.05's shards, where a\n"
+      "                        gang may be given GPUs one-GPU jobs' shards still use\n"
+      "                        and those take no shard job until it ends; iashim's\n"
+      "                        and oracle's gangs wait for the jobs there, the other\n"
+      "                        policies' run beside them (README.md, \"Queue\")\n"
       "  --min-gain G          iashim/oracle: progress sharing must add (default ",
       kDefaultMinGain,
       ")\n"

@@ -81,6 +81,7 @@ ReplayOptions ReplayOptionsOf(const CliOptions& options) {
   replay.guaranteed_every = options.guaranteed_every;
   replay.sim.queue = options.queue;
   replay.sim.backfill_interval_s = options.backfill_interval_s;
+  replay.sim.gangs_take_busy_gpus = options.gangs_take_busy_gpus;
   return replay;
 }
 

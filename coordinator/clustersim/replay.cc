@@ -48,6 +48,7 @@ absl::StatusOr<PolicyRun> RunPolicy(std::string_view name, const PreparedJobs& p
   } else if (name == "iashim") {
     SimConfig sim = options.sim;
     sim.share_control = true;
+    sim.gangs_wait_for_their_gpus = true;  // the coordinator gives a gang whole GPUs
     policy::InterferenceModel::Options model_options;
     model_options.seed = options.seed;
     policy::InterferenceModel model(model_options);
@@ -58,6 +59,7 @@ absl::StatusOr<PolicyRun> RunPolicy(std::string_view name, const PreparedJobs& p
   } else if (name == "oracle") {
     SimConfig sim = options.sim;
     sim.share_control = true;
+    sim.gangs_wait_for_their_gpus = true;  // the coordinator gives a gang whole GPUs
     const OraclePredictor oracle(truth);
     const policy::InterferenceAwarePlacement placement(&oracle, &rule, PlacementOptions(options));
     result = Simulate(prepared.jobs, truth, sim, placement, nullptr);

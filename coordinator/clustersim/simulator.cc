@@ -48,6 +48,9 @@ class Simulation {
     double since = 0;      // when `remaining` was last brought up to date
     uint64_t version = 0;  // bumps on every re-timing; stale completions are skipped
     bool done = false;
+    // A gang holding GPUs that one-GPU jobs still run on
+    // (SimConfig::gangs_wait_for_their_gpus): it has not started.
+    bool waiting_for_gpus = false;
   };
   struct Completion {
     double t;
@@ -72,6 +75,21 @@ class Simulation {
   absl::Status Validate(int job, const std::vector<int>& gpus, const ClusterState& seen) const;
   void Retime(int job);
   double RateOf(int job) const;
+  // The fraction of its solo speed `job` keeps on `gpu` beside the jobs
+  // running there, for the pairs a gang is in (SimConfig::gangs_take_busy_gpus).
+  double KeptBeside(int job, int gpu) const;
+  // The jobs running on `gpu` other than `job` (a waiting gang does not run).
+  std::vector<int> CoRunners(int job, int gpu) const;
+  bool IsGang(int job) const { return jobs_[job].type.scale > 1; }
+  bool HoldsAGang(int gpu) const {
+    return std::any_of(on_gpu_[gpu].begin(), on_gpu_[gpu].end(),
+                       [&](int j) { return IsGang(j); });
+  }
+  // Whether a gang may be given GPUs that one-GPU jobs hold (Slurm 22.05's
+  // shards; with exclusive one-GPU jobs there are no shards).
+  bool GangsTakeBusyGpus() const {
+    return config_.gangs_take_busy_gpus && config_.policy_may_share;
+  }
   // Whether any GPU `job` could possibly be given is open now (a cheap
   // filter before asking the policy; the policy still decides).
   bool MightFit(int job) const;
@@ -119,10 +137,13 @@ class Simulation {
   std::vector<std::vector<int>> node_gpus_;
   std::vector<std::vector<int>> on_gpu_;  // jobs on each GPU (0 to 2)
   std::vector<double> occupancy_;         // each GPU's, see UpdateOccupancy
+  std::vector<char> busy_;                // each GPU's, see UpdateOccupancy
   double total_occupancy_ = 0;
 
   ClusterState full_;  // what the oldest job (holding a reservation) sees
   ClusterState view_;  // everything but the reserved node: what the rest see
+  // Gangs only: what a gang sees when it may take GPUs one-GPU jobs hold.
+  ClusterState gangs_view_;
   int reserved_node_ = -1;
   int reserving_job_ = -1;
 
@@ -142,6 +163,9 @@ absl::Status Simulation::Init() {
       !(config_.backfill_interval_s > 0 && std::isfinite(config_.backfill_interval_s))) {
     return absl::InvalidArgumentError("backfill_interval_s must be positive and finite");
   }
+  if (config_.gangs_take_busy_gpus && config_.queue != QueueModel::kSlurmNoTimeLimits) {
+    return absl::InvalidArgumentError("gangs_take_busy_gpus models Slurm: it needs the slurm queue");
+  }
   full_.cluster = MakeCluster(config_);
   for (int g = 0; g < config_.gpus; ++g) {
     const int node = g / config_.gpus_per_node;
@@ -152,8 +176,10 @@ absl::Status Simulation::Init() {
     node_gpus_[node].push_back(g);
   }
   view_ = full_;
+  gangs_view_ = full_;
   on_gpu_.assign(config_.gpus, {});
   occupancy_.assign(config_.gpus, 0);
+  busy_.assign(config_.gpus, 0);
 
   absl::flat_hash_map<std::string, int> kind_index;
   const size_t n = jobs_.size();
@@ -210,6 +236,11 @@ void Simulation::AdvanceTo(double t) {
 }
 
 void Simulation::UpdateOccupancy(int gpu) {
+  // Busy: a job runs there (a gang waiting for its GPUs does not).
+  const bool busy = std::any_of(on_gpu_[gpu].begin(), on_gpu_[gpu].end(),
+                                [&](int j) { return !running_[j].waiting_for_gpus; });
+  busy_gpus_ += (busy ? 1 : 0) - (busy_[gpu] ? 1 : 0);
+  busy_[gpu] = busy;
   double occupancy = 0;
   for (int job : on_gpu_[gpu]) occupancy += RateOf(job) / solo_rate_[job];
   occupancy = std::min(1.0, occupancy);
@@ -217,12 +248,39 @@ void Simulation::UpdateOccupancy(int gpu) {
   occupancy_[gpu] = occupancy;
 }
 
+std::vector<int> Simulation::CoRunners(int job, int gpu) const {
+  std::vector<int> others;
+  for (int j : on_gpu_[gpu]) {
+    if (j != job && !running_[j].waiting_for_gpus) others.push_back(j);
+  }
+  return others;
+}
+
+double Simulation::KeptBeside(int job, int gpu) const {
+  const std::vector<int> others = CoRunners(job, gpu);
+  if (others.empty()) return 1.0;
+  if (others.size() > 1) return 1.0 / static_cast<double>(others.size() + 1);
+  // A gang's rank runs like the one-GPU job of its model.
+  const JobType mine{jobs_[job].type.name, 1};
+  const JobType theirs{jobs_[others[0]].type.name, 1};
+  const std::optional<PairThroughput> pair = truth_.Pair(mine, theirs);
+  const std::optional<double> solo = truth_.Solo(mine);
+  if (!pair.has_value() || !solo.has_value() || !(*solo > 0)) return 0.5;
+  return std::clamp(pair->a / *solo, 0.0, 1.0);
+}
+
 double Simulation::RateOf(int job) const {
   const Running& r = running_[job];
-  if (r.gpus.size() != 1) return solo_rate_[job];
-  const std::vector<int>& here = on_gpu_[r.gpus[0]];
-  if (here.size() == 1) return solo_rate_[job];
-  const int other = here[0] == job ? here[1] : here[0];
+  if (r.waiting_for_gpus) return 0;
+  if (IsGang(job)) {
+    double kept = 1.0;  // the gang goes at its slowest rank's pace
+    for (int g : r.gpus) kept = std::min(kept, KeptBeside(job, g));
+    return solo_rate_[job] * kept;
+  }
+  const std::vector<int> others = CoRunners(job, r.gpus[0]);
+  if (others.empty()) return solo_rate_[job];
+  if (others.size() > 1 || IsGang(others[0])) return solo_rate_[job] * KeptBeside(job, r.gpus[0]);
+  const int other = others[0];
   const double paired = truth_.Pair(jobs_[job].type, jobs_[other].type)->a;  // Validate checked it
   const bool guaranteed = jobs_[job].priority == policy::Priority::kGuaranteed;
   const bool other_guaranteed = jobs_[other].priority == policy::Priority::kGuaranteed;
@@ -240,18 +298,25 @@ void Simulation::Retime(int job) {
   Running& r = running_[job];
   r.remaining = std::max(0.0, r.remaining - r.rate * (now_ - r.since));
   r.since = now_;
+  if (r.waiting_for_gpus &&
+      std::all_of(r.gpus.begin(), r.gpus.end(), [&](int g) { return on_gpu_[g].size() == 1; })) {
+    r.waiting_for_gpus = false;  // the last one-GPU job on its GPUs ended: it starts
+    out_[job].start_s = now_;
+  }
   r.rate = RateOf(job);
   ++r.version;
-  completions_.push({now_ + r.remaining / r.rate, job, r.version});
+  if (r.rate > 0) completions_.push({now_ + r.remaining / r.rate, job, r.version});
+  for (int g : r.gpus) UpdateOccupancy(g);
 }
 
 void Simulation::AddToStates(int gpu, const PlacedJob& placed) {
   full_.jobs[gpu_ids_[gpu]].push_back(placed);
   if (!Hidden(gpu)) view_.jobs[gpu_ids_[gpu]].push_back(placed);
+  if (placed.gpu_count > 1) gangs_view_.jobs[gpu_ids_[gpu]].push_back(placed);
 }
 
 void Simulation::RemoveFromStates(int gpu, const std::string& id) {
-  for (ClusterState* state : {&full_, &view_}) {
+  for (ClusterState* state : {&full_, &view_, &gangs_view_}) {
     auto it = state->jobs.find(gpu_ids_[gpu]);
     if (it == state->jobs.end()) continue;
     std::erase_if(it->second, [&](const PlacedJob& p) { return p.job == id; });
@@ -267,11 +332,7 @@ void Simulation::Finish(int job) {
   for (int g : r.gpus) {
     std::erase(on_gpu_[g], job);
     RemoveFromStates(g, jobs_[job].id);
-    if (on_gpu_[g].empty()) {
-      --busy_gpus_;
-    } else {
-      neighbours.insert(neighbours.end(), on_gpu_[g].begin(), on_gpu_[g].end());
-    }
+    neighbours.insert(neighbours.end(), on_gpu_[g].begin(), on_gpu_[g].end());
   }
   for (int other : neighbours) Retime(other);
   for (int g : r.gpus) UpdateOccupancy(g);
@@ -281,11 +342,12 @@ void Simulation::Finish(int job) {
 bool Simulation::MightFit(int job) const {
   const int k = jobs_[job].type.scale;
   const bool sees_all = job == reserving_job_;
+  const bool takes_busy = k > 1 && GangsTakeBusyGpus();
   for (size_t node = 0; node < node_gpus_.size(); ++node) {
     if (!sees_all && static_cast<int>(node) == reserved_node_) continue;
     int empty = 0;
     for (int g : node_gpus_[node]) {
-      if (on_gpu_[g].empty()) {
+      if (on_gpu_[g].empty() || (takes_busy && !HoldsAGang(g))) {
         if (++empty >= k) return true;
       } else if (k == 1 && config_.policy_may_share && on_gpu_[g].size() == 1 &&
                  may_share_[kind_of_[job]][kind_of_[on_gpu_[g][0]]]) {
@@ -336,6 +398,10 @@ absl::Status Simulation::Validate(int job, const std::vector<int>& gpus,
     const std::vector<int>& here = on_gpu_[g];
     if (here.empty()) continue;
     if (!config_.policy_may_share) return bad("shared by a policy declared never to share");
+    if (j.type.scale > 1 && GangsTakeBusyGpus()) {
+      if (HoldsAGang(g)) return bad(Cat(policy::GpuName(gpu_ids_[g]), " is another gang's"));
+      continue;  // Slurm 22.05 gives a gang GPUs whose shards are in use
+    }
     if (j.type.scale != 1 || here.size() != 1 || jobs_[here[0]].type.scale != 1) {
       return bad(Cat(policy::GpuName(gpu_ids_[g]), " cannot take it: gangs never share "
                                                             "and a GPU holds at most two jobs"));
@@ -375,21 +441,21 @@ absl::Status Simulation::Start(int job, const PlacementDecision& decision,
   placed.mem_bytes = kNominalJobBytes;
   placed.traits = traits_[job];
   placed.gpu_count = jobs_[job].type.scale;
-  int neighbour = -1;
+  std::vector<int> neighbours;
   for (int g : gpus) {
-    if (on_gpu_[g].empty()) {
-      ++busy_gpus_;
-    } else {
-      neighbour = on_gpu_[g][0];
-    }
+    neighbours.insert(neighbours.end(), on_gpu_[g].begin(), on_gpu_[g].end());
     on_gpu_[g].push_back(job);
     AddToStates(g, placed);
   }
+  r.waiting_for_gpus = !neighbours.empty() && IsGang(job) && config_.gangs_wait_for_their_gpus;
   Retime(job);
-  for (int g : gpus) UpdateOccupancy(g);
-  if (neighbour >= 0) {
-    Retime(neighbour);
-    out_[job].shared = out_[neighbour].shared = true;
+  for (int other : neighbours) Retime(other);
+  if (!neighbours.empty() && !r.waiting_for_gpus) {
+    out_[job].shared = true;
+    for (int other : neighbours) out_[other].shared = true;
+  }
+  if (neighbours.size() == 1 && !IsGang(job)) {  // a measured pair of one-GPU jobs
+    const int neighbour = neighbours[0];
     ++result_.pair_starts;
     if (observer_ != nullptr) {
       const PairThroughput p = *truth_.Pair(jobs_[job].type, jobs_[neighbour].type);
@@ -422,7 +488,9 @@ absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
       ++i;
       continue;
     }
-    const ClusterState& seen = reserved_node_ >= 0 && job != reserving_job_ ? view_ : full_;
+    const ClusterState& seen = IsGang(job) && GangsTakeBusyGpus()         ? gangs_view_
+                               : reserved_node_ >= 0 && job != reserving_job_ ? view_
+                                                                              : full_;
     PlacementRequest request;
     request.job = jobs_[job].id;
     request.priority = jobs_[job].priority;

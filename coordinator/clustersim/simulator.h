@@ -10,7 +10,8 @@
 //    so the simulation is exact (events: arrivals and completions).
 //  - At most two jobs on a GPU, and only pairs Gavel measured (the policies
 //    get MeasuredPairRule); gangs (k > 1 GPUs) take k empty GPUs of one node
-//    and never share. A decision breaking these rules is an error, not a
+//    and never share (unless SimConfig::gangs_take_busy_gpus models Slurm
+//    22.05's shards). A decision breaking these rules is an error, not a
 //    silent fix.
 //  - The queue (SimConfig::queue): by default, after every event time the
 //    queue is walked in arrival order and the policy asked for each waiting
@@ -93,6 +94,18 @@ struct SimConfig {
   // kSlurmNoTimeLimits: the time between backfill passes, Slurm's
   // bf_interval (its default: 30 s). Passes fall on its multiples.
   double backfill_interval_s = 30;
+  // Slurm 22.05's shard accounting (seen on Debian's 22.05.8; README.md,
+  // "Queue"): a gang's gpu:k may be given GPUs whose shards one-GPU jobs
+  // hold, and a GPU given to a gang takes no shard job until the gang ends.
+  // Only with kSlurmNoTimeLimits and a policy that shares (one-GPU jobs on
+  // shards). Off: a gang takes k empty GPUs.
+  bool gangs_take_busy_gpus = false;
+  // With gangs_take_busy_gpus: the gang waits, its GPUs held, until the
+  // one-GPU jobs on them end (a coordinator that gives gangs whole GPUs:
+  // --iashim), instead of running beside them (plain Slurm), each rank then
+  // kept at its model's one-GPU pair fraction (half when the pair was not
+  // measured, a third beside two jobs), the gang at its slowest rank's pace.
+  bool gangs_wait_for_their_gpus = false;
 };
 
 // What the simulator tells a learning policy after it starts a pair.

@@ -84,6 +84,19 @@ for queue in reserve greedy; do
   grep -q "queue: $queue" "$out/$queue/report.txt" || fail "report.txt does not name the queue $queue"
 done
 grep -q "queue: slurm, a backfill pass every 2 s" "$out/run/report.txt" || fail "report.txt does not name Slurm's queue"
+# Slurm 22.05's shards, on a segment where a gang arrives at a node whose
+# GPUs one-GPU jobs use: plain shards' gang starts beside them, so firstfit's
+# schedule changes, and the report says which accounting was simulated.
+for busy in yes no; do
+  "$repo/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 0 --time-scale 100 \
+    --gangs-take-busy-gpus "$busy" --out "$out/busy-$busy" --build-dir "$build" >"$out/busy-$busy.log" 2>&1 ||
+    { cat "$out/busy-$busy.log"; fail "--gangs-take-busy-gpus $busy failed"; }
+done
+cmp -s "$out/busy-yes/sim/jobs-firstfit.csv" "$out/busy-no/sim/jobs-firstfit.csv" &&
+  fail "--gangs-take-busy-gpus yes gave firstfit the same schedule as no"
+grep -q "gangs may be given GPUs whose shards are in use" "$out/busy-yes/report.txt" ||
+  fail "report.txt does not say gangs took busy GPUs"
+grep -q "gangs take empty GPUs only" "$out/busy-no/report.txt" || fail "report.txt does not say gangs took empty GPUs"
 # One GPU per job at most: the segment as it was before gangs were replayed.
 "$repo/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 120 --time-scale 100 --max-gpus-per-job 1 \
   --out "$out/one" --build-dir "$build" >"$out/one.log" 2>&1 || { cat "$out/one.log"; fail "--max-gpus-per-job 1 failed"; }
@@ -132,4 +145,6 @@ refuses "--max-gpus-per-job must be an integer 1..4" --trace "$trace" --max-gpus
 refuses "fewer than 40 jobs of at most 4 GPUs" --trace "$repo/bench/data/gavel/msr-seed0/23dbec.trace"
 refuses "unknown argument '--bogus'" --trace "$trace" --bogus
 refuses "--queue must be reserve, greedy or slurm (got 'fifo')" --trace "$trace" --queue fifo
+refuses "--gangs-take-busy-gpus must be yes, no or auto (got 'maybe')" --trace "$trace" --gangs-take-busy-gpus maybe
+refuses "--gangs-take-busy-gpus yes needs --queue slurm" --trace "$trace" --queue greedy --gangs-take-busy-gpus yes
 echo "live-replay --sim-only: passed"

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -108,6 +109,8 @@ TEST(AlibabaCliTest, RunsATinyTraceToJson) {
   ASSERT_EQ(RunAlibabaCli(bestfit, bestfit_out, err), 0) << err.str();
   EXPECT_THAT(bestfit_out.str(), HasSubstr("\"policy\":\"bestfit\""));
   EXPECT_THAT(bestfit_out.str(), HasSubstr("\"placed\":1,"));
+  std::remove(nodes.c_str());
+  std::remove(pods.c_str());
 }
 
 }  // namespace

@@ -32,7 +32,7 @@ TEST(ParseCliOptions, EverySetting) {
   for (const char* a : {"--arrival-scale=2.5", "--policy", "iashim,exclusive", "--seed", "7",
                         "--out", "dir", "--json", "--gpus-per-node", "4", "--min-gain",
                         "-0.1", "--uncertainty-weight", "0.5", "--trace=c.trace", "--guaranteed-every", "4",
-                        "--queue", "slurm", "--backfill-interval=2"}) {
+                        "--queue", "slurm", "--backfill-interval=2", "--gangs-take-busy-gpus"}) {
     args.push_back(a);
   }
   absl::StatusOr<CliOptions> o = ParseCliOptions(args);
@@ -48,6 +48,7 @@ TEST(ParseCliOptions, EverySetting) {
   EXPECT_EQ(o->guaranteed_every, 4);
   EXPECT_EQ(o->queue, QueueModel::kSlurmNoTimeLimits);
   EXPECT_EQ(o->backfill_interval_s, 2);
+  EXPECT_TRUE(o->gangs_take_busy_gpus);
   EXPECT_EQ(o->traces.size(), 3u);
 }
 
@@ -129,6 +130,9 @@ TEST(ParseCliOptions, EveryBadArgumentIsNamed) {
   ExpectError(With({"--queue", "fifo"}), "--queue: \"fifo\" is none of reserve, greedy, slurm");
   ExpectError(With({"--queue", "slurm", "--backfill-interval", "0"}), "--backfill-interval: must be in (0, 86400]");
   ExpectError(With({"--backfill-interval", "2"}), "--backfill-interval: applies only to --queue slurm");
+  ExpectError(With({"--gangs-take-busy-gpus"}), "--gangs-take-busy-gpus: applies only to --queue slurm");
+  ExpectError(With({"--queue", "slurm", "--gangs-take-busy-gpus=1"}),
+              "--gangs-take-busy-gpus: takes no value");
   ExpectError(With({"--bogus"}), "unknown flag --bogus");
   ExpectError(With({"stray"}), "unexpected argument \"stray\"");
   ExpectError(With({"--kfold", "5"}), "--trace: does not apply to --kfold");

@@ -232,6 +232,77 @@ TEST(Simulate, UnderSlurmAGangTakesANodeThatEmptiesBetweenBackfillPasses) {
   EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 22);
 }
 
+// Slurm 22.05's shards (SimConfig::gangs_take_busy_gpus). One node of 2
+// GPUs: a (A, 10 s alone) on GPU 0 from 0; the gang g (G, 2 GPUs, 10 s
+// alone) at 1; x (A, 1 s alone) at 2. A and G's one-GPU model keep half
+// their speed together.
+class GangsTakeBusyGpus : public ::testing::Test {
+ protected:
+  GangsTakeBusyGpus() : truth_(Truth()), rule_(&truth_) {
+    truth_.SetSolo({"G", 1}, 10);
+    truth_.SetPair({"G", 1}, {"A", 1}, 5, 5);
+  }
+  absl::StatusOr<SimResult> Run(bool take_busy, bool wait) {
+    SimConfig config = SlurmConfig(2, 2, 5);
+    config.gangs_take_busy_gpus = take_busy;
+    config.gangs_wait_for_their_gpus = wait;
+    return Simulate(jobs_, truth_, config, FirstFitPlacement(&rule_), nullptr);
+  }
+  GavelThroughputs truth_;
+  MeasuredPairRule rule_;
+  const std::vector<SimJob> jobs_ = {Job("a", {"A", 1}, 100, 0), Job("g", {"G", 2}, 200, 1),
+                                     Job("x", {"A", 1}, 10, 2)};
+};
+
+TEST_F(GangsTakeBusyGpus, OffTheGangWaitsForEmptyGpusAndABackfillPassRunsX) {
+  absl::StatusOr<SimResult> r = Run(false, false);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 5);  // the pass at 5, on GPU 1
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 10);
+  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 20);
+  EXPECT_FALSE(r->jobs[1].shared);
+}
+
+TEST_F(GangsTakeBusyGpus, BesideTheGangRunsAtOnceAndItsGpusTakeNoOneGpuJob) {
+  // From 1 a keeps half its speed (90 steps at 5/s: ends at 19) and the gang
+  // its slowest rank's half (20 steps/s * 0.5); 180 steps by 19, the last 20
+  // alone in 1 s. x cannot have a shard of the gang's GPUs until 20.
+  absl::StatusOr<SimResult> r = Run(true, false);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 1);
+  EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 19);
+  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 20);
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 20);
+  EXPECT_TRUE(r->jobs[0].shared);
+  EXPECT_TRUE(r->jobs[1].shared);
+  EXPECT_EQ(r->pair_starts, 0);  // no measured pair of one-GPU jobs was made
+}
+
+TEST_F(GangsTakeBusyGpus, WaitingTheGangHoldsItsGpusAndStartsWhenTheyEmpty) {
+  absl::StatusOr<SimResult> r = Run(true, true);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 10);  // a alone: the gang has not started
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 10);
+  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 20);
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 20);  // GPU 1 was the gang's from 1
+  EXPECT_FALSE(r->jobs[0].shared);
+  // GPU 0 busy 0-20, GPU 1 from 10 (held idle 1-10), x 20-21.
+  EXPECT_DOUBLE_EQ(r->busy_gpu_seconds, 31);
+}
+
+TEST_F(GangsTakeBusyGpus, NeedsTheSlurmQueueAndIgnoresExclusiveOneGpuJobs) {
+  SimConfig config = SlurmConfig(2, 2, 5);
+  config.gangs_take_busy_gpus = true;
+  config.queue = QueueModel::kGreedy;
+  EXPECT_FALSE(Simulate(jobs_, truth_, config, FirstFitPlacement(&rule_), nullptr).ok());
+  // Exclusive one-GPU jobs take whole GPUs (gpu, not shards): the gang waits.
+  config.queue = QueueModel::kSlurmNoTimeLimits;
+  config.policy_may_share = false;
+  absl::StatusOr<SimResult> r = Simulate(jobs_, truth_, config, ExclusivePlacement(), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 10);
+}
+
 TEST(Simulate, SlurmNeedsAPositiveBackfillInterval) {
   const GavelThroughputs truth = Truth();
   const std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0)};
