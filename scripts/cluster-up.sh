@@ -174,7 +174,7 @@ SlurmdTimeout=10
 PlugStackConfig=$cluster_dir/plugstack.conf
 EOF
   for i in $(seq "$nodes"); do
-    echo "NodeName=iashim-node$i NodeAddr=$(node_address "node$i") CPUs=8 RealMemory=4000 Gres=gpu:4,shard:16 Features=iashim-node$i State=UNKNOWN"
+    echo "NodeName=iashim-node$i NodeAddr=$(node_address "node$i") CPUs=$cluster_node_cpus RealMemory=4000 Gres=gpu:4,shard:16 Features=iashim-node$i State=UNKNOWN"
   done
   echo "PartitionName=debug Nodes=iashim-node[1-$nodes] Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO"
 } >"$cluster_dir/slurm.conf"

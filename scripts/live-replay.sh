@@ -52,7 +52,7 @@
 # divided by X, running the fake job profile of its model family
 # (scripts/replay/segment.awk) for as many iterations as last that long alone
 # on simgpu, so sharing lengthens it. A job of k > 1 GPUs is a gang: one
-# Slurm step of k tasks (srun -n k --gres=gpu:k), each a data-parallel rank
+# Slurm step of k tasks (srun -N 1 -n k --gres=gpu:k), each a data-parallel rank
 # (torchrun's variables from Slurm's), asking whole GPUs; Slurm 22.05 may
 # give them while one-GPU jobs' shards are in use, and then plain Slurm runs
 # the gang beside those jobs and --iashim's coordinator starts it once they
@@ -142,7 +142,7 @@ done
 source scripts/slurm_common.sh
 queue_flags=(--queue "$queue")
 [[ "$queue" != slurm ]] || queue_flags+=(--backfill-interval "$slurm_backfill_interval_s")
-[[ "$gangs_busy" == no ]] || queue_flags+=(--gangs-take-busy-gpus)
+[[ "$gangs_busy" == no ]] || queue_flags+=(--gangs-take-busy-gpus --cpus-per-node "$cluster_node_cpus")
 if [[ $live -eq 1 ]]; then
   [[ $(id -u) -eq 0 ]] || die "needs root (scripts/cluster-up.sh); --sim-only does not"
   install_missing_packages jq gnuplot-nox
@@ -272,11 +272,14 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
       sleep "$(awk -v t0="$t0" -v a="$arrival" -v now="$(date +%s.%N)" 'BEGIN { d = t0 + a - now; printf "%.3f", (d > 0 ? d : 0) }')"
       args=(-D "$dir" -J "replay-$mode-$id" -o "$dir/$id.out" -e "$dir/$id.err")
       if [[ "$k" -gt 1 ]]; then
-        # A gang: one step of k tasks on k whole GPUs, as srun starts
-        # data-parallel jobs (under --iashim one gang of k, the plugin's
-        # step_gang.h). srun returns when the step ends, so it runs in the
-        # background and the next job waits until Slurm has this one.
-        args+=(-n "$k" --gres="gpu:$k")
+        # A gang: one step of k tasks on k whole GPUs of one node, as srun
+        # starts data-parallel jobs (under --iashim one gang of k, the
+        # plugin's step_gang.h). Without -N 1 Slurm may spread the tasks over
+        # nodes whose CPUs are busy (each with gpu:k: --gres counts per node),
+        # and ranks on several nodes never meet in their all-reduce. srun
+        # returns when the step ends, so it runs in the background and the
+        # next job waits until Slurm has this one.
+        args+=(-N 1 -n "$k" --gres="gpu:$k")
         [[ "$mode" == plain ]] || args+=(--iashim="$priority" --iashim-kind="$profile")
         printf '%s\t%s\tsrun\n' "$id" "$(date +%s.%N)" >>"$dir/submitted.tsv"
         (
@@ -317,7 +320,9 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
   while running; do
     if [[ $SECONDS -ge $deadline ]]; then
       say "$mode: still running after $max_minutes minutes; cancelling"
-      on head scancel -n "$names" || true
+      # scancel -n takes one name, not squeue's list: cancel by id.
+      mapfile -t ids < <(on head squeue -h -n "$names" -o %i 2>/dev/null || true)
+      [[ ${#ids[@]} -eq 0 ]] || on head scancel "${ids[@]}" || true
       echo "timeout" >>"$dir/failed.tsv"
       break
     fi
@@ -331,6 +336,10 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
   # end, every GPU its tasks saw.
   : >"$out/live-$mode.tsv"
   while IFS=$'\t' read -r id _ priority _ arrival solo _ _ k; do
+    if [[ ! -f "$dir/$id.out" ]]; then
+      printf '%s\tnever started\n' "$id" >>"$dir/failed.tsv"
+      continue
+    fi
     awk -v t0="$t0" -v id="$id" -v p="$priority" -v a="$arrival" -v solo="$solo" -v k="$k" '
       $1 == "start" { if (starts++ == 0 || $2 < s) s = $2; host = $3; n = split($4, g, ",")
                       for (i = 1; i <= n; i++) if (!(g[i] in seen)) { seen[g[i]] = 1; gpus = gpus (gpus == "" ? "" : ",") g[i] } }

@@ -34,6 +34,10 @@ built_tree() {
 # (integrations/slurm/README.md, "A busy preferred node waits for the
 # backfill pass"). Each script adds its paths, ports and nodes.
 slurm_backfill_interval_s=2  # iashim-clustersim simulates this Slurm with it (live-replay.sh)
+# The CPUs of a node of scripts/cluster-up.sh: two per GPU, a job's task
+# takes one (iashim-clustersim --cpus-per-node, live-replay.sh).
+# shellcheck disable=SC2034  # read by the scripts that source this one
+cluster_node_cpus=8
 slurm_conf_policy() {
   cat <<EOF
 AuthType=auth/munge

@@ -132,6 +132,7 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
                                                    "--guaranteed-every",
                                                    "--queue",
                                                    "--backfill-interval",
+                                                   "--cpus-per-node",
                                                    "--policy",
                                                    "--seed",
                                                    "--out",
@@ -214,6 +215,10 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       if (!v.ok()) return v.status();
       if (!(*v > 0 && *v <= 86400)) return FlagError(flag, "must be in (0, 86400] seconds");
       o.backfill_interval_s = *v;
+    } else if (flag == "--cpus-per-node") {
+      absl::StatusOr<int> v = ParseInt<int>(flag, value, 1, 100'000);
+      if (!v.ok()) return v.status();
+      o.cpus_per_node = *v;
     } else if (flag == "--uncertainty-weight") {
       absl::StatusOr<double> v = ParseDouble(flag, value);
       if (!v.ok()) return v.status();
@@ -231,7 +236,7 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
     o.mode = CliOptions::Mode::kKfold;
     for (const char* replay_only :
          {"--trace", "--gpus", "--gpus-per-node", "--arrival-scale", "--guaranteed-every",
-          "--queue", "--backfill-interval", "--gangs-take-busy-gpus", "--policy", "--out",
+          "--queue", "--backfill-interval", "--gangs-take-busy-gpus", "--cpus-per-node", "--policy", "--out",
           "--min-gain", "--uncertainty-weight", "--exploration", "--variants",
           "--variant-seed"}) {
       if (seen.contains(replay_only)) return FlagError(replay_only, "does not apply to --kfold");
@@ -244,6 +249,9 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
     if (seen.contains(slurm_only) && o.queue != QueueModel::kSlurmNoTimeLimits) {
       return FlagError(slurm_only, "applies only to --queue slurm");
     }
+  }
+  if (seen.contains("--cpus-per-node") && !o.gangs_take_busy_gpus) {
+    return FlagError("--cpus-per-node", "applies only with --gangs-take-busy-gpus");
   }
   if (o.policies.empty()) o.policies.assign(std::begin(kPolicyNames), std::end(kPolicyNames));
   if (o.variants > 0) {
@@ -266,7 +274,8 @@ std::string Usage() {
       "           [--gpus-per-node K] [--arrival-scale X] [--policy P,...] [--seed S]\n"
       "           [--out DIR] [--json] [--min-gain G] [--uncertainty-weight W]\n"
       "           [--exploration Z] [--guaranteed-every M]\n"
-      "           [--queue reserve|greedy|slurm [--backfill-interval S] [--gangs-take-busy-gpus]]\n"
+      "           [--queue reserve|greedy|slurm [--backfill-interval S]\n"
+      "            [--gangs-take-busy-gpus [--cpus-per-node C]]]\n"
       "           [--variants N [--variant-seed S]]\n"
       "       iashim-clustersim --kfold K --throughputs FILE --gpu-type TYPE [--seed S] [--json]\n"
       "       iashim-clustersim --alibaba-nodes F --alibaba-pods F ...   (Alibaba replay)\n"
@@ -294,6 +303,9 @@ std::string Usage() {
       "                        and those take no shard job until it ends; iashim's\n"
       "                        and oracle's gangs wait for the jobs there, the other\n"
       "                        policies' run beside them (README.md, \"Queue\")\n"
+      "  --cpus-per-node C     with it: a node's CPUs, a job taking one per GPU; a gang\n"
+      "                        joins one-GPU jobs only while C leave it a CPU per task\n"
+      "                        (default: no limit)\n"
       "  --min-gain G          iashim/oracle: progress sharing must add (default ",
       kDefaultMinGain,
       ")\n"

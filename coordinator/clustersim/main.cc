@@ -82,6 +82,7 @@ ReplayOptions ReplayOptionsOf(const CliOptions& options) {
   replay.sim.queue = options.queue;
   replay.sim.backfill_interval_s = options.backfill_interval_s;
   replay.sim.gangs_take_busy_gpus = options.gangs_take_busy_gpus;
+  replay.sim.cpus_per_node = options.cpus_per_node;
   return replay;
 }
 

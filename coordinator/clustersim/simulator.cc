@@ -90,6 +90,13 @@ class Simulation {
   bool GangsTakeBusyGpus() const {
     return config_.gangs_take_busy_gpus && config_.policy_may_share;
   }
+  // Whether `node` has CPUs for `k` more tasks (SimConfig::cpus_per_node).
+  bool HasCpusFor(int node, int k) const {
+    return config_.cpus_per_node <= 0 || cpus_used_[node] + k <= config_.cpus_per_node;
+  }
+  // What a gang of `k` sees when it may take busy GPUs: gangs_view_ without
+  // the nodes that have no CPUs left for it.
+  ClusterState GangView(int k) const;
   // Whether any GPU `job` could possibly be given is open now (a cheap
   // filter before asking the policy; the policy still decides).
   bool MightFit(int job) const;
@@ -135,6 +142,7 @@ class Simulation {
   std::map<GpuId, int> gpu_index_;
   std::vector<int> node_of_;
   std::vector<std::vector<int>> node_gpus_;
+  std::vector<int> cpus_used_;  // per node: a CPU per GPU of each job there
   std::vector<std::vector<int>> on_gpu_;  // jobs on each GPU (0 to 2)
   std::vector<double> occupancy_;         // each GPU's, see UpdateOccupancy
   std::vector<char> busy_;                // each GPU's, see UpdateOccupancy
@@ -177,6 +185,8 @@ absl::Status Simulation::Init() {
   }
   view_ = full_;
   gangs_view_ = full_;
+  cpus_used_.assign(node_gpus_.size(), 0);
+  if (config_.cpus_per_node < 0) return absl::InvalidArgumentError("cpus_per_node must be >= 0");
   on_gpu_.assign(config_.gpus, {});
   occupancy_.assign(config_.gpus, 0);
   busy_.assign(config_.gpus, 0);
@@ -328,6 +338,7 @@ void Simulation::Finish(int job) {
   Running& r = running_[job];
   r.done = true;
   out_[job].finish_s = now_;
+  cpus_used_[node_of_[r.gpus[0]]] -= static_cast<int>(r.gpus.size());
   std::vector<int> neighbours;
   for (int g : r.gpus) {
     std::erase(on_gpu_[g], job);
@@ -345,6 +356,7 @@ bool Simulation::MightFit(int job) const {
   const bool takes_busy = k > 1 && GangsTakeBusyGpus();
   for (size_t node = 0; node < node_gpus_.size(); ++node) {
     if (!sees_all && static_cast<int>(node) == reserved_node_) continue;
+    if (takes_busy && !HasCpusFor(static_cast<int>(node), k)) continue;
     int empty = 0;
     for (int g : node_gpus_[node]) {
       if (on_gpu_[g].empty() || (takes_busy && !HoldsAGang(g))) {
@@ -380,6 +392,16 @@ void Simulation::Reserve(int job) {
   StateChanged();
 }
 
+ClusterState Simulation::GangView(int k) const {
+  ClusterState view = gangs_view_;
+  std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) {
+    if (HasCpusFor(node_of_[gpu_index_.at(g.id)], k)) return false;
+    view.jobs.erase(g.id);
+    return true;
+  });
+  return view;
+}
+
 absl::Status Simulation::Validate(int job, const std::vector<int>& gpus,
                                   const ClusterState& seen) const {
   const SimJob& j = jobs_[job];
@@ -400,6 +422,7 @@ absl::Status Simulation::Validate(int job, const std::vector<int>& gpus,
     if (!config_.policy_may_share) return bad("shared by a policy declared never to share");
     if (j.type.scale > 1 && GangsTakeBusyGpus()) {
       if (HoldsAGang(g)) return bad(Cat(policy::GpuName(gpu_ids_[g]), " is another gang's"));
+      if (!HasCpusFor(node_of_[g], j.type.scale)) return bad("a node with no CPUs left for it");
       continue;  // Slurm 22.05 gives a gang GPUs whose shards are in use
     }
     if (j.type.scale != 1 || here.size() != 1 || jobs_[here[0]].type.scale != 1) {
@@ -447,6 +470,7 @@ absl::Status Simulation::Start(int job, const PlacementDecision& decision,
     on_gpu_[g].push_back(job);
     AddToStates(g, placed);
   }
+  cpus_used_[node_of_[gpus[0]]] += static_cast<int>(gpus.size());
   r.waiting_for_gpus = !neighbours.empty() && IsGang(job) && config_.gangs_wait_for_their_gpus;
   Retime(job);
   for (int other : neighbours) Retime(other);
@@ -488,7 +512,9 @@ absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
       ++i;
       continue;
     }
-    const ClusterState& seen = IsGang(job) && GangsTakeBusyGpus()         ? gangs_view_
+    std::optional<ClusterState> gang_view;
+    if (IsGang(job) && GangsTakeBusyGpus()) gang_view = GangView(jobs_[job].type.scale);
+    const ClusterState& seen = gang_view.has_value()                           ? *gang_view
                                : reserved_node_ >= 0 && job != reserving_job_ ? view_
                                                                               : full_;
     PlacementRequest request;

@@ -106,6 +106,11 @@ struct SimConfig {
   // kept at its model's one-GPU pair fraction (half when the pair was not
   // measured, a third beside two jobs), the gang at its slowest rank's pace.
   bool gangs_wait_for_their_gpus = false;
+  // With gangs_take_busy_gpus: a node's CPUs (Slurm's CPUs=), each job
+  // taking one per GPU, so a gang joins one-GPU jobs on a node only while
+  // CPUs are left for its tasks (0: no limit). Shards alone never run out of
+  // CPUs with two per GPU, so only busy GPUs make this bind.
+  int cpus_per_node = 0;
 };
 
 // What the simulator tells a learning policy after it starts a pair.

@@ -37,11 +37,18 @@ absl::StatusOr<std::string> ParseKindOption(const char* value) {
   return std::string(value);
 }
 
+namespace {
+int StepTaskId(const SlurmTask& task) {
+  return task.global_task >= 0 ? task.global_task : task.local_task;
+}
+}  // namespace
+
 std::string CoordinatorJobName(const SlurmTask& task) {
-  return absl::StrCat("slurm-", task.job_id, ".", task.step, ".", task.local_task);
+  return absl::StrCat("slurm-", task.job_id, ".", task.step, ".", StepTaskId(task));
 }
 
 std::string CoordinatorGangName(const SlurmTask& task) {
+  if (task.nodes > 1) return absl::StrCat("slurm-", task.job_id, ".", task.step, ".node", task.node);
   return absl::StrCat("slurm-", task.job_id, ".", task.step);
 }
 
@@ -65,7 +72,7 @@ client::PlacementOptions TaskPlacement(const UserOptions& user, const SlurmTask&
   p.batch.system = "slurm";
   p.batch.job = absl::StrCat(task.job_id);
   p.batch.step = task.step;
-  p.batch.task = task.local_task;
+  p.batch.task = StepTaskId(task);
   return p;
 }
 

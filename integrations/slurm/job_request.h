@@ -33,16 +33,22 @@ absl::StatusOr<std::string> ParseKindOption(const char* value);
 
 struct SlurmTask {
   uint32_t job_id = 0;
-  std::string step;     // "0", "1", ..., "batch", "interactive", "extern"
-  int local_task = 0;   // the task's id on this node
+  std::string step;      // "0", "1", ..., "batch", "interactive", "extern"
+  int local_task = 0;    // the task's id on this node
+  int global_task = -1;  // its id in the step (srun's task id); -1: not known, local_task
+  int node = 0;          // this node's index among the step's nodes
+  int nodes = 1;         // the step's nodes
 };
 
-// The coordinator's id for the task: slurm-<job>.<step>.<task>, so a job's
-// tasks are found in `iashim status` by their Slurm ids.
+// The coordinator's id for the task: slurm-<job>.<step>.<task>, the task's
+// id in the step (as srun and Slurm number it), so a job's tasks are found
+// in `iashim status` by their Slurm ids and tasks of one step on several
+// nodes have names of their own.
 std::string CoordinatorJobName(const SlurmTask& task);
 
 // A multi-task step's one gang, shared by its tasks on the node:
-// slurm-<job>.<step>.
+// slurm-<job>.<step>, or slurm-<job>.<step>.node<i> for node i of a step on
+// several nodes (a gang is one node's GPUs: each node's tasks are one).
 std::string CoordinatorGangName(const SlurmTask& task);
 
 // The PlaceRequest's options for this task. `allowed_gpus`: the node's GPUs

@@ -28,6 +28,7 @@ extern "C" {
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -259,6 +260,12 @@ IASHIM_EXPORT int slurm_spank_task_init(spank_t sp, int, char**) {
     return 0;
   }
   spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &local_tasks);
+  // A step on several nodes numbers its tasks across them; the local ids
+  // repeat on every node and would name two tasks alike.
+  uint32_t global_task = 0, node_id = 0, nodes = 1;
+  const bool global_known = spank_get_item(sp, S_TASK_GLOBAL_ID, &global_task) == ESPANK_SUCCESS;
+  spank_get_item(sp, S_JOB_NODEID, &node_id);
+  spank_get_item(sp, S_JOB_NNODES, &nodes);
   std::vector<std::string> command;
   if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS) {
     for (int i = 0; i < argc && argv != nullptr; ++i) command.emplace_back(argv[i]);
@@ -273,7 +280,9 @@ IASHIM_EXPORT int slurm_spank_task_init(spank_t sp, int, char**) {
     return 0;
   }
   in.user = g_user;
-  in.task = {job_id, StepName(step_id), task_id};
+  in.task = {job_id, StepName(step_id), task_id,
+             global_known ? static_cast<int>(global_task) : -1, static_cast<int>(node_id),
+             static_cast<int>(std::max<uint32_t>(nodes, 1))};
   in.local_task_count = static_cast<int>(local_tasks);
   const char* node = env.Get("SLURMD_NODENAME");
   in.host = node != nullptr && *node != '\0' ? std::string(node) : iashim::client::HostName();

@@ -32,7 +32,8 @@ TEST(ParseCliOptions, EverySetting) {
   for (const char* a : {"--arrival-scale=2.5", "--policy", "iashim,exclusive", "--seed", "7",
                         "--out", "dir", "--json", "--gpus-per-node", "4", "--min-gain",
                         "-0.1", "--uncertainty-weight", "0.5", "--trace=c.trace", "--guaranteed-every", "4",
-                        "--queue", "slurm", "--backfill-interval=2", "--gangs-take-busy-gpus"}) {
+                        "--queue", "slurm", "--backfill-interval=2", "--gangs-take-busy-gpus",
+                        "--cpus-per-node", "8"}) {
     args.push_back(a);
   }
   absl::StatusOr<CliOptions> o = ParseCliOptions(args);
@@ -49,6 +50,7 @@ TEST(ParseCliOptions, EverySetting) {
   EXPECT_EQ(o->queue, QueueModel::kSlurmNoTimeLimits);
   EXPECT_EQ(o->backfill_interval_s, 2);
   EXPECT_TRUE(o->gangs_take_busy_gpus);
+  EXPECT_EQ(o->cpus_per_node, 8);
   EXPECT_EQ(o->traces.size(), 3u);
 }
 
@@ -133,6 +135,10 @@ TEST(ParseCliOptions, EveryBadArgumentIsNamed) {
   ExpectError(With({"--gangs-take-busy-gpus"}), "--gangs-take-busy-gpus: applies only to --queue slurm");
   ExpectError(With({"--queue", "slurm", "--gangs-take-busy-gpus=1"}),
               "--gangs-take-busy-gpus: takes no value");
+  ExpectError(With({"--queue", "slurm", "--cpus-per-node", "8"}),
+              "--cpus-per-node: applies only with --gangs-take-busy-gpus");
+  ExpectError(With({"--queue", "slurm", "--gangs-take-busy-gpus", "--cpus-per-node", "0"}),
+              "--cpus-per-node");
   ExpectError(With({"--bogus"}), "unknown flag --bogus");
   ExpectError(With({"stray"}), "unexpected argument \"stray\"");
   ExpectError(With({"--kfold", "5"}), "--trace: does not apply to --kfold");

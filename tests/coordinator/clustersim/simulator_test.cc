@@ -242,10 +242,11 @@ class GangsTakeBusyGpus : public ::testing::Test {
     truth_.SetSolo({"G", 1}, 10);
     truth_.SetPair({"G", 1}, {"A", 1}, 5, 5);
   }
-  absl::StatusOr<SimResult> Run(bool take_busy, bool wait) {
+  absl::StatusOr<SimResult> Run(bool take_busy, bool wait, int cpus_per_node = 0) {
     SimConfig config = SlurmConfig(2, 2, 5);
     config.gangs_take_busy_gpus = take_busy;
     config.gangs_wait_for_their_gpus = wait;
+    config.cpus_per_node = cpus_per_node;
     return Simulate(jobs_, truth_, config, FirstFitPlacement(&rule_), nullptr);
   }
   GavelThroughputs truth_;
@@ -288,6 +289,18 @@ TEST_F(GangsTakeBusyGpus, WaitingTheGangHoldsItsGpusAndStartsWhenTheyEmpty) {
   EXPECT_FALSE(r->jobs[0].shared);
   // GPU 0 busy 0-20, GPU 1 from 10 (held idle 1-10), x 20-21.
   EXPECT_DOUBLE_EQ(r->busy_gpu_seconds, 31);
+}
+
+TEST_F(GangsTakeBusyGpus, OnlyWhileTheNodeHasACpuForEachOfItsTasks) {
+  // a holds one CPU: with 3 the gang's two tasks fit beside it, with 2 the
+  // gang waits for a's end as it would for empty GPUs.
+  absl::StatusOr<SimResult> r = Run(true, false, 3);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 1);
+  r = Run(true, false, 2);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 10);
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 5);  // x backfilled on GPU 1 meanwhile
 }
 
 TEST_F(GangsTakeBusyGpus, NeedsTheSlurmQueueAndIgnoresExclusiveOneGpuJobs) {

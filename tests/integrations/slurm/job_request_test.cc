@@ -40,6 +40,12 @@ TEST(JobRequestTest, KindOption) {
 TEST(JobRequestTest, TheCoordinatorKnowsATaskByItsSlurmIds) {
   EXPECT_EQ(CoordinatorJobName({1234, "0", 3}), "slurm-1234.0.3");
   EXPECT_EQ(CoordinatorJobName({7, "batch", 0}), "slurm-7.batch.0");
+  // A step on two nodes: local ids repeat on each, the step's ids do not.
+  EXPECT_EQ(CoordinatorJobName({67, "0", 0, 3, 1, 2}), "slurm-67.0.3");
+  EXPECT_EQ(CoordinatorJobName({67, "0", 0, 0, 0, 2}), "slurm-67.0.0");
+  EXPECT_EQ(CoordinatorGangName({67, "0", 0, 0, 0, 1}), "slurm-67.0");
+  EXPECT_EQ(CoordinatorGangName({67, "0", 1, 3, 1, 2}), "slurm-67.0.node1");
+  EXPECT_EQ(TaskPlacement({}, {67, "0", 0, 3, 1, 2}, {}).batch.task, 3);
 }
 
 TEST(JobRequestTest, TaskPlacementCarriesEverything) {
