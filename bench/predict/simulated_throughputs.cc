@@ -78,7 +78,31 @@ absl::StatusOr<std::string> SimulatedThroughputsJson(const SimulatedThroughputsO
       w.Key(absl::StrCat(type, ", ", k, ")")).BeginObject().Key("null").Double(k / iteration_s).EndObject();
     }
   }
-  w.EndObject().EndObject();
+  w.EndObject();
+  // Three jobs on one GPU: a gang's rank beside two one-GPU jobs, when Slurm
+  // gives a gang GPUs whose shards are in use (iashim-clustersim
+  // --gangs-take-busy-gpus). [job, other, other, the job's steps/s].
+  w.Key("v100 triples").BeginArray();
+  for (size_t a = 0; a < n; ++a) {
+    for (size_t b = a; b < n; ++b) {
+      for (size_t c = b; c < n; ++c) {
+        const size_t members[3] = {a, b, c};
+        const std::vector<double> r = simgpu::CoSimulate({jobs[a], jobs[b], jobs[c]}, spec,
+                                                         options.seconds, options.warmup_s, params);
+        for (int i = 0; i < 3; ++i) {
+          const size_t self = members[i], x = members[(i + 1) % 3], y = members[(i + 2) % 3];
+          w.BeginArray()
+              .String((*mapped)[self].gavel_key)
+              .String((*mapped)[x].gavel_key)
+              .String((*mapped)[y].gavel_key)
+              .Double(r[i])
+              .EndArray();
+        }
+      }
+    }
+  }
+  w.EndArray();
+  w.EndObject();
   return w.str() + "\n";
 }
 

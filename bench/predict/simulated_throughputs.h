@@ -33,7 +33,10 @@ struct SimulatedThroughputsOptions {
 // k data-parallel ranks (iashim-fakejob --ranks k), read as Gavel reads its
 // multi-GPU figures: k steps per iteration, an iteration being the solo one
 // plus the ring all-reduce of the gradients (bench/data/models/README.md).
-// Gangs never share a GPU in iashim-clustersim, so they have no pairs.
+// A gang's rank beside other jobs (Slurm 22.05's shards, iashim-clustersim
+// --gangs-take-busy-gpus) runs as its one-GPU type does. And
+// "v100 triples": [[job, other, other, the job's steps/s], ...] for every
+// three of the profiles (repeats included) on one GPU.
 absl::StatusOr<std::string> SimulatedThroughputsJson(const SimulatedThroughputsOptions& options);
 
 }  // namespace iashim::predict

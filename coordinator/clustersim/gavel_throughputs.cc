@@ -25,6 +25,18 @@ std::optional<PairThroughput> GavelThroughputs::Pair(const JobType& a, const Job
   return it->second;
 }
 
+std::optional<double> GavelThroughputs::Triple(const JobType& a, const JobType& b,
+                                               const JobType& c) const {
+  auto it = triples_.find(b < c ? std::tuple(a, b, c) : std::tuple(a, c, b));
+  if (it == triples_.end()) return std::nullopt;
+  return it->second;
+}
+
+void GavelThroughputs::SetTriple(const JobType& a, const JobType& b, const JobType& c,
+                                 double a_steps_per_s) {
+  triples_[b < c ? std::tuple(a, b, c) : std::tuple(a, c, b)] = a_steps_per_s;
+}
+
 std::vector<JobType> GavelThroughputs::Types() const {
   std::vector<JobType> types;
   types.reserve(solo_.size());
@@ -158,6 +170,30 @@ absl::StatusOr<GavelThroughputs> ParseGavelThroughputs(std::string_view json_tex
       }
       out.SetOrderedPair(*type, *other, {*mine, *theirs});
     }
+  }
+  // Optional: three jobs on one GPU, [job, other, other, the job's steps/s].
+  const std::string triples_key = Cat(gpu_type, " triples");
+  auto triples = root.find(triples_key);
+  if (triples == root.end()) return out;
+  if (!triples->is_array()) {
+    return absl::InvalidArgumentError(Cat(source, ": \"", triples_key, "\" is not an array"));
+  }
+  for (const nlohmann::json& t : *triples) {
+    const std::string where = Cat(source, ": ", triples_key, " ", t.dump());
+    if (!t.is_array() || t.size() != 4 || !t[0].is_string() || !t[1].is_string() ||
+        !t[2].is_string()) {
+      return absl::InvalidArgumentError(
+          Cat(where, ": not [job, other, other, the job's steps/s]"));
+    }
+    JobType types[3];
+    for (int i = 0; i < 3; ++i) {
+      absl::StatusOr<JobType> type = ParseJobTypeKey(t[i].get<std::string>());
+      if (!type.ok()) return absl::InvalidArgumentError(Cat(where, ": ", type.status().message()));
+      types[i] = *std::move(type);
+    }
+    absl::StatusOr<double> speed = Speed(t[3], where);
+    if (!speed.ok()) return speed.status();
+    out.SetTriple(types[0], types[1], types[2], *speed);
   }
   return out;
 }

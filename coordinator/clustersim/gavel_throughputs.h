@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -40,6 +41,11 @@ class GavelThroughputs {
   // or measured as [0, 0] (it did not fit): "cannot share".
   std::optional<PairThroughput> Pair(const JobType& a, const JobType& b) const;
 
+  // Steps/s of `a` beside both `b` and `c` on one GPU; nullopt when not
+  // known. Gavel measured pairs only; simgpu's export (iashim-simgpu-
+  // throughputs) adds them under "<gpu> triples".
+  std::optional<double> Triple(const JobType& a, const JobType& b, const JobType& c) const;
+
   // Every type with a solo throughput, in order.
   std::vector<JobType> Types() const;
 
@@ -50,10 +56,13 @@ class GavelThroughputs {
   // One order only: what the file says under `a`'s key about `b` (the file
   // lists each pair under both jobs; each is read as its own entry).
   void SetOrderedPair(const JobType& a, const JobType& b, PairThroughput steps_per_s);
+  // `a`'s steps/s beside `b` and `c` (in either order).
+  void SetTriple(const JobType& a, const JobType& b, const JobType& c, double a_steps_per_s);
 
  private:
   std::map<JobType, double> solo_;
   std::map<std::pair<JobType, JobType>, PairThroughput> pairs_;
+  std::map<std::tuple<JobType, JobType, JobType>, double> triples_;  // (a, lower of b c, higher)
 };
 
 // Parses Gavel's key "('<name>', <k>)" exactly: a quoted non-empty name, a

@@ -269,14 +269,20 @@ std::vector<int> Simulation::CoRunners(int job, int gpu) const {
 double Simulation::KeptBeside(int job, int gpu) const {
   const std::vector<int> others = CoRunners(job, gpu);
   if (others.empty()) return 1.0;
-  if (others.size() > 1) return 1.0 / static_cast<double>(others.size() + 1);
   // A gang's rank runs like the one-GPU job of its model.
-  const JobType mine{jobs_[job].type.name, 1};
-  const JobType theirs{jobs_[others[0]].type.name, 1};
-  const std::optional<PairThroughput> pair = truth_.Pair(mine, theirs);
+  const auto one_gpu = [&](int j) { return JobType{jobs_[j].type.name, 1}; };
+  const JobType mine = one_gpu(job);
   const std::optional<double> solo = truth_.Solo(mine);
-  if (!pair.has_value() || !solo.has_value() || !(*solo > 0)) return 0.5;
-  return std::clamp(pair->a / *solo, 0.0, 1.0);
+  // Unmeasured: a fair time slice each.
+  const double fair = 1.0 / static_cast<double>(others.size() + 1);
+  if (!solo.has_value() || !(*solo > 0) || others.size() > 2) return fair;
+  std::optional<double> beside;
+  if (others.size() == 2) {
+    beside = truth_.Triple(mine, one_gpu(others[0]), one_gpu(others[1]));
+  } else if (const std::optional<PairThroughput> pair = truth_.Pair(mine, one_gpu(others[0]))) {
+    beside = pair->a;
+  }
+  return beside.has_value() ? std::clamp(*beside / *solo, 0.0, 1.0) : fair;
 }
 
 double Simulation::RateOf(int job) const {

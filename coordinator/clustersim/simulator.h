@@ -103,8 +103,9 @@ struct SimConfig {
   // With gangs_take_busy_gpus: the gang waits, its GPUs held, until the
   // one-GPU jobs on them end (a coordinator that gives gangs whole GPUs:
   // --iashim), instead of running beside them (plain Slurm), each rank then
-  // kept at its model's one-GPU pair fraction (half when the pair was not
-  // measured, a third beside two jobs), the gang at its slowest rank's pace.
+  // kept at its model's one-GPU pair or triple fraction (GavelThroughputs::
+  // Triple; a fair time slice when not known), the gang at its slowest
+  // rank's pace.
   bool gangs_wait_for_their_gpus = false;
   // With gangs_take_busy_gpus: a node's CPUs (Slurm's CPUs=), each job
   // taking one per GPU, so a gang joins one-GPU jobs on a node only while

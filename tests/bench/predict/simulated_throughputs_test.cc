@@ -54,6 +54,13 @@ TEST(SimulatedThroughputs, ClustersimReadsThemAndTheyAgreeWithThemselves) {
       // Sharing never speeds a job up.
       EXPECT_LE(ab->a, *solo * 1.01) << a.name << " beside " << b.name;
       EXPECT_GT(ab->a, 0) << a.name << " beside " << b.name;
+      // Every three, in any order; a third job takes more.
+      for (const cs::JobType& c : types) {
+        const std::optional<double> abc = sim->Triple(a, b, c);
+        ASSERT_TRUE(abc.has_value()) << a.name << " + " << b.name << " + " << c.name;
+        EXPECT_GT(*abc, 0) << a.name << " beside " << b.name << " and " << c.name;
+        EXPECT_LE(*abc, ab->a * 1.02) << a.name << " beside " << b.name << " and " << c.name;
+      }
     }
   }
 }

@@ -83,7 +83,26 @@ TEST(ParseGavelThroughputs, ASoloThroughputOfZeroLeavesTheTypeOut) {
   EXPECT_EQ(t->Solo({"B", 1}), 2.0);
 }
 
+TEST(ParseGavelThroughputs, ReadsTriplesWhenTheFileHasThem) {
+  absl::StatusOr<GavelThroughputs> t = ParseGavelThroughputs(
+      R"j({"v100": {"('A', 1)": {"null": 10}},
+           "v100 triples": [["('A', 1)", "('B', 1)", "('C', 1)", 4.5]]})j",
+      "v100", "f.json");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->Triple({"A", 1}, {"B", 1}, {"C", 1}), 4.5);
+  EXPECT_EQ(t->Triple({"A", 1}, {"C", 1}, {"B", 1}), 4.5);  // the others in either order
+  EXPECT_FALSE(t->Triple({"B", 1}, {"A", 1}, {"C", 1}).has_value());
+  EXPECT_FALSE(ParseGavelThroughputs(kGood, "v100", "f.json")->Triple({"A", 1}, {"A", 1}, {"A", 1}));
+}
+
 TEST(ParseGavelThroughputs, RejectsBadFiles) {
+  ExpectError(R"j({"v100": {}, "v100 triples": {}})j", "\"v100 triples\" is not an array");
+  ExpectError(R"j({"v100": {}, "v100 triples": [["('A', 1)", "('B', 1)", 1]]})j",
+              "not [job, other, other, the job's steps/s]");
+  ExpectError(R"j({"v100": {}, "v100 triples": [["('A', 1)", "B", "('C', 1)", 1]]})j",
+              "job type key \"B\"");
+  ExpectError(R"j({"v100": {}, "v100 triples": [["('A', 1)", "('B', 1)", "('C', 1)", -1]]})j",
+              "finite throughput >= 0");
   ExpectError("{", "not valid JSON");
   ExpectError("[]", "not an object");
   ExpectError(R"j({"v100": {"A": {"null": 1}}})j", "job type key \"A\"");

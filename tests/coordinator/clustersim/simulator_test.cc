@@ -303,6 +303,25 @@ TEST_F(GangsTakeBusyGpus, OnlyWhileTheNodeHasACpuForEachOfItsTasks) {
   EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 5);  // x backfilled on GPU 1 meanwhile
 }
 
+TEST_F(GangsTakeBusyGpus, BesideTwoJobsARankKeepsTheTriplesFractionElseAThird) {
+  // GPU 0 holds a and b (A, B: FirstFit pairs them), the gang arrives at 1
+  // and runs beside both; GPU 1 is empty. With no triple for G's one-GPU
+  // model beside A and B the rank keeps a third: 20 steps/s * 1/3 until a
+  // or b ends. Measured at 0.8 of its speed, it keeps that.
+  const std::vector<SimJob> jobs = {Job("a", {"A", 1}, 1000, 0), Job("b", {"B", 1}, 1000, 0),
+                                    Job("g", {"G", 2}, 20, 1)};
+  SimConfig config = SlurmConfig(2, 2, 5);
+  config.gangs_take_busy_gpus = true;
+  absl::StatusOr<SimResult> r = Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 1);
+  EXPECT_DOUBLE_EQ(r->jobs[2].finish_s, 4);  // 20 steps at 20/3 steps/s
+  truth_.SetTriple({"G", 1}, {"A", 1}, {"B", 1}, 8);
+  r = Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[2].finish_s, 2.25);  // 20 steps at 16 steps/s
+}
+
 TEST_F(GangsTakeBusyGpus, NeedsTheSlurmQueueAndIgnoresExclusiveOneGpuJobs) {
   SimConfig config = SlurmConfig(2, 2, 5);
   config.gangs_take_busy_gpus = true;
