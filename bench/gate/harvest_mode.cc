@@ -142,9 +142,11 @@ absl::StatusOr<std::string> RunHarvestMode(const BenchContext& ctx,
     }
     // The short windows find the neighbourhood; the yardstick is measured over
     // the control loop's own window length: the coarse best share and the next
-    // one up, and the next one down if the best is over the target there. One
-    // lucky short window (the slowdown of a job with millisecond iterations
-    // moves by a point or two between 4 s windows) must not set it.
+    // one up, and, while the last one measured is over the target, the next
+    // ones down (at most the sweep's length). One lucky short window (the
+    // slowdown of a job with millisecond iterations moves by a point or two
+    // between 4 s windows) must not set it, nor leave it unset when a lower
+    // share holds the target.
     if (coarse) {
       const size_t at = coarse->first;
       absl::StatusOr<Measured> held = run_fixed(confirm_ctx, at, /*confirmation=*/true);
@@ -154,10 +156,9 @@ absl::StatusOr<std::string> RunHarvestMode(const BenchContext& ctx,
           return up.status();
         }
       }
-      if (!WithinTarget(*held) && at > 0) {
-        if (absl::StatusOr<Measured> down = run_fixed(confirm_ctx, at - 1, true); !down.ok()) {
-          return down.status();
-        }
+      for (size_t down = at; !WithinTarget(*held) && down > 0;) {
+        held = run_fixed(confirm_ctx, --down, true);
+        if (!held.ok()) return held.status();
       }
     }
 
