@@ -90,12 +90,21 @@ absl::StatusOr<std::string> SimulatedThroughputsJson(const SimulatedThroughputsO
         const std::vector<double> r = simgpu::CoSimulate({jobs[a], jobs[b], jobs[c]}, spec,
                                                          options.seconds, options.warmup_s, params);
         for (int i = 0; i < 3; ++i) {
-          const size_t self = members[i], x = members[(i + 1) % 3], y = members[(i + 2) % 3];
+          // Copies of one job: one row, their mean (as for a pair with itself).
+          if (i > 0 && members[i] == members[i - 1]) continue;  // sorted: copies adjacent
+          double sum = 0;
+          int copies = 0;
+          for (int j = 0; j < 3; ++j) {
+            if (members[j] != members[i]) continue;
+            sum += r[j];
+            ++copies;
+          }
+          const size_t x = members[(i + 1) % 3], y = members[(i + 2) % 3];
           w.BeginArray()
-              .String((*mapped)[self].gavel_key)
+              .String((*mapped)[members[i]].gavel_key)
               .String((*mapped)[x].gavel_key)
               .String((*mapped)[y].gavel_key)
-              .Double(r[i])
+              .Double(sum / copies)
               .EndArray();
         }
       }

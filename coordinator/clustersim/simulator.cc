@@ -143,7 +143,9 @@ class Simulation {
   std::vector<int> node_of_;
   std::vector<std::vector<int>> node_gpus_;
   std::vector<int> cpus_used_;  // per node: a CPU per GPU of each job there
-  std::vector<std::vector<int>> on_gpu_;  // jobs on each GPU (0 to 2)
+  // Jobs on each GPU: up to two, or a gang and up to two one-GPU jobs
+  // (SimConfig::gangs_take_busy_gpus).
+  std::vector<std::vector<int>> on_gpu_;
   std::vector<double> occupancy_;         // each GPU's, see UpdateOccupancy
   std::vector<char> busy_;                // each GPU's, see UpdateOccupancy
   double total_occupancy_ = 0;
@@ -174,6 +176,7 @@ absl::Status Simulation::Init() {
   if (config_.gangs_take_busy_gpus && config_.queue != QueueModel::kSlurmNoTimeLimits) {
     return absl::InvalidArgumentError("gangs_take_busy_gpus models Slurm: it needs the slurm queue");
   }
+  if (config_.cpus_per_node < 0) return absl::InvalidArgumentError("cpus_per_node must be >= 0");
   full_.cluster = MakeCluster(config_);
   for (int g = 0; g < config_.gpus; ++g) {
     const int node = g / config_.gpus_per_node;
@@ -186,7 +189,6 @@ absl::Status Simulation::Init() {
   view_ = full_;
   gangs_view_ = full_;
   cpus_used_.assign(node_gpus_.size(), 0);
-  if (config_.cpus_per_node < 0) return absl::InvalidArgumentError("cpus_per_node must be >= 0");
   on_gpu_.assign(config_.gpus, {});
   occupancy_.assign(config_.gpus, 0);
   busy_.assign(config_.gpus, 0);
