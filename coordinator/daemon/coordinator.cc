@@ -464,8 +464,16 @@ double Coordinator::InitialShare(const Job& job) const {
   const policy::JobTraits newcomer = Traits(job);
   double share = 1.0;
   bool guaranteed = false;
+  // A gang's every GPU: it runs at the least share any of them gives it.
+  const std::vector<policy::GpuId> mine = GpusOf(job);
+  const auto shares_a_gpu = [&](const Job& other) {
+    const std::vector<policy::GpuId> theirs = GpusOf(other);
+    return std::any_of(mine.begin(), mine.end(), [&](const policy::GpuId& g) {
+      return std::find(theirs.begin(), theirs.end(), g) != theirs.end();
+    });
+  };
   for (const auto& [id, other] : jobs_) {
-    if (id == job.id || other.gpu != job.gpu) continue;
+    if (id == job.id || !shares_a_gpu(other)) continue;
     if (other.priority == policy::Priority::kGuaranteed) {
       guaranteed = true;
       share = std::min(share, ProtectiveShare(other, newcomer));
@@ -524,8 +532,8 @@ std::string Coordinator::EncodePlaceReply(const PlaceReplyFields& r) const {
   }
   const auto reply = wire::CreatePlaceReply(
       fbb, r.ok, err, jid, host, job && job->gpu ? job->gpu->index : -1, u,
-      job ? job->sent_share : 1.0, job ? job->mem_bytes : 0, r.queued, token, r.dry_run,
-      gpu_indices, gpu_uuids);
+      job ? job->sent_share : 1.0, r.mem_limit_bytes.value_or(job ? job->mem_bytes : 0), r.queued,
+      token, r.dry_run, gpu_indices, gpu_uuids);
   return EnvelopeBytes(fbb, wire::Payload::PlaceReply, reply.Union());
 }
 
@@ -582,6 +590,9 @@ absl::StatusOr<policy::PlacementRequest> Coordinator::ResolvePlacement(const Pla
   if (!p.gpu && !p.host.empty() && !HasHost(cluster_, p.host)) {
     p.host.clear();  // not a node we know GPUs of: anywhere
   }
+  // Whole GPUs joined while busy: by choice (--join-busy-gpus), or because
+  // the batch system gave it exactly as many (Slurm's gpu:k), busy or not.
+  if (ask.mem_bytes == 0) p.join_busy_gpus = options_.join_busy_gpus || GivenExactly(ask, p);
   if (p.gpu && drained_.contains(*p.gpu)) {
     return absl::FailedPreconditionError(
         absl::StrFormat("GPU %s is drained (iashim undrain)", policy::GpuName(*p.gpu)));
@@ -602,15 +613,40 @@ double Coordinator::NoteRequest(const policy::PlacementRequest& p, bool dry_run,
   return queued;
 }
 
-policy::PlacementDecision Coordinator::DecidePlacement(const policy::PlacementRequest& p,
-                                                       const std::set<int>& allowed_gpus,
-                                                       double queued_gpus,
-                                                       const std::string& without_reservations_on,
-                                                       const std::vector<std::string>& left_out_hosts) {
+bool Coordinator::GivenExactly(const PlaceAsk& ask, const policy::PlacementRequest& p) const {
+  if (ask.allowed_gpus.empty() || p.host.empty()) return false;
+  const auto given =
+      std::count_if(cluster_.gpus.begin(), cluster_.gpus.end(), [&](const policy::GpuInfo& g) {
+        return g.id.host == p.host && ask.allowed_gpus.contains(g.id.index);
+      });
+  return given == p.gpu_count && ask.allowed_gpus.size() == static_cast<size_t>(p.gpu_count);
+}
+
+std::set<policy::GpuId> Coordinator::ClaimedGpus(const std::string& job, int64_t now_ns) const {
+  // A waiting job asks again every few seconds; one silent for a
+  // reservation's lifetime has given up (its claim goes with it).
+  const int64_t lifetime_ns = static_cast<int64_t>(options_.reservation_ttl_s * 1e9);
+  std::set<policy::GpuId> claimed;
+  for (const auto& [id, w] : waiting_) {
+    if (id == job || now_ns - w.asked_ns > lifetime_ns) continue;
+    claimed.insert(w.given.begin(), w.given.end());
+  }
+  return claimed;
+}
+
+policy::PlacementDecision Coordinator::DecidePlacement(
+    const policy::PlacementRequest& p, const std::set<int>& allowed_gpus, double queued_gpus,
+    int64_t now_ns, const std::string& without_reservations_on,
+    const std::vector<std::string>& left_out_hosts) {
   policy::ClusterState view = PlacementView(without_reservations_on);
   view.queued_gpus = queued_gpus;
+  // GPUs the batch system gave a waiting job are its own: another job put
+  // there (a dry run's reservation included) would only delay it. A request
+  // the batch system placed itself (allowed_gpus) is its decision to make.
+  const std::set<policy::GpuId> claimed =
+      allowed_gpus.empty() ? ClaimedGpus(p.job, now_ns) : std::set<policy::GpuId>();
   std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) {
-    return drained_.contains(g.id) ||
+    return drained_.contains(g.id) || claimed.contains(g.id) ||
            std::find(left_out_hosts.begin(), left_out_hosts.end(), g.id.host) !=
                left_out_hosts.end();
   });
@@ -655,14 +691,14 @@ std::string Coordinator::RequestHost(const policy::PlacementRequest& p) const {
 
 policy::PlacementDecision Coordinator::TakeReservedGpus(const PlaceAsk& ask,
                                                         const policy::PlacementRequest& p,
-                                                        double queued_gpus,
+                                                        double queued_gpus, int64_t now_ns,
                                                         policy::PlacementDecision queued) {
   const std::string host = RequestHost(p);
   const bool reserved_there =
       std::any_of(reservations_.held().begin(), reservations_.held().end(),
                   [&](const Reservation& r) { return r.host == host; });
   if (host.empty() || !reserved_there) return queued;
-  policy::PlacementDecision d = DecidePlacement(p, ask.allowed_gpus, queued_gpus, host);
+  policy::PlacementDecision d = DecidePlacement(p, ask.allowed_gpus, queued_gpus, now_ns, host);
   if (d.outcome != policy::PlacementDecision::Outcome::kPlaced) return queued;
   reservations_.YieldTo(host, GpuIndexes(d));
   return d;
@@ -678,6 +714,22 @@ void Coordinator::Reserve(const PlaceAsk& ask, const policy::PlacementRequest& p
   r.mem_bytes = p.mem_bytes;
   r.slowdown_target = p.slowdown_target;
   reservations_.Add(std::move(r), now_ns);
+}
+
+uint64_t Coordinator::JoinedGpusQuota(const policy::PlacementDecision& d) const {
+  const policy::ClusterState view = PlacementView();
+  const std::vector<policy::GpuId> gpus = d.gpus.empty() ? std::vector{d.gpu} : d.gpus;
+  std::optional<uint64_t> least;
+  for (const policy::GpuId& id : gpus) {
+    const policy::GpuInfo* gpu = view.FindGpu(id);
+    const auto on = view.jobs.find(id);
+    if (gpu == nullptr || gpu->memory_bytes == 0 || on == view.jobs.end() || on->second.empty()) {
+      continue;
+    }
+    const uint64_t free = policy::FreeBytes(*gpu, on->second);
+    least = std::min(least.value_or(free), free);
+  }
+  return least.value_or(0);
 }
 
 Job Coordinator::NewJob(std::string id, std::string token, policy::Priority priority,
@@ -716,9 +768,10 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
   const double queued_gpus = NoteRequest(*p, ask->dry_run, now_ns);
   const std::vector<std::string> avoided =
       ask->dry_run ? HostsADryRunAvoids(*p) : std::vector<std::string>();
-  policy::PlacementDecision d = DecidePlacement(*p, ask->allowed_gpus, queued_gpus, "", avoided);
+  policy::PlacementDecision d =
+      DecidePlacement(*p, ask->allowed_gpus, queued_gpus, now_ns, "", avoided);
   if (!ask->dry_run && d.outcome == policy::PlacementDecision::Outcome::kQueued) {
-    d = TakeReservedGpus(*ask, *p, queued_gpus, std::move(d));
+    d = TakeReservedGpus(*ask, *p, queued_gpus, now_ns, std::move(d));
   }
   if (!avoided.empty() && d.outcome != policy::PlacementDecision::Outcome::kPlaced) {
     absl::StrAppend(&d.reason, d.reason.empty() ? "" : "; ", "left out, not heard from: ",
@@ -729,7 +782,11 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
   r.queued = d.outcome == policy::PlacementDecision::Outcome::kQueued;
   if (!ask->dry_run) {
     if (r.queued) {
-      waiting_[p->job] = {.gpus = Demand(*p, cluster_), .asked_ns = now_ns};
+      Waiting& w = waiting_[p->job];
+      w = {.gpus = Demand(*p, cluster_), .asked_ns = now_ns, .given = {}};
+      if (p->join_busy_gpus && GivenExactly(*ask, *p)) {
+        for (const int index : ask->allowed_gpus) w.given.push_back({p->host, index});
+      }
     } else {
       waiting_.erase(p->job);
     }
@@ -754,6 +811,7 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
   job.batch = std::move(ask->batch);
   job.host = p->host;
   job.share = job.sent_share = InitialShare(job);
+  if (p->join_busy_gpus) r.mem_limit_bytes = JoinedGpusQuota(d);
   r.ok = true;
   if (ask->dry_run) {
     // A dry run naming its GPU is a question about that GPU (`iashim place

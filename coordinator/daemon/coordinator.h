@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -169,10 +170,12 @@ class Coordinator {
   double NoteRequest(const policy::PlacementRequest& p, bool dry_run, int64_t now_ns);
   // `without_reservations_on`: a host whose reservations are left out of the
   // view (empty: every reservation counts). `left_out_hosts`: hosts whose GPUs
-  // the decision may not use (a dry run's lost nodes, node_health.h).
+  // the decision may not use (a dry run's lost nodes, node_health.h). A
+  // request the coordinator places (no allowed_gpus) never gets GPUs another
+  // job waits on (ClaimedGpus).
   policy::PlacementDecision DecidePlacement(const policy::PlacementRequest& p,
-                                            const std::set<int>& allowed_gpus,
-                                            double queued_gpus,
+                                            const std::set<int>& allowed_gpus, double queued_gpus,
+                                            int64_t now_ns,
                                             const std::string& without_reservations_on = "",
                                             const std::vector<std::string>& left_out_hosts = {});
   // The lost hosts a dry run of `p` may not be told to go to: all of them when
@@ -181,7 +184,8 @@ class Coordinator {
   // A real request queued on its host while reservations hold GPUs there:
   // decided again without them, and placed if that places it (reservations.h).
   policy::PlacementDecision TakeReservedGpus(const PlaceAsk& ask, const policy::PlacementRequest& p,
-                                             double queued_gpus, policy::PlacementDecision queued);
+                                             double queued_gpus, int64_t now_ns,
+                                             policy::PlacementDecision queued);
   // The host a request is for: its GPU's or its own, the only one on a
   // one-node cluster; empty for anywhere.
   std::string RequestHost(const policy::PlacementRequest& p) const;
@@ -199,7 +203,17 @@ class Coordinator {
     bool dry_run = false;
     std::string error;         // or the placement's reason
     const Job* job = nullptr;  // placed (or, for a dry run, where it would go)
+    // The memory quota the shim gets, when not the job's mem_bytes: whole
+    // GPUs joined while busy (JoinedGpusQuota).
+    std::optional<uint64_t> mem_limit_bytes;
   };
+  // The memory a whole-GPU job placed beside other jobs may use
+  // (PlacementRequest::join_busy_gpus): the least any of its GPUs has free
+  // beside them; 0 (no quota) when all are empty or their memory is unknown.
+  uint64_t JoinedGpusQuota(const policy::PlacementDecision& d) const;
+  // Whether the batch system gave the job exactly its GPUs (allowed_gpus
+  // names gpu_count GPUs of its host).
+  bool GivenExactly(const PlaceAsk& ask, const policy::PlacementRequest& p) const;
   std::string EncodePlaceReply(const PlaceReplyFields& reply) const;
   void OnRelease(std::string_view identity, const wire::ReleaseRequest& request,
                  std::vector<Outgoing>* out);
@@ -316,7 +330,13 @@ class Coordinator {
   struct Waiting {
     double gpus = 0;
     int64_t asked_ns = 0;
+    // GPUs the batch system gave it (GivenExactly), joined while busy:
+    // while it asks, no other job is placed or reserved there (ClaimedGpus).
+    std::vector<policy::GpuId> given;
   };
+  // GPUs of jobs waiting on what the batch system gave them, asked for
+  // within --reservation-ttl-s, except `job`'s own.
+  std::set<policy::GpuId> ClaimedGpus(const std::string& job, int64_t now_ns) const;
   std::map<std::string, Waiting> waiting_;
   std::unique_ptr<policy::PlacementPolicy> placement_;
   std::map<std::string, Job> jobs_;

@@ -98,6 +98,13 @@ shares so guaranteed jobs stay within their slowdown target.
   --no-packing             interference placement: always give a memory share an empty GPU
                            when one exists (default: weigh the fragmentation that would
                            leave for the requests seen so far, more as the queue grows)
+  --join-busy-gpus         interference placement: a whole-GPU job (a gang's gpu:k) that no
+                           node has empty GPUs for goes beside the jobs where sharing is
+                           predicted to gain most, in the memory they leave, as Slurm 22.05
+                           gives gpu:k GPUs whose shards are in use (job_submit.lua's dry run
+                           then sends it to that node); default: it waits for empty GPUs. A
+                           job on exactly the GPUs its batch system gave it (allowed_gpus)
+                           starts beside what runs there either way
   --min-gain G             interference placement: GPU-equivalents of progress sharing must
                            add, in [-1, 1] [0.05]
   --slowdown-target F      default allowed slowdown of guaranteed jobs, in (0, 10] [0.10]
@@ -203,6 +210,8 @@ absl::StatusOr<DaemonOptions> ParseDaemonOptions(const std::vector<std::string>&
       }
     } else if (name == "--no-packing") {
       o.packing = false;
+    } else if (name == "--join-busy-gpus") {
+      o.join_busy_gpus = true;
     } else if (name == "--min-gain") {
       s = number(-1, 1, &o.min_gain);
     } else if (name == "--slowdown-target") {

@@ -36,6 +36,12 @@ struct DaemonOptions {
   // Interference placement packs a share of one GPU by its fragmentation
   // term (policy/interference_placement.h) over the requests seen so far.
   bool packing = true;
+  // A whole-GPU job no node has empty GPUs for goes beside the jobs where
+  // sharing is predicted to gain most (policy::PlacementRequest::
+  // join_busy_gpus), as Slurm 22.05 gives gpu:k GPUs whose shards are in
+  // use. Off: it waits for empty GPUs. A job on exactly the GPUs its batch
+  // system gave it joins them either way.
+  bool join_busy_gpus = false;
   double slowdown_target = 0.10;    // default for guaranteed jobs
   // How a guaranteed gang's GPUs are controlled (gang_slowdown.h):
   // "straggler" (by the gang's iteration rate, each GPU charged what its rank

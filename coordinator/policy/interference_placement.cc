@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -34,6 +35,8 @@ std::string Asked(uint64_t mem_bytes) {
 }
 
 int Weight(const PlacedJob& j) { return std::max(1, j.gpu_count); }
+
+bool JoinsBusyGpus(const PlacementRequest& r) { return r.join_busy_gpus && r.mem_bytes == 0; }
 
 // A predictor that misbehaves must not poison the arithmetic: non-finite
 // throughput is taken as worthless and fully uncertain.
@@ -143,7 +146,10 @@ class Scorer {
         jobs.size() >= static_cast<size_t>(options_.max_jobs_per_gpu)) {
       return block(Blocker::Why::kFull);
     }
-    if (!FitsNow(*view.gpu, jobs, request_.mem_bytes)) return block(Blocker::Why::kMemory);
+    // A whole GPU joined while busy is shared in what memory the residents
+    // leave (PlacementRequest::join_busy_gpus): some must be.
+    const uint64_t asked = JoinsBusyGpus(request_) ? 1 : request_.mem_bytes;
+    if (!FitsNow(*view.gpu, jobs, asked)) return block(Blocker::Why::kMemory);
     const bool guaranteed = request_.priority == Priority::kGuaranteed;
     if (guaranteed) {
       for (const PlacedJob& r : jobs) {
@@ -377,6 +383,9 @@ std::string Explain(const Blocker& b, const PlacementRequest& r, int max_jobs) {
       return absl::StrCat(gpu, " already runs ", Holders(*b.view), ", max_jobs_per_gpu ",
                           max_jobs);
     case Blocker::Why::kMemory:
+      if (JoinsBusyGpus(r)) {
+        return absl::StrCat(gpu, " runs ", Holders(*b.view), ", who leave it no memory");
+      }
       if (r.mem_bytes == 0) {
         return absl::StrCat(gpu, " runs ", Holders(*b.view), "; the whole GPU was asked");
       }
@@ -673,6 +682,59 @@ PlacementDecision Admit(const PlacementRequest& r, const Scope& scope, const Sha
   return PlacementDecision::PlacedGang(std::move(gpus), "shared " + detail);
 }
 
+// The GPUs the batch system gave the job (PlacementRequest::
+// join_busy_gpus), some busy: the job starts beside their residents unless
+// a rule forbids it on one of them. No admission against min_gain: the
+// scheduler keeps everyone else off these GPUs, so waiting would gain
+// nothing. Nullopt when the scope is not exactly the job's GPUs of one node.
+std::optional<PlacementDecision> PlaceBesideResidents(
+    const PlacementRequest& r, const Scope& scope, Scorer& scorer,
+    const InterferenceAwarePlacement::Options& options) {
+  const int k = r.gpu_count;
+  const std::vector<GpuView>& views = scope.views;
+  if (views.size() != static_cast<size_t>(k) || scope.nodes.size() != 2) return std::nullopt;
+  std::vector<size_t> chosen;
+  std::vector<GpuScore> scores;
+  Blocker blocker;
+  for (size_t i = 0; i < views.size(); ++i) {
+    GpuScore s;
+    if (!scorer.Score(views[i], &s, &blocker)) {
+      return PlacementDecision::Queued(
+          absl::StrCat("the GPUs the scheduler gave it cannot take it yet: ",
+                       Explain(blocker, r, options.max_jobs_per_gpu)));
+    }
+    chosen.push_back(i);
+    scores.push_back(s);
+  }
+  const SetScore score = scorer.ScoreSet(views, chosen, scores);
+  std::string reason = absl::StrFormat(
+      "the scheduler's GPUs %s, beside %s: predicted gain %.3f solo-GPU equivalents (the job at "
+      "%.2f, residents lose %.3f)",
+      GpuNames(views, chosen), JobNames(views, chosen), score.gain, score.p_new, score.loss);
+  if (k == 1) return PlacementDecision::Placed(views.front().gpu->id, std::move(reason));
+  std::vector<GpuId> gpus;
+  for (const GpuView& v : views) gpus.push_back(v.gpu->id);
+  return PlacementDecision::PlacedGang(std::move(gpus), std::move(reason));
+}
+
+// A whole-GPU job free to join busy GPUs (PlacementRequest::join_busy_gpus),
+// no node with the empty GPUs it needs: the node and GPUs where sharing is
+// predicted to gain most, whatever min_gain says.
+PlacementDecision JoinBusiestBest(const PlacementRequest& r, const Scope& scope, Scorer& scorer,
+                                  const std::string& where,
+                                  const InterferenceAwarePlacement::Options& options) {
+  InterferenceAwarePlacement::Options any_gain = options;
+  any_gain.min_gain = -std::numeric_limits<double>::infinity();
+  any_gain.exploration = 0;
+  PlacementDecision d = Admit(
+      r, scope, ChooseShared(scope, scorer, options, r.gpu_count, r, nullptr), where, any_gain);
+  if (d.outcome == PlacementDecision::Outcome::kPlaced) {
+    d.reason = absl::StrCat(d.reason, "; no node on ", where, " has ", r.gpu_count,
+                            r.gpu_count == 1 ? " empty GPU" : " empty GPUs");
+  }
+  return d;
+}
+
 // The scope's rooms, and how scarce capacity is: pressure = (capacity
 // allocated + asked by the queue + asked by this request) / capacity, at most 1.
 // A GPU of capacity left unusable costs a GPU's worth of progress when
@@ -726,6 +788,10 @@ PlacementDecision InterferenceAwarePlacement::Place(const PlacementRequest& r,
     return PlacementDecision::Queued("no empty GPU, and no interference predictor to share one");
   }
   Scorer scorer(r, *predictor_, rule_, options_);
+  if (JoinsBusyGpus(r)) {
+    if (auto beside = PlaceBesideResidents(r, scope, scorer, options_)) return *std::move(beside);
+    return JoinBusiestBest(r, scope, scorer, where, options_);
+  }
   if (pack) {
     Packing packing = StartPacking(r, state, scope, *mix_, options_.max_jobs_per_gpu);
     SharedChoice packed = ChooseShared(scope, scorer, options_, k, r, &packing);

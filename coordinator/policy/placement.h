@@ -43,6 +43,17 @@ struct PlacementRequest {
   double slowdown_target = 0.10;        // guaranteed jobs: allowed slowdown
   JobTraits traits;                     // what the interference model knows it as
   int gpu_count = 1;                    // a gang: this many GPUs of one node, all at once
+  // A whole-GPU request (mem_bytes 0) that may start beside the jobs on busy
+  // GPUs, in the memory they leave: Slurm 22.05 gives a job's gpu:k GPUs
+  // whose shards are in use and then starts no shard job on them until it
+  // ends, so waiting for them to empty holds them idle. Where the scope is
+  // exactly gpu_count GPUs of one node (the batch system gave it them), it
+  // starts there unless a rule forbids (two guaranteed jobs, jobs per GPU,
+  // the share rule, a target throttling cannot keep). Otherwise, when no
+  // node has the empty GPUs, it goes where sharing is predicted to gain
+  // most, whatever min_gain says: the batch system starts it somewhere
+  // anyway. Only InterferenceAwarePlacement reads it.
+  bool join_busy_gpus = false;
 };
 
 struct PlacementDecision {

@@ -71,9 +71,9 @@ class CoordinatorGangTest : public ::testing::Test {
     return s.ok() ? std::move(*s) : nullptr;
   }
 
-  PlaceResult Ask(Coordinator& c, PlaceSpec spec) {
+  PlaceResult Ask(Coordinator& c, PlaceSpec spec, int64_t now = kSecond) {
     out_.clear();
-    c.OnMessage("cli", Bytes(Place(spec)), kSecond, kUnix, &out_);
+    c.OnMessage("cli", Bytes(Place(spec)), now, kUnix + now, &out_);
     EXPECT_EQ(out_.size(), 1u);
     const PlaceResult r = LastPlaceReply(out_);
     if (!r.replied) ADD_FAILURE() << "no PlaceReply";
@@ -167,6 +167,137 @@ TEST_F(CoordinatorGangTest, AllowedGpusLimitAGangsChoice) {
   const PlaceResult again = Ask(
       *c, {.job = "step2", .mem_bytes = 0, .allowed_gpus = std::vector<int>{1, 3}, .gpus = 2});
   EXPECT_TRUE(again.queued) << again.error;
+}
+
+// Slurm 22.05 gives a gang's gpu:k GPUs whose shards are in use and starts
+// no shard job there until the gang ends: waiting for them to empty would
+// hold them idle. The gang starts beside the jobs there, in the memory they
+// leave, under the control loop.
+TEST_F(CoordinatorGangTest, AGangOnTheGpusSlurmGaveItStartsBesideTheJobsThere) {
+  auto c = Make(Gpus(4));
+  const uint64_t shard = uint64_t{8} << 30;
+  ASSERT_TRUE(Ask(*c, {.job = "shard",
+                       .priority = w::Priority::Opportunistic,
+                       .mem_bytes = shard,
+                       .allowed_gpus = std::vector<int>{1}})
+                  .ok);
+  const PlaceResult gang =
+      Ask(*c, {.job = "gang", .mem_bytes = 0, .allowed_gpus = std::vector<int>{0, 1}, .gpus = 2});
+  ASSERT_TRUE(gang.ok) << gang.error;
+  EXPECT_THAT(gang.gpu_indices, ElementsAre(0, 1));
+  EXPECT_THAT(gang.error, HasSubstr("the scheduler's GPUs node1:0, node1:1, beside shard"));
+  // What the shard job leaves of GPU 1 (32 GiB), not the whole GPU.
+  EXPECT_EQ(gang.mem_limit_bytes, (uint64_t{32} << 30) - shard);
+  // It holds them whole: nothing else joins while it runs.
+  EXPECT_TRUE(Ask(*c, {.job = "late",
+                       .priority = w::Priority::Opportunistic,
+                       .mem_bytes = shard,
+                       .allowed_gpus = std::vector<int>{1}})
+                  .queued);
+  // On empty GPUs it holds them whole, no quota, as before.
+  const PlaceResult alone =
+      Ask(*c, {.job = "gang2", .mem_bytes = 0, .allowed_gpus = std::vector<int>{2, 3}, .gpus = 2});
+  ASSERT_TRUE(alone.ok) << alone.error;
+  EXPECT_EQ(alone.mem_limit_bytes, 0u);
+}
+
+TEST_F(CoordinatorGangTest, AGangTheCoordinatorPlacesStillWaitsForWholeGpus) {
+  auto c = Make(Gpus(4));
+  ASSERT_TRUE(Ask(*c, {.job = "shard",
+                       .priority = w::Priority::Opportunistic,
+                       .allowed_gpus = std::vector<int>{1}})
+                  .ok);
+  // No GPUs given (`iashim run --gpus 4`), or more allowed than asked: the
+  // coordinator's choice, whole GPUs.
+  EXPECT_TRUE(Ask(*c, {.job = "run", .mem_bytes = 0, .gpus = 4}).queued);
+  EXPECT_THAT(
+      Ask(*c,
+          {.job = "more", .mem_bytes = 0, .allowed_gpus = std::vector<int>{0, 1, 2, 3}, .gpus = 3})
+          .gpu_indices,
+      ElementsAre(0, 2, 3));
+}
+
+// The coordinator's rules still hold on the GPUs Slurm gave: two guaranteed
+// jobs never share one. While such a gang waits, no job the coordinator
+// places (a dry run's reservation neither) takes its GPUs: that would only
+// make it wait longer.
+TEST_F(CoordinatorGangTest, AWaitingGangsGpusAreKeptForIt) {
+  const auto with_guaranteed_on_0 = [&] {
+    auto c = Make(Gpus(4));
+    EXPECT_TRUE(Ask(*c, {.job = "g", .allowed_gpus = std::vector<int>{0}}).ok);
+    return c;
+  };
+  const PlaceSpec free_job = {.job = "free", .priority = w::Priority::Opportunistic};
+  // Without a waiting gang, the coordinator's job takes empty GPU 1.
+  EXPECT_THAT(Ask(*with_guaranteed_on_0(), free_job).gpu_indices, ElementsAre(1));
+
+  auto c = with_guaranteed_on_0();
+  const PlaceSpec gang_spec = {
+      .job = "gang", .mem_bytes = 0, .allowed_gpus = std::vector<int>{0, 1}, .gpus = 2};
+  const PlaceResult gang = Ask(*c, gang_spec);
+  EXPECT_TRUE(gang.queued) << gang.error;
+  EXPECT_THAT(gang.error, HasSubstr("the GPUs the scheduler gave it cannot take it yet"));
+  EXPECT_THAT(gang.error, HasSubstr("node1:0 already runs guaranteed job g"));
+  PlaceSpec dry = free_job;
+  dry.job = "dry";
+  dry.host = "";
+  dry.dry_run = true;
+  const PlaceResult d = Ask(*c, dry);
+  ASSERT_TRUE(d.ok) << d.error;
+  EXPECT_THAT(d.gpu_indices, ElementsAre(2));
+  // The real request takes over the dry run's reservation; again not GPU 1.
+  EXPECT_THAT(Ask(*c, free_job).gpu_indices, ElementsAre(2));
+  EXPECT_THAT(Ask(*c, {.job = "next", .priority = w::Priority::Opportunistic}).gpu_indices,
+              ElementsAre(3));
+  // Slurm's own decision (allowed_gpus) is not the coordinator's to refuse.
+  EXPECT_TRUE(Ask(*c, {.job = "slurm",
+                       .priority = w::Priority::Opportunistic,
+                       .allowed_gpus = std::vector<int>{1}})
+                  .ok);
+  // A gang that stops asking (cancelled) gives its claim up after a
+  // reservation's lifetime (--reservation-ttl-s, 30 s by default).
+  auto later = with_guaranteed_on_0();
+  EXPECT_TRUE(Ask(*later, gang_spec).queued);
+  EXPECT_THAT(Ask(*later, free_job, 40 * kSecond).gpu_indices, ElementsAre(1));
+}
+
+// --join-busy-gpus: with no node empty enough, a whole-GPU gang goes where
+// sharing is predicted to gain most, as Slurm 22.05 would start it on busy
+// GPUs anyway (job_submit.lua's dry run names that node).
+TEST_F(CoordinatorGangTest, WithJoinBusyGpusAGangGoesWhereSharingGainsMost) {
+  DaemonOptions options;
+  options.join_busy_gpus = true;
+  Coordinator c(options, FourAndTwo(), nullptr, nullptr, 0);
+  const auto one = [&](const std::string& job, const std::string& host, int gpu, w::Priority p) {
+    PlaceSpec spec{.job = job, .priority = p, .host = host, .allowed_gpus = std::vector<int>{gpu}};
+    ASSERT_TRUE(Ask(c, spec).ok) << job;
+  };
+  for (int g = 0; g < 4; ++g) one("o" + std::to_string(g), "node1", g, w::Priority::Opportunistic);
+  one("guaranteed", "node2", 0, w::Priority::Guaranteed);
+  one("o-node2", "node2", 1, w::Priority::Opportunistic);
+  // An opportunistic gang beside the guaranteed job would be cut to keep
+  // it within its target: node1's jobs, all opportunistic, lose less.
+  const PlaceResult dry = Ask(c, {.job = "gang",
+                                  .priority = w::Priority::Opportunistic,
+                                  .mem_bytes = 0,
+                                  .host = "",
+                                  .dry_run = true,
+                                  .gpus = 2});
+  ASSERT_TRUE(dry.ok) << dry.error;
+  EXPECT_EQ(dry.host, "node1");
+  EXPECT_THAT(dry.error, HasSubstr("no node on the cluster has 2 empty GPUs"));
+  const PlaceResult real = Ask(c, {.job = "run",
+                                   .priority = w::Priority::Opportunistic,
+                                   .mem_bytes = 0,
+                                   .host = "",
+                                   .gpus = 2});
+  ASSERT_TRUE(real.ok) << real.error;
+  EXPECT_EQ(real.host, "node1");
+  EXPECT_EQ(real.mem_limit_bytes, (uint64_t{32} << 30) - (uint64_t{4} << 30));
+  // Without it, the coordinator's gang waits for empty GPUs.
+  auto plain = Make(FourAndTwo());
+  ASSERT_TRUE(Ask(*plain, {.job = "o", .allowed_gpus = std::vector<int>{0}}).ok);
+  EXPECT_TRUE(Ask(*plain, {.job = "gang", .mem_bytes = 0, .host = "node1", .gpus = 4}).queued);
 }
 
 TEST_F(CoordinatorGangTest, ADryRunSaysWhereAGangWouldGoAndHoldsNothing) {

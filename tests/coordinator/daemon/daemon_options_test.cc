@@ -18,6 +18,7 @@ TEST(DaemonOptionsTest, Defaults) {
   EXPECT_FALSE(o->state_dir.empty());
   EXPECT_EQ(o->placement, "interference");
   EXPECT_TRUE(o->packing);
+  EXPECT_FALSE(o->join_busy_gpus);
   EXPECT_DOUBLE_EQ(o->reservation_ttl_s, 30);
 }
 
@@ -45,8 +46,9 @@ TEST(DaemonOptionsTest, ReservationTtl) {
 TEST(DaemonOptionsTest, Values) {
   absl::StatusOr<DaemonOptions> o =
       ParseDaemonOptions({"--listen", "ipc:///tmp/x", "--pub=tcp://127.0.0.2:7000", "--no-control",
-                          "--no-probe", "--no-run-target", "--slowdown-target", "0.2", "--state-dir", "/tmp/s", "--placement",
-                          "simple", "--min-gain=0.2", "--no-packing", "--gang-budgets", "independent"});
+                          "--no-probe", "--no-run-target", "--slowdown-target", "0.2",
+                          "--state-dir", "/tmp/s", "--placement", "simple", "--min-gain=0.2",
+                          "--no-packing", "--gang-budgets", "independent", "--join-busy-gpus"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->listen, "ipc:///tmp/x");
   EXPECT_EQ(o->pub, "tcp://127.0.0.2:7000");
@@ -58,6 +60,7 @@ TEST(DaemonOptionsTest, Values) {
   EXPECT_EQ(o->placement, "simple");
   EXPECT_DOUBLE_EQ(o->min_gain, 0.2);
   EXPECT_FALSE(o->packing);
+  EXPECT_TRUE(o->join_busy_gpus);
   EXPECT_EQ(o->gang_budgets, "independent");
 }
 

@@ -558,6 +558,40 @@ TEST_F(InterferencePlacementTest, AGuaranteedNewcomerThrottlesTheResident) {
   EXPECT_EQ(d.outcome, Outcome::kQueued);
 }
 
+// The whole GPUs a batch system gave a gang, one busy (Slurm 22.05's gpu:k
+// beside shards): it starts beside the resident, whatever min_gain says,
+// unless a rule forbids that GPU.
+TEST_F(InterferencePlacementTest, AGangOnItsSchedulersBusyGpusStartsBesideTheirResidents) {
+  ClusterState s = Nodes({"a"}, 2);
+  s.jobs[{"a", 1}] = {Job("o", "O", kO)};
+  predictor_.SetPair("N", "O", 0.3, 0.3);
+  PlacementRequest r = Request("n", "N", kO, /*mem=*/0, /*gpu_count=*/2);
+  // The coordinator's own choice: whole GPUs, so it waits.
+  EXPECT_EQ(Place(r, s).outcome, Outcome::kQueued);
+  r.join_busy_gpus = true;
+  options_.min_gain = 5;  // no sharing would pay by this bar
+  PlacementDecision d = Place(r, s);
+  ASSERT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
+  EXPECT_EQ(d.gpus, (std::vector<GpuId>{{"a", 0}, {"a", 1}}));
+  EXPECT_NE(d.reason.find("the scheduler's GPUs a:0, a:1, beside o"), std::string::npos)
+      << d.reason;
+  EXPECT_NE(d.reason.find("the job at 0.30"), std::string::npos) << d.reason;
+  // A guaranteed gang never joins a guaranteed job; a GPU held whole leaves
+  // no memory; a GPU past max_jobs_per_gpu takes no one.
+  s.jobs[{"a", 1}] = {Job("g", "G", kG)};
+  r.priority = kG;
+  d = Place(r, s);
+  EXPECT_EQ(d.outcome, Outcome::kQueued);
+  EXPECT_NE(d.reason.find("a:1 already runs guaranteed job g"), std::string::npos) << d.reason;
+  s.jobs[{"a", 1}] = {Job("w", "O", kO, /*mem=*/0)};
+  d = Place(r, s);
+  EXPECT_EQ(d.outcome, Outcome::kQueued);
+  EXPECT_NE(d.reason.find("who leave it no memory"), std::string::npos) << d.reason;
+  s.jobs[{"a", 1}] = {Job("o", "O", kO)};
+  options_.max_jobs_per_gpu = 1;
+  EXPECT_EQ(Place(r, s).outcome, Outcome::kQueued);
+}
+
 // Packing: a mix of whole-GPU requests arrives, so a share placed on an
 // empty GPU would cost a whole GPU; sharing costs 10% each.
 struct PackingCase {
