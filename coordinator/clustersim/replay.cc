@@ -28,6 +28,16 @@ policy::InterferenceAwarePlacement::Options PlacementOptions(const ReplayOptions
   return o;
 }
 
+// The coordinator's own placement for a gang joining busy GPUs
+// (--join-busy-gpus; Simulate's busy_gang_policy): memory decides how many
+// jobs share a GPU, as in the daemon, and the simulator keeps a rank beside
+// jobs at the measured pair or triple, else a fair slice.
+policy::InterferenceAwarePlacement::Options BusyGangOptions(const ReplayOptions& options) {
+  policy::InterferenceAwarePlacement::Options o = PlacementOptions(options);
+  o.max_jobs_per_gpu = 0;
+  return o;
+}
+
 // Simulates one policy by name, with its predictor and learner.
 absl::StatusOr<PolicyRun> RunPolicy(std::string_view name, const PreparedJobs& prepared,
                                     const GavelThroughputs& truth, const ReplayOptions& options) {
@@ -48,21 +58,21 @@ absl::StatusOr<PolicyRun> RunPolicy(std::string_view name, const PreparedJobs& p
   } else if (name == "iashim") {
     SimConfig sim = options.sim;
     sim.share_control = true;
-    sim.gangs_wait_for_their_gpus = true;  // the coordinator gives a gang whole GPUs
     policy::InterferenceModel::Options model_options;
     model_options.seed = options.seed;
     policy::InterferenceModel model(model_options);
     Learner<policy::InterferenceModel> learner(&model);
     const policy::InterferenceAwarePlacement placement(&model, &rule, PlacementOptions(options));
-    result = Simulate(prepared.jobs, truth, sim, placement, &learner);
+    const policy::InterferenceAwarePlacement gangs(&model, nullptr, BusyGangOptions(options));
+    result = Simulate(prepared.jobs, truth, sim, placement, &learner, &gangs);
     error = learner.error();
   } else if (name == "oracle") {
     SimConfig sim = options.sim;
     sim.share_control = true;
-    sim.gangs_wait_for_their_gpus = true;  // the coordinator gives a gang whole GPUs
     const OraclePredictor oracle(truth);
     const policy::InterferenceAwarePlacement placement(&oracle, &rule, PlacementOptions(options));
-    result = Simulate(prepared.jobs, truth, sim, placement, nullptr);
+    const policy::InterferenceAwarePlacement gangs(&oracle, nullptr, BusyGangOptions(options));
+    result = Simulate(prepared.jobs, truth, sim, placement, nullptr, &gangs);
   } else {
     return absl::InvalidArgumentError(Cat("unknown policy \"", name, "\""));
   }

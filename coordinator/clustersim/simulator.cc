@@ -35,8 +35,14 @@ std::string HostName(int node) { return absl::StrFormat("node%03d", node); }
 class Simulation {
  public:
   Simulation(std::span<const SimJob> jobs, const GavelThroughputs& truth, const SimConfig& config,
-             const policy::PlacementPolicy& policy, CoLocationObserver* observer)
-      : jobs_(jobs), truth_(truth), config_(config), policy_(policy), observer_(observer) {}
+             const policy::PlacementPolicy& policy, CoLocationObserver* observer,
+             const policy::PlacementPolicy* busy_gang_policy)
+      : jobs_(jobs),
+        truth_(truth),
+        config_(config),
+        policy_(policy),
+        observer_(observer),
+        busy_gang_policy_(busy_gang_policy) {}
 
   absl::StatusOr<SimResult> Run();
 
@@ -48,8 +54,8 @@ class Simulation {
     double since = 0;      // when `remaining` was last brought up to date
     uint64_t version = 0;  // bumps on every re-timing; stale completions are skipped
     bool done = false;
-    // A gang holding GPUs that one-GPU jobs still run on
-    // (SimConfig::gangs_wait_for_their_gpus): it has not started.
+    // A guaranteed gang holding GPUs that a guaranteed job still runs on,
+    // under share control (SimConfig::gangs_take_busy_gpus): not started.
     bool waiting_for_gpus = false;
   };
   struct Completion {
@@ -78,6 +84,23 @@ class Simulation {
   // The fraction of its solo speed `job` keeps on `gpu` beside the jobs
   // running there, for the pairs a gang is in (SimConfig::gangs_take_busy_gpus).
   double KeptBeside(int job, int gpu) const;
+  // KeptBeside under share control: where exactly one of the jobs running
+  // on `gpu` is guaranteed, the others' shares are cut to hold it at its
+  // floor (SimConfig::share_control).
+  double ControlledKept(int job, int gpu) const;
+  // The share the controller cuts opportunistic jobs on `gpu` to: where
+  // exactly one running job there is guaranteed, what holds it at its
+  // floor (at least min_share); else 1.
+  double ShareOn(int gpu) const;
+  // The share an opportunistic gang runs at: the least any GPU gives it.
+  double GangShare(int gang) const;
+  // Retimes `jobs`, then, under share control, every job on the GPUs of
+  // the gangs among them: a gang's share moves its co-runners' rates.
+  void RetimeWithGangs(const std::vector<int>& jobs);
+  // Whether the guaranteed gang `job` must wait for a guaranteed job on one
+  // of its GPUs to end (SimConfig::gangs_take_busy_gpus, share control).
+  bool WaitsForAGuaranteedJob(int job) const;
+  bool Guaranteed(int job) const { return jobs_[job].priority == policy::Priority::kGuaranteed; }
   // The jobs running on `gpu` other than `job` (a waiting gang does not run).
   std::vector<int> CoRunners(int job, int gpu) const;
   bool IsGang(int job) const { return jobs_[job].type.scale > 1; }
@@ -97,6 +120,12 @@ class Simulation {
   // What a gang of `k` sees when it may take busy GPUs: gangs_view_ without
   // the nodes that have no CPUs left for it.
   ClusterState GangView(int k) const;
+  // What busy_gang_policy_ sees for a gang of `k`: every job placed, a
+  // gang's GPUs held whole (mem_bytes 0), without the nodes that have no
+  // CPUs left for it.
+  ClusterState BusyGangView(int k) const;
+  // The request a gang joining busy GPUs makes (busy_gang_policy_).
+  PlacementRequest BusyGangRequest(int job) const;
   // Whether any GPU `job` could possibly be given is open now (a cheap
   // filter before asking the policy; the policy still decides).
   bool MightFit(int job) const;
@@ -117,6 +146,7 @@ class Simulation {
   const SimConfig& config_;
   const policy::PlacementPolicy& policy_;
   CoLocationObserver* observer_;
+  const policy::PlacementPolicy* busy_gang_policy_;  // Simulate's busy_gang_policy
 
   // Per job.
   std::vector<double> solo_rate_;
@@ -287,17 +317,70 @@ double Simulation::KeptBeside(int job, int gpu) const {
   return beside.has_value() ? std::clamp(*beside / *solo, 0.0, 1.0) : fair;
 }
 
+double Simulation::ShareOn(int gpu) const {
+  int guaranteed = -1, running = 0;
+  for (int j : on_gpu_[gpu]) {
+    if (running_[j].waiting_for_gpus) continue;
+    ++running;
+    if (!Guaranteed(j)) continue;
+    if (guaranteed >= 0) return 1.0;  // two: no one to throttle for either
+    guaranteed = j;
+  }
+  if (guaranteed < 0 || running < 2) return 1.0;
+  const double p_g = KeptBeside(guaranteed, gpu);
+  return std::min(
+      1.0, std::max(config_.min_share, policy::ProtectiveShare(p_g, config_.slowdown_target)));
+}
+
+double Simulation::GangShare(int gang) const {
+  double share = 1.0;
+  for (int g : running_[gang].gpus) share = std::min(share, ShareOn(g));
+  return share;
+}
+
+double Simulation::ControlledKept(int job, int gpu) const {
+  const double kept = KeptBeside(job, gpu);
+  if (!config_.share_control) return kept;
+  // An opportunistic gang runs at the least share any of its GPUs gives it.
+  if (IsGang(job) && !Guaranteed(job)) return kept * GangShare(job);
+  double share = ShareOn(gpu);
+  // The jobs beside an opportunistic gang throttled here or elsewhere lose
+  // only while its rank runs: that share of the time.
+  const std::vector<int> others = CoRunners(job, gpu);
+  if (others.size() == 1 && IsGang(others[0]) && !Guaranteed(others[0])) {
+    share = std::min(share, GangShare(others[0]));
+  }
+  if (share >= 1.0) return kept;
+  // Harm in proportion to the share (policy/protective_share.h): the
+  // guaranteed side loses (1 - kept) * share, the others keep kept * share.
+  if (Guaranteed(job) || ShareOn(gpu) >= 1.0) return 1.0 - (1.0 - kept) * share;
+  return kept * share;
+}
+
+bool Simulation::WaitsForAGuaranteedJob(int job) const {
+  if (!config_.share_control || !IsGang(job) || !Guaranteed(job)) return false;
+  for (int g : running_[job].gpus) {
+    const std::vector<int> others = CoRunners(job, g);
+    if (std::any_of(others.begin(), others.end(), [&](int j) { return Guaranteed(j); })) {
+      return true;
+    }
+  }
+  return false;
+}
+
 double Simulation::RateOf(int job) const {
   const Running& r = running_[job];
   if (r.waiting_for_gpus) return 0;
   if (IsGang(job)) {
     double kept = 1.0;  // the gang goes at its slowest rank's pace
-    for (int g : r.gpus) kept = std::min(kept, KeptBeside(job, g));
+    for (int g : r.gpus) kept = std::min(kept, ControlledKept(job, g));
     return solo_rate_[job] * kept;
   }
   const std::vector<int> others = CoRunners(job, r.gpus[0]);
   if (others.empty()) return solo_rate_[job];
-  if (others.size() > 1 || IsGang(others[0])) return solo_rate_[job] * KeptBeside(job, r.gpus[0]);
+  if (others.size() > 1 || IsGang(others[0])) {
+    return solo_rate_[job] * ControlledKept(job, r.gpus[0]);
+  }
   const int other = others[0];
   const double paired = truth_.Pair(jobs_[job].type, jobs_[other].type)->a;  // Validate checked it
   const bool guaranteed = jobs_[job].priority == policy::Priority::kGuaranteed;
@@ -316,9 +399,8 @@ void Simulation::Retime(int job) {
   Running& r = running_[job];
   r.remaining = std::max(0.0, r.remaining - r.rate * (now_ - r.since));
   r.since = now_;
-  if (r.waiting_for_gpus &&
-      std::all_of(r.gpus.begin(), r.gpus.end(), [&](int g) { return on_gpu_[g].size() == 1; })) {
-    r.waiting_for_gpus = false;  // the last one-GPU job on its GPUs ended: it starts
+  if (r.waiting_for_gpus && !WaitsForAGuaranteedJob(job)) {
+    r.waiting_for_gpus = false;  // the last guaranteed job on its GPUs ended: it starts
     out_[job].start_s = now_;
   }
   r.rate = RateOf(job);
@@ -353,9 +435,22 @@ void Simulation::Finish(int job) {
     RemoveFromStates(g, jobs_[job].id);
     neighbours.insert(neighbours.end(), on_gpu_[g].begin(), on_gpu_[g].end());
   }
-  for (int other : neighbours) Retime(other);
+  RetimeWithGangs(neighbours);
   for (int g : r.gpus) UpdateOccupancy(g);
   StateChanged();
+}
+
+void Simulation::RetimeWithGangs(const std::vector<int>& jobs) {
+  for (int job : jobs) Retime(job);
+  if (!config_.share_control) return;
+  for (int job : jobs) {
+    if (!IsGang(job)) continue;
+    for (int g : running_[job].gpus) {
+      for (int other : on_gpu_[g]) {
+        if (other != job) Retime(other);
+      }
+    }
+  }
 }
 
 bool Simulation::MightFit(int job) const {
@@ -408,6 +503,33 @@ ClusterState Simulation::GangView(int k) const {
     return true;
   });
   return view;
+}
+
+ClusterState Simulation::BusyGangView(int k) const {
+  ClusterState view = full_;
+  for (auto& [id, placed] : view.jobs) {
+    for (PlacedJob& j : placed) {
+      if (j.gpu_count > 1) j.mem_bytes = 0;
+    }
+  }
+  std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) {
+    if (HasCpusFor(node_of_[gpu_index_.at(g.id)], k)) return false;
+    view.jobs.erase(g.id);
+    return true;
+  });
+  return view;
+}
+
+PlacementRequest Simulation::BusyGangRequest(int job) const {
+  PlacementRequest request;
+  request.job = jobs_[job].id;
+  request.priority = jobs_[job].priority;
+  request.mem_bytes = 0;  // whole GPUs, as gpu:k
+  request.join_busy_gpus = true;
+  // Its ranks share GPUs as its one-GPU model does (KeptBeside).
+  request.traits = TraitsOf(JobType{jobs_[job].type.name, 1});
+  request.gpu_count = jobs_[job].type.scale;
+  return request;
 }
 
 absl::Status Simulation::Validate(int job, const std::vector<int>& gpus,
@@ -479,9 +601,9 @@ absl::Status Simulation::Start(int job, const PlacementDecision& decision,
     AddToStates(g, placed);
   }
   cpus_used_[node_of_[gpus[0]]] += static_cast<int>(gpus.size());
-  r.waiting_for_gpus = !neighbours.empty() && IsGang(job) && config_.gangs_wait_for_their_gpus;
+  r.waiting_for_gpus = WaitsForAGuaranteedJob(job);
   Retime(job);
-  for (int other : neighbours) Retime(other);
+  RetimeWithGangs(neighbours);
   if (!neighbours.empty() && !r.waiting_for_gpus) {
     out_[job].shared = true;
     for (int other : neighbours) out_[other].shared = true;
@@ -520,8 +642,13 @@ absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
       ++i;
       continue;
     }
+    const bool busy_gang = IsGang(job) && GangsTakeBusyGpus();
+    const bool by_prediction = busy_gang && busy_gang_policy_ != nullptr;
     std::optional<ClusterState> gang_view;
-    if (IsGang(job) && GangsTakeBusyGpus()) gang_view = GangView(jobs_[job].type.scale);
+    if (busy_gang) {
+      const int k = jobs_[job].type.scale;
+      gang_view = by_prediction ? BusyGangView(k) : GangView(k);
+    }
     const ClusterState& seen = gang_view.has_value()                           ? *gang_view
                                : reserved_node_ >= 0 && job != reserving_job_ ? view_
                                                                               : full_;
@@ -531,7 +658,9 @@ absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
     request.mem_bytes = kNominalJobBytes;
     request.traits = traits_[job];
     request.gpu_count = jobs_[job].type.scale;
-    const PlacementDecision decision = policy_.Place(request, seen);
+    if (by_prediction) request = BusyGangRequest(job);
+    const PlacementDecision decision =
+        (by_prediction ? *busy_gang_policy_ : policy_).Place(request, seen);
     ++result_.place_calls;
     switch (decision.outcome) {
       case PlacementDecision::Outcome::kPlaced:
@@ -630,8 +759,9 @@ policy::Cluster MakeCluster(const SimConfig& config) {
 
 absl::StatusOr<SimResult> Simulate(std::span<const SimJob> jobs, const GavelThroughputs& truth,
                                    const SimConfig& config, const policy::PlacementPolicy& policy,
-                                   CoLocationObserver* observer) {
-  Simulation sim(jobs, truth, config, policy, observer);
+                                   CoLocationObserver* observer,
+                                   const policy::PlacementPolicy* busy_gang_policy) {
+  Simulation sim(jobs, truth, config, policy, observer, busy_gang_policy);
   return sim.Run();
 }
 

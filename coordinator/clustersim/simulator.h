@@ -100,13 +100,16 @@ struct SimConfig {
   // Only with kSlurmNoTimeLimits and a policy that shares (one-GPU jobs on
   // shards). Off: a gang takes k empty GPUs.
   bool gangs_take_busy_gpus = false;
-  // With gangs_take_busy_gpus: the gang waits, its GPUs held, until the
-  // one-GPU jobs on them end (a coordinator that gives gangs whole GPUs:
-  // --iashim), instead of running beside them (plain Slurm), each rank then
-  // kept at its model's one-GPU pair or triple fraction (GavelThroughputs::
-  // Triple; a fair time slice when not known), the gang at its slowest
-  // rank's pace.
-  bool gangs_wait_for_their_gpus = false;
+  // A gang given busy GPUs runs beside their one-GPU jobs at once, each
+  // rank kept at its model's one-GPU pair or triple fraction
+  // (GavelThroughputs::Triple; a fair time slice when not known), the gang
+  // at its slowest rank's pace. With share_control (the coordinator:
+  // --iashim) a GPU where exactly one of them is guaranteed is held as a
+  // pair is (above: the others' shares cut so it keeps its floor, each of
+  // them then at its fraction times the share), and a guaranteed gang
+  // waits, its GPUs held, while a guaranteed job runs on one of them (two
+  // guaranteed jobs never share a GPU). Not modelled: a rank held back by
+  // a slower one leaves its own GPU's co-runners more time.
   // With gangs_take_busy_gpus: a node's CPUs (Slurm's CPUs=), each job
   // taking one per GPU, so a gang joins one-GPU jobs on a node only while
   // CPUs are left for its tasks (0: no limit). Shards alone never run out of
@@ -149,9 +152,17 @@ policy::Cluster MakeCluster(const SimConfig& config);
 // `observer` may be null. Errors: invalid input, or a policy decision that
 // breaks the rules above, or a policy that leaves a job waiting forever on
 // an idle cluster.
+// `busy_gang_policy`, with SimConfig::gangs_take_busy_gpus: what places a
+// gang instead of Slurm's blind choice, as the coordinator's
+// --join-busy-gpus does (job_submit.lua's dry run names the node): asked
+// with a whole-GPU request that may join busy GPUs
+// (policy::PlacementRequest::join_busy_gpus), the gang's ranks as its
+// one-GPU model, over every job placed (a gang's GPUs held whole). Null:
+// `policy` chooses among the GPUs no gang holds, blind to one-GPU jobs.
 absl::StatusOr<SimResult> Simulate(std::span<const SimJob> jobs, const GavelThroughputs& truth,
                                    const SimConfig& config, const policy::PlacementPolicy& policy,
-                                   CoLocationObserver* observer);
+                                   CoLocationObserver* observer,
+                                   const policy::PlacementPolicy* busy_gang_policy = nullptr);
 
 }  // namespace iashim::clustersim
 

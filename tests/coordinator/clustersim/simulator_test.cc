@@ -6,6 +6,8 @@
 
 #include "coordinator/clustersim/baseline_policies.h"
 #include "coordinator/clustersim/measured_pair_rule.h"
+#include "coordinator/clustersim/oracle_predictor.h"
+#include "coordinator/policy/interference_placement.h"
 #include "gtest/gtest.h"
 
 namespace iashim::clustersim {
@@ -242,17 +244,23 @@ class GangsTakeBusyGpus : public ::testing::Test {
     truth_.SetSolo({"G", 1}, 10);
     truth_.SetPair({"G", 1}, {"A", 1}, 5, 5);
   }
-  absl::StatusOr<SimResult> Run(bool take_busy, bool wait, int cpus_per_node = 0) {
+  absl::StatusOr<SimResult> Run(bool take_busy, bool share_control, int cpus_per_node = 0) {
     SimConfig config = SlurmConfig(2, 2, 5);
     config.gangs_take_busy_gpus = take_busy;
-    config.gangs_wait_for_their_gpus = wait;
+    config.share_control = share_control;
     config.cpus_per_node = cpus_per_node;
     return Simulate(jobs_, truth_, config, FirstFitPlacement(&rule_), nullptr);
   }
+  // Under share control: a and the gang with these priorities.
+  absl::StatusOr<SimResult> Controlled(policy::Priority a, policy::Priority gang) {
+    jobs_[0].priority = a;
+    jobs_[1].priority = gang;
+    return Run(true, true);
+  }
   GavelThroughputs truth_;
   MeasuredPairRule rule_;
-  const std::vector<SimJob> jobs_ = {Job("a", {"A", 1}, 100, 0), Job("g", {"G", 2}, 200, 1),
-                                     Job("x", {"A", 1}, 10, 2)};
+  std::vector<SimJob> jobs_ = {Job("a", {"A", 1}, 100, 0), Job("g", {"G", 2}, 200, 1),
+                               Job("x", {"A", 1}, 10, 2)};
 };
 
 TEST_F(GangsTakeBusyGpus, OffTheGangWaitsForEmptyGpusAndABackfillPassRunsX) {
@@ -279,8 +287,38 @@ TEST_F(GangsTakeBusyGpus, BesideTheGangRunsAtOnceAndItsGpusTakeNoOneGpuJob) {
   EXPECT_EQ(r->pair_starts, 0);  // no measured pair of one-GPU jobs was made
 }
 
-TEST_F(GangsTakeBusyGpus, WaitingTheGangHoldsItsGpusAndStartsWhenTheyEmpty) {
-  absl::StatusOr<SimResult> r = Run(true, true);
+// Under share control (the coordinator) a GPU with one guaranteed job is
+// held as a pair is: the others cut to the share that keeps it at its floor
+// 1/1.1. A and G keep half their speed together, so that share is
+// (1 - 1/1.1) / 0.5 = 2/11.
+TEST_F(GangsTakeBusyGpus, UnderShareControlTheGuaranteedSideKeepsItsFloor) {
+  // a guaranteed: from 1 it runs at 10/1.1 steps/s, its last 90 steps take
+  // 9.9 s (ends 10.9); the gang's rank beside it at 0.5 * 2/11 = 1/11, the
+  // gang at 20/11 steps/s: 18 steps by 10.9, its other 182 alone by 20.
+  absl::StatusOr<SimResult> r =
+      Controlled(policy::Priority::kGuaranteed, policy::Priority::kOpportunistic);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 1);
+  EXPECT_NEAR(r->jobs[0].finish_s, 10.9, 1e-9);
+  EXPECT_NEAR(r->jobs[1].finish_s, 20, 1e-9);
+  // The gang guaranteed, a opportunistic: the gang at 1 - 0.5 * 2/11 = 10/11
+  // of 20 steps/s takes 11 s (ends 12); a at 5 * 2/11 steps/s meanwhile
+  // (10 steps), its last 80 alone by 20.
+  r = Controlled(policy::Priority::kOpportunistic, policy::Priority::kGuaranteed);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 1);
+  EXPECT_NEAR(r->jobs[1].finish_s, 12, 1e-9);
+  EXPECT_NEAR(r->jobs[0].finish_s, 20, 1e-9);
+  // Both opportunistic: as plain Slurm runs them.
+  r = Controlled(policy::Priority::kOpportunistic, policy::Priority::kOpportunistic);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 19);
+  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 20);
+}
+
+TEST_F(GangsTakeBusyGpus, UnderShareControlAGuaranteedGangWaitsForAGuaranteedJob) {
+  absl::StatusOr<SimResult> r =
+      Controlled(policy::Priority::kGuaranteed, policy::Priority::kGuaranteed);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 10);  // a alone: the gang has not started
   EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 10);
@@ -289,6 +327,35 @@ TEST_F(GangsTakeBusyGpus, WaitingTheGangHoldsItsGpusAndStartsWhenTheyEmpty) {
   EXPECT_FALSE(r->jobs[0].shared);
   // GPU 0 busy 0-20, GPU 1 from 10 (held idle 1-10), x 20-21.
   EXPECT_DOUBLE_EQ(r->busy_gpu_seconds, 31);
+}
+
+// Simulate's busy_gang_policy (the coordinator's --join-busy-gpus): the
+// gang goes where sharing is predicted to gain most, not where Slurm's
+// blind choice would put it. node000 holds two guaranteed A jobs, node001
+// two opportunistic C jobs; G's rank keeps 0.8 beside C.
+TEST_F(GangsTakeBusyGpus, ByPredictionTheGangAvoidsTheNodeWhereItWouldBeThrottled) {
+  truth_.SetSolo({"C", 1}, 10);
+  truth_.SetPair({"G", 1}, {"C", 1}, 8, 8);
+  std::vector<SimJob> jobs = {Job("a1", {"A", 1}, 1000, 0), Job("a2", {"A", 1}, 1000, 0),
+                              Job("c1", {"C", 1}, 1000, 0), Job("c2", {"C", 1}, 1000, 0),
+                              Job("g", {"G", 2}, 200, 1)};
+  jobs[0].priority = jobs[1].priority = policy::Priority::kGuaranteed;
+  SimConfig config = SlurmConfig(4, 2, 5);
+  config.gangs_take_busy_gpus = true;
+  config.share_control = true;
+  const OraclePredictor oracle(truth_);
+  policy::InterferenceAwarePlacement::Options options;
+  options.max_jobs_per_gpu = 0;
+  const policy::InterferenceAwarePlacement gangs(&oracle, nullptr, options);
+  absl::StatusOr<SimResult> r =
+      Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr, &gangs);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[4].start_s, 1);
+  EXPECT_DOUBLE_EQ(r->jobs[4].finish_s, 13.5);  // 200 steps at 20 * 0.8 steps/s
+  // Blind, it takes node000 and is cut to hold the A jobs at their floor.
+  r = Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GT(r->jobs[4].finish_s, 50);
 }
 
 TEST_F(GangsTakeBusyGpus, OnlyWhileTheNodeHasACpuForEachOfItsTasks) {
