@@ -18,13 +18,20 @@
 # sbatch, iashim status on iashim-head). Tear down with scripts/cluster-down.sh.
 #
 #   scripts/cluster-up.sh [--nodes N] [--build-dir DIR] [--dir DIR]
+#                         [--join-busy-gpus yes|no|auto]
 #
 #   --nodes N      compute nodes, 1..8 (default 3)
 #   --build-dir    a built tree (default: scripts/setup.sh builds build/)
 #   --dir          where the cluster keeps its state (default /run/iashim-cluster)
+#   --join-busy-gpus  the coordinator's flag of that name: a whole-GPU job
+#                  no node has empty GPUs for goes beside the jobs where
+#                  sharing is predicted to gain most, as Slurm 22.05 starts
+#                  gpu:k on GPUs whose shards are in use; auto (default): yes
+#                  when the installed slurmctld is 22.05
 #
-# Idempotent: a cluster already up with as many nodes is left as it is; one
-# with another node count, or half made, is taken down first. If bringing it
+# Idempotent: a cluster already up with as many nodes and the same
+# coordinator flag is left as it is; any other, or one half made, is taken
+# down first. If bringing it
 # up fails or is interrupted, everything made so far is taken down. Root only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,27 +41,38 @@ source scripts/cluster_common.sh
 
 nodes=3
 build=""
+join_busy=auto
 while [[ $# -gt 0 ]]; do
   case "$1" in
+    --join-busy-gpus) join_busy="${2:-}"; shift 2
+      [[ "$join_busy" =~ ^(yes|no|auto)$ ]] || die "--join-busy-gpus must be yes, no or auto (got '$join_busy')" ;;
     --nodes) nodes="${2:-}"; shift 2
       [[ "$nodes" =~ ^[1-8]$ ]] || die "--nodes must be 1..8 (got '$nodes')" ;;
     --build-dir) build="${2:-}"; shift 2
       [[ -x "$build/coordinator/cli/iashim" ]] || die "--build-dir '$build' has no built iashim" ;;
     --dir) cluster_dir="${2:-}"; shift 2
       [[ "$cluster_dir" == /* ]] || die "--dir must be an absolute path (got '$cluster_dir')" ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo pipefail/p' "$0" | sed '$d'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
 export IASHIM_CLUSTER_DIR=$cluster_dir
 [[ $(id -u) -eq 0 ]] || die "needs root (it makes namespaces, a bridge and device nodes, and starts slurmd)"
+if [[ "$join_busy" == auto ]]; then
+  join_busy=no
+  [[ "$(slurmctld -V 2>/dev/null || true)" != *" 22.05."* ]] || join_busy=yes
+fi
+coordinator_flags=()
+[[ "$join_busy" == no ]] || coordinator_flags+=(--join-busy-gpus)
 
 if cluster_is_up; then
-  if [[ "$(cat "$cluster_dir/nodes")" == "$nodes" ]]; then
+  if [[ "$(cat "$cluster_dir/nodes")" == "$nodes" &&
+        "$(cat "$cluster_dir/join-busy-gpus" 2>/dev/null || echo no)" == "$join_busy" ]]; then
     say "already up: iashim-head and $nodes compute nodes ($cluster_dir)"
     exit 0
   fi
-  say "up with $(cat "$cluster_dir/nodes") compute nodes, not $nodes: taking it down first"
+  say "up with $(cat "$cluster_dir/nodes") compute nodes (--join-busy-gpus" \
+    "$(cat "$cluster_dir/join-busy-gpus" 2>/dev/null || echo no)), not $nodes ($join_busy): taking it down first"
 fi
 if [[ -e "$cluster_dir" ]] || ip netns list 2>/dev/null | grep -q '^iashim-'; then
   "$repo/scripts/cluster-down.sh" --dir "$cluster_dir" >/dev/null
@@ -95,6 +113,7 @@ chmod 755 "$cluster_dir"
 touch "$cluster_dir/.iashim-cluster"  # cluster-down.sh removes only a directory with this
 chmod 1777 "$cluster_dir/out"
 echo "$nodes" >"$cluster_dir/nodes"
+echo "$join_busy" >"$cluster_dir/join-busy-gpus"
 echo "$build" >"$cluster_dir/build"
 
 # --- namespaces and the bridge --------------------------------------------------------
@@ -206,7 +225,7 @@ on head /usr/sbin/munged --force --key-file="$cluster_dir/munge-key/munge.key" \
 exec_on head "$build/coordinator/daemon/iashim-coordinator" \
   --listen "$coordinator" --pub "tcp://$head_address:5556" \
   --curve-secret-key "$cluster_dir/keys/coordinator.key_secret" --admin-key "$cluster_dir/keys/admin.key" \
-  --state-dir "$cluster_dir/coordinator/state" --cluster "$cluster_dir/cluster.txt" \
+  --state-dir "$cluster_dir/coordinator/state" --cluster "$cluster_dir/cluster.txt" "${coordinator_flags[@]}" \
   >>"$cluster_dir/log/coordinator.log" 2>&1 </dev/null &  # cluster-down.sh stops it with the head
 for _ in $(seq 50); do
   on head iashim status --timeout-s 0.3 >/dev/null 2>&1 && break

@@ -44,7 +44,9 @@
 #                         gang GPUs whose shards one-GPU jobs still use, as
 #                         Slurm 22.05 does (iashim-clustersim's flag of that
 #                         name); auto (default): yes when the installed
-#                         slurmctld is 22.05 (Debian's, where it was seen)
+#                         slurmctld is 22.05 (Debian's, where it was seen);
+#                         yes also starts the coordinator with
+#                         --join-busy-gpus (cluster-up.sh)
 #
 # Each job of the segment is one of the trace's jobs of up to G GPUs (larger
 # ones are left out and counted: a node has 4): its arrival and its length
@@ -55,8 +57,10 @@
 # Slurm step of k tasks (srun -N 1 -n k --gres=gpu:k), each a data-parallel rank
 # (torchrun's variables from Slurm's), asking whole GPUs; Slurm 22.05 may
 # give them while one-GPU jobs' shards are in use, and then plain Slurm runs
-# the gang beside those jobs and --iashim's coordinator starts it once they
-# end (both simulated so, --gangs-take-busy-gpus). Jobs run as nobody.
+# the gang beside those jobs, and so does --iashim's coordinator, under its
+# control loop, on the node its dry run chose by predicted interference
+# (--join-busy-gpus; a guaranteed gang waits for a guaranteed job there to
+# end). Both simulated so (--gangs-take-busy-gpus). Jobs run as nobody.
 # Writes to the out dir:
 #   jobs.tsv, segment.trace     the segment (segment.trace: for iashim-clustersim)
 #   simgpu-throughputs.json     simgpu's solo and pair steps/s (ground truth)
@@ -365,7 +369,8 @@ if [[ $live -eq 1 ]]; then
   trap cleanup EXIT
   trap 'exit 130' INT TERM
   began=$SECONDS
-  scripts/cluster-up.sh --nodes "$nodes" --dir "$cluster_dir" --build-dir "$build" ||
+  scripts/cluster-up.sh --nodes "$nodes" --dir "$cluster_dir" --build-dir "$build" \
+    --join-busy-gpus "$gangs_busy" ||
     die "cluster-up.sh failed"
   say "cluster up in $((SECONDS - began)) s"
   # What each job (or each task of a gang) runs: when it starts, where, and
@@ -425,7 +430,8 @@ value() {  # MODE SOURCE METRIC: 4 significant digits, "-" when not known
   case "$queue" in
     slurm) echo "queue: slurm, a backfill pass every $slurm_backfill_interval_s s (Slurm with no time limits, as the cluster's);"
       if [[ "$gangs_busy" == yes ]]; then
-        echo "gangs may be given GPUs whose shards are in use (Slurm 22.05): plain runs them beside those jobs, iashim waits for them."
+        echo "gangs may be given GPUs whose shards are in use (Slurm 22.05): plain runs them beside those jobs, and so does"
+        echo "iashim, on the node its coordinator predicts best (--join-busy-gpus), under its control loop."
       else
         echo "gangs take empty GPUs only."
       fi ;;
