@@ -60,7 +60,9 @@
 # the gang beside those jobs, and so does --iashim's coordinator, under its
 # control loop, on the node its dry run chose by predicted interference
 # (--join-busy-gpus; a guaranteed gang waits for a guaranteed job there to
-# end). Both simulated so (--gangs-take-busy-gpus). Jobs run as nobody.
+# end, and any gang for memory there: a one-GPU job holds half a GPU's).
+# Both simulated so (--gangs-take-busy-gpus --job-memory-share 0.5). Jobs run
+# as nobody.
 # Writes to the out dir:
 #   jobs.tsv, segment.trace     the segment (segment.trace: for iashim-clustersim)
 #   simgpu-throughputs.json     simgpu's solo and pair steps/s (ground truth)
@@ -146,7 +148,12 @@ done
 source scripts/slurm_common.sh
 queue_flags=(--queue "$queue")
 [[ "$queue" != slurm ]] || queue_flags+=(--backfill-interval "$slurm_backfill_interval_s")
-[[ "$gangs_busy" == no ]] || queue_flags+=(--gangs-take-busy-gpus --cpus-per-node "$cluster_node_cpus")
+# A one-GPU job asks for half a GPU: two of a node's 16 shards (4 a GPU), and
+# under --iashim the same half of simgpu's 32 GiB V100 in memory.
+job_mem_gib=16
+gpu_mem_gib=32  # SIMGPU_DEVICES in cluster-up.sh
+[[ "$gangs_busy" == no ]] || queue_flags+=(--gangs-take-busy-gpus --cpus-per-node "$cluster_node_cpus"
+  --job-memory-share "$(awk -v j="$job_mem_gib" -v g="$gpu_mem_gib" 'BEGIN { print j / g }')")
 if [[ $live -eq 1 ]]; then
   [[ $(id -u) -eq 0 ]] || die "needs root (scripts/cluster-up.sh); --sim-only does not"
   install_missing_packages jq gnuplot-nox
@@ -301,7 +308,7 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
       args+=(--parsable --gres=shard:2)
       # Under --iashim, the same half GPU the shards ask of Slurm, in memory:
       # without --iashim-mem a job asks the coordinator for a whole GPU.
-      [[ "$mode" == plain ]] || args+=(--iashim="$priority" --iashim-kind="$profile" --iashim-mem=16GiB)
+      [[ "$mode" == plain ]] || args+=(--iashim="$priority" --iashim-kind="$profile" --iashim-mem="${job_mem_gib}GiB")
       if slurm_id=$(on head runuser -u nobody -- sbatch "${args[@]}" "$job_script" "$profile" "$iterations" 2>"$dir/$id.sbatch"); then
         printf '%s\t%s\t%s\n' "$id" "$(date +%s.%N)" "$slurm_id" >>"$dir/submitted.tsv"
       else

@@ -124,23 +124,15 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
     } else if (i + 1 < args.size() && !args[i + 1].starts_with("--")) {
       value = args[++i];
     } else {
-      static const std::set<std::string> kKnown = {"--throughputs",
-                                                   "--gpu-type",
-                                                   "--gpus",
-                                                   "--gpus-per-node",
-                                                   "--arrival-scale",
-                                                   "--guaranteed-every",
-                                                   "--queue",
-                                                   "--backfill-interval",
-                                                   "--cpus-per-node",
-                                                   "--policy",
-                                                   "--seed",
-                                                   "--out",
-                                                   "--kfold",
-                                                   "--min-gain",
-                                                   "--uncertainty-weight",
-                                                   "--exploration",
-                                                   "--variants",
+      static const std::set<std::string> kKnown = {"--throughputs",   "--gpu-type",
+                                                   "--gpus",          "--gpus-per-node",
+                                                   "--arrival-scale", "--guaranteed-every",
+                                                   "--queue",         "--backfill-interval",
+                                                   "--cpus-per-node", "--job-memory-share",
+                                                   "--policy",        "--seed",
+                                                   "--out",           "--kfold",
+                                                   "--min-gain",      "--uncertainty-weight",
+                                                   "--exploration",   "--variants",
                                                    "--variant-seed"};
       if (kKnown.contains(flag)) return FlagError(flag, "needs a value");
       return absl::InvalidArgumentError(Cat("unknown flag ", flag, " (see --help)"));
@@ -219,6 +211,11 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       absl::StatusOr<int> v = ParseInt<int>(flag, value, 1, 100'000);
       if (!v.ok()) return v.status();
       o.cpus_per_node = *v;
+    } else if (flag == "--job-memory-share") {
+      absl::StatusOr<double> v = ParseDouble(flag, value);
+      if (!v.ok()) return v.status();
+      if (!(*v > 0 && *v <= 1)) return FlagError(flag, "must be in (0, 1]");
+      o.job_memory_share = *v;
     } else if (flag == "--uncertainty-weight") {
       absl::StatusOr<double> v = ParseDouble(flag, value);
       if (!v.ok()) return v.status();
@@ -236,9 +233,9 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
     o.mode = CliOptions::Mode::kKfold;
     for (const char* replay_only :
          {"--trace", "--gpus", "--gpus-per-node", "--arrival-scale", "--guaranteed-every",
-          "--queue", "--backfill-interval", "--gangs-take-busy-gpus", "--cpus-per-node", "--policy", "--out",
-          "--min-gain", "--uncertainty-weight", "--exploration", "--variants",
-          "--variant-seed"}) {
+          "--queue", "--backfill-interval", "--gangs-take-busy-gpus", "--cpus-per-node",
+          "--job-memory-share", "--policy", "--out", "--min-gain", "--uncertainty-weight",
+          "--exploration", "--variants", "--variant-seed"}) {
       if (seen.contains(replay_only)) return FlagError(replay_only, "does not apply to --kfold");
     }
     return o;
@@ -250,8 +247,10 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       return FlagError(slurm_only, "applies only to --queue slurm");
     }
   }
-  if (seen.contains("--cpus-per-node") && !o.gangs_take_busy_gpus) {
-    return FlagError("--cpus-per-node", "applies only with --gangs-take-busy-gpus");
+  for (const char* busy_only : {"--cpus-per-node", "--job-memory-share"}) {
+    if (seen.contains(busy_only) && !o.gangs_take_busy_gpus) {
+      return FlagError(busy_only, "applies only with --gangs-take-busy-gpus");
+    }
   }
   if (o.policies.empty()) o.policies.assign(std::begin(kPolicyNames), std::end(kPolicyNames));
   if (o.variants > 0) {
@@ -275,7 +274,7 @@ std::string Usage() {
       "           [--out DIR] [--json] [--min-gain G] [--uncertainty-weight W]\n"
       "           [--exploration Z] [--guaranteed-every M]\n"
       "           [--queue reserve|greedy|slurm [--backfill-interval S]\n"
-      "            [--gangs-take-busy-gpus [--cpus-per-node C]]]\n"
+      "            [--gangs-take-busy-gpus [--cpus-per-node C] [--job-memory-share F]]]\n"
       "           [--variants N [--variant-seed S]]\n"
       "       iashim-clustersim --kfold K --throughputs FILE --gpu-type TYPE [--seed S] [--json]\n"
       "       iashim-clustersim --alibaba-nodes F --alibaba-pods F ...   (Alibaba replay)\n"
@@ -300,12 +299,17 @@ std::string Usage() {
       "  --backfill-interval S with --queue slurm: Slurm's bf_interval (default 30)\n"
       "  --gangs-take-busy-gpus  with --queue slurm: Slurm 22.05's shards, where a\n"
       "                        gang may be given GPUs one-GPU jobs' shards still use\n"
-      "                        and those take no shard job until it ends; iashim's\n"
-      "                        and oracle's gangs wait for the jobs there, the other\n"
-      "                        policies' run beside them (README.md, \"Queue\")\n"
+      "                        and those take no shard job until it ends; the gang\n"
+      "                        runs beside the jobs there, under iashim and oracle\n"
+      "                        on the node they predict best, with their share\n"
+      "                        control (README.md, \"Queue\")\n"
       "  --cpus-per-node C     with it: a node's CPUs, a job taking one per GPU; a gang\n"
       "                        joins one-GPU jobs only while C leave it a CPU per task\n"
       "                        (default: no limit)\n"
+      "  --job-memory-share F  with it: the share of its GPU's memory each one-GPU job\n"
+      "                        holds (the live replay's: 0.5); under iashim and oracle\n"
+      "                        a gang runs only where every GPU has some left, and\n"
+      "                        waits in its GPUs until then (default: not modelled)\n"
       "  --min-gain G          iashim/oracle: progress sharing must add (default ",
       kDefaultMinGain,
       ")\n"

@@ -33,6 +33,7 @@ struct CliOptions {
   double backfill_interval_s = 30;                 // SimConfig::backfill_interval_s
   bool gangs_take_busy_gpus = false;               // SimConfig::gangs_take_busy_gpus
   int cpus_per_node = 0;                           // SimConfig::cpus_per_node
+  double job_memory_share = 0;                     // SimConfig::job_memory_share
   std::vector<std::string> policies;  // default: all, in kPolicyNames order
   std::string out_dir;
   double min_gain = 0;            // set to kDefaultMinGain unless given

@@ -83,6 +83,7 @@ ReplayOptions ReplayOptionsOf(const CliOptions& options) {
   replay.sim.backfill_interval_s = options.backfill_interval_s;
   replay.sim.gangs_take_busy_gpus = options.gangs_take_busy_gpus;
   replay.sim.cpus_per_node = options.cpus_per_node;
+  replay.sim.job_memory_share = options.job_memory_share;
   return replay;
 }
 

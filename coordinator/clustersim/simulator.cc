@@ -97,9 +97,11 @@ class Simulation {
   // Retimes `jobs`, then, under share control, every job on the GPUs of
   // the gangs among them: a gang's share moves its co-runners' rates.
   void RetimeWithGangs(const std::vector<int>& jobs);
-  // Whether the guaranteed gang `job` must wait for a guaranteed job on one
-  // of its GPUs to end (SimConfig::gangs_take_busy_gpus, share control).
-  bool WaitsForAGuaranteedJob(int job) const;
+  // Whether the gang `job` must wait, under share control, holding its GPUs
+  // (SimConfig::gangs_take_busy_gpus): it is guaranteed and a guaranteed job
+  // runs on one of them, or the one-GPU jobs on one leave it no memory
+  // (SimConfig::job_memory_share).
+  bool GangWaits(int job) const;
   bool Guaranteed(int job) const { return jobs_[job].priority == policy::Priority::kGuaranteed; }
   // The jobs running on `gpu` other than `job` (a waiting gang does not run).
   std::vector<int> CoRunners(int job, int gpu) const;
@@ -357,13 +359,16 @@ double Simulation::ControlledKept(int job, int gpu) const {
   return kept * share;
 }
 
-bool Simulation::WaitsForAGuaranteedJob(int job) const {
-  if (!config_.share_control || !IsGang(job) || !Guaranteed(job)) return false;
+bool Simulation::GangWaits(int job) const {
+  if (!config_.share_control || !IsGang(job)) return false;
   for (int g : running_[job].gpus) {
     const std::vector<int> others = CoRunners(job, g);
-    if (std::any_of(others.begin(), others.end(), [&](int j) { return Guaranteed(j); })) {
+    if (Guaranteed(job) &&
+        std::any_of(others.begin(), others.end(), [&](int j) { return Guaranteed(j); })) {
       return true;
     }
+    const double held = config_.job_memory_share * static_cast<double>(others.size());
+    if (held > 1.0 - 1e-9) return true;
   }
   return false;
 }
@@ -399,8 +404,8 @@ void Simulation::Retime(int job) {
   Running& r = running_[job];
   r.remaining = std::max(0.0, r.remaining - r.rate * (now_ - r.since));
   r.since = now_;
-  if (r.waiting_for_gpus && !WaitsForAGuaranteedJob(job)) {
-    r.waiting_for_gpus = false;  // the last guaranteed job on its GPUs ended: it starts
+  if (r.waiting_for_gpus && !GangWaits(job)) {
+    r.waiting_for_gpus = false;  // what kept it waiting ended: it starts
     out_[job].start_s = now_;
   }
   r.rate = RateOf(job);
@@ -507,10 +512,21 @@ ClusterState Simulation::GangView(int k) const {
 
 ClusterState Simulation::BusyGangView(int k) const {
   ClusterState view = full_;
+  // Memory in units of a GPU's: a gang holds its GPUs whole; a one-GPU job
+  // its share (SimConfig::job_memory_share), when modelled.
+  constexpr uint64_t kGpuBytes = uint64_t{1} << 30;
+  const bool memory = config_.job_memory_share > 0;
   for (auto& [id, placed] : view.jobs) {
     for (PlacedJob& j : placed) {
-      if (j.gpu_count > 1) j.mem_bytes = 0;
+      if (j.gpu_count > 1) {
+        j.mem_bytes = 0;
+      } else if (memory) {
+        j.mem_bytes = static_cast<uint64_t>(config_.job_memory_share * double(kGpuBytes));
+      }
     }
+  }
+  if (memory) {
+    for (policy::GpuInfo& g : view.cluster.gpus) g.memory_bytes = kGpuBytes;
   }
   std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) {
     if (HasCpusFor(node_of_[gpu_index_.at(g.id)], k)) return false;
@@ -601,7 +617,7 @@ absl::Status Simulation::Start(int job, const PlacementDecision& decision,
     AddToStates(g, placed);
   }
   cpus_used_[node_of_[gpus[0]]] += static_cast<int>(gpus.size());
-  r.waiting_for_gpus = WaitsForAGuaranteedJob(job);
+  r.waiting_for_gpus = GangWaits(job);
   Retime(job);
   RetimeWithGangs(neighbours);
   if (!neighbours.empty() && !r.waiting_for_gpus) {
@@ -644,23 +660,30 @@ absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
     }
     const bool busy_gang = IsGang(job) && GangsTakeBusyGpus();
     const bool by_prediction = busy_gang && busy_gang_policy_ != nullptr;
-    std::optional<ClusterState> gang_view;
-    if (busy_gang) {
-      const int k = jobs_[job].type.scale;
-      gang_view = by_prediction ? BusyGangView(k) : GangView(k);
-    }
-    const ClusterState& seen = gang_view.has_value()                           ? *gang_view
-                               : reserved_node_ >= 0 && job != reserving_job_ ? view_
-                                                                              : full_;
+    const ClusterState& unreserved = reserved_node_ >= 0 && job != reserving_job_ ? view_ : full_;
     PlacementRequest request;
     request.job = jobs_[job].id;
     request.priority = jobs_[job].priority;
     request.mem_bytes = kNominalJobBytes;
     request.traits = traits_[job];
     request.gpu_count = jobs_[job].type.scale;
-    if (by_prediction) request = BusyGangRequest(job);
-    const PlacementDecision decision =
-        (by_prediction ? *busy_gang_policy_ : policy_).Place(request, seen);
+    std::optional<ClusterState> gang_view;
+    PlacementDecision decision;
+    if (by_prediction) {
+      gang_view = BusyGangView(request.gpu_count);
+      decision = busy_gang_policy_->Place(BusyGangRequest(job), *gang_view);
+      // Nowhere to go now: job_submit.lua's dry run names no node, so Slurm
+      // chooses blindly, and the gang waits there (GangWaits).
+      if (decision.outcome == PlacementDecision::Outcome::kQueued) {
+        ++result_.place_calls;
+        gang_view = GangView(request.gpu_count);
+        decision = policy_.Place(request, *gang_view);
+      }
+    } else {
+      if (busy_gang) gang_view = GangView(request.gpu_count);
+      decision = policy_.Place(request, gang_view.has_value() ? *gang_view : unreserved);
+    }
+    const ClusterState& seen = gang_view.has_value() ? *gang_view : unreserved;
     ++result_.place_calls;
     switch (decision.outcome) {
       case PlacementDecision::Outcome::kPlaced:

@@ -115,6 +115,14 @@ struct SimConfig {
   // CPUs are left for its tasks (0: no limit). Shards alone never run out of
   // CPUs with two per GPU, so only busy GPUs make this bind.
   int cpus_per_node = 0;
+  // With gangs_take_busy_gpus and share_control: the share of its GPU's
+  // memory each one-GPU job holds (the live replay's --iashim-mem=16GiB of a
+  // 32 GiB V100: 0.5). The coordinator starts a gang beside jobs only in the
+  // memory they leave, so a gang whose GPU they fill waits there, holding
+  // its GPUs, until one ends; the gang's node (Simulate's
+  // busy_gang_policy) is one with memory left on k GPUs, else Slurm's
+  // blind choice. Plain Slurm counts no memory. 0: not modelled.
+  double job_memory_share = 0;
 };
 
 // What the simulator tells a learning policy after it starts a pair.

@@ -29,11 +29,31 @@ TEST(ParseCliOptions, ReplayDefaults) {
 
 TEST(ParseCliOptions, EverySetting) {
   std::vector<std::string> args = Base();
-  for (const char* a : {"--arrival-scale=2.5", "--policy", "iashim,exclusive", "--seed", "7",
-                        "--out", "dir", "--json", "--gpus-per-node", "4", "--min-gain",
-                        "-0.1", "--uncertainty-weight", "0.5", "--trace=c.trace", "--guaranteed-every", "4",
-                        "--queue", "slurm", "--backfill-interval=2", "--gangs-take-busy-gpus",
-                        "--cpus-per-node", "8"}) {
+  for (const char* a : {"--arrival-scale=2.5",
+                        "--policy",
+                        "iashim,exclusive",
+                        "--seed",
+                        "7",
+                        "--out",
+                        "dir",
+                        "--json",
+                        "--gpus-per-node",
+                        "4",
+                        "--min-gain",
+                        "-0.1",
+                        "--uncertainty-weight",
+                        "0.5",
+                        "--trace=c.trace",
+                        "--guaranteed-every",
+                        "4",
+                        "--queue",
+                        "slurm",
+                        "--backfill-interval=2",
+                        "--gangs-take-busy-gpus",
+                        "--cpus-per-node",
+                        "8",
+                        "--job-memory-share",
+                        "0.5"}) {
     args.push_back(a);
   }
   absl::StatusOr<CliOptions> o = ParseCliOptions(args);
@@ -51,6 +71,7 @@ TEST(ParseCliOptions, EverySetting) {
   EXPECT_EQ(o->backfill_interval_s, 2);
   EXPECT_TRUE(o->gangs_take_busy_gpus);
   EXPECT_EQ(o->cpus_per_node, 8);
+  EXPECT_EQ(o->job_memory_share, 0.5);
   EXPECT_EQ(o->traces.size(), 3u);
 }
 
@@ -139,6 +160,10 @@ TEST(ParseCliOptions, EveryBadArgumentIsNamed) {
               "--cpus-per-node: applies only with --gangs-take-busy-gpus");
   ExpectError(With({"--queue", "slurm", "--gangs-take-busy-gpus", "--cpus-per-node", "0"}),
               "--cpus-per-node");
+  ExpectError(With({"--queue", "slurm", "--job-memory-share", "0.5"}),
+              "--job-memory-share: applies only with --gangs-take-busy-gpus");
+  ExpectError(With({"--queue", "slurm", "--gangs-take-busy-gpus", "--job-memory-share", "1.5"}),
+              "--job-memory-share: must be in (0, 1]");
   ExpectError(With({"--bogus"}), "unknown flag --bogus");
   ExpectError(With({"stray"}), "unexpected argument \"stray\"");
   ExpectError(With({"--kfold", "5"}), "--trace: does not apply to --kfold");

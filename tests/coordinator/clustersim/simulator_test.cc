@@ -358,6 +358,37 @@ TEST_F(GangsTakeBusyGpus, ByPredictionTheGangAvoidsTheNodeWhereItWouldBeThrottle
   EXPECT_GT(r->jobs[4].finish_s, 50);
 }
 
+// SimConfig::job_memory_share: under share control a gang starts beside
+// one-GPU jobs only in the memory they leave. a and b (FirstFit pairs them)
+// fill GPU 0 with half each; the gang (at 1) has nowhere with memory, so
+// Slurm's blind choice gives it GPUs 0 and 1 and it waits there until b
+// ends (40 steps at 4/s: 10), then runs beside a (both at half: a's last
+// 50 steps by 20, the gang's 100 by then, its last 100 alone by 25).
+TEST_F(GangsTakeBusyGpus, UnderShareControlAGangWaitsForMemoryOnItsGpus) {
+  const std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0), Job("b", {"B", 1}, 40, 0),
+                                    Job("g", {"G", 2}, 200, 1)};
+  SimConfig config = SlurmConfig(2, 2, 5);
+  config.gangs_take_busy_gpus = true;
+  config.share_control = true;
+  config.job_memory_share = 0.5;
+  const OraclePredictor oracle(truth_);
+  policy::InterferenceAwarePlacement::Options options;
+  options.max_jobs_per_gpu = 0;
+  const policy::InterferenceAwarePlacement gangs(&oracle, nullptr, options);
+  absl::StatusOr<SimResult> r =
+      Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr, &gangs);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 10);
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 10);
+  EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 20);
+  EXPECT_DOUBLE_EQ(r->jobs[2].finish_s, 25);
+  // Memory not modelled: it joins both at once.
+  config.job_memory_share = 0;
+  r = Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr, &gangs);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 1);
+}
+
 TEST_F(GangsTakeBusyGpus, OnlyWhileTheNodeHasACpuForEachOfItsTasks) {
   // a holds one CPU: with 3 the gang's two tasks fit beside it, with 2 the
   // gang waits for a's end as it would for empty GPUs.
