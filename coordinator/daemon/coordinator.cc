@@ -623,12 +623,12 @@ bool Coordinator::GivenExactly(const PlaceAsk& ask, const policy::PlacementReque
 }
 
 std::set<policy::GpuId> Coordinator::ClaimedGpus(const std::string& job, int64_t now_ns) const {
-  // A waiting job asks again every few seconds; one silent for a
-  // reservation's lifetime has given up (its claim goes with it).
-  const int64_t lifetime_ns = static_cast<int64_t>(options_.reservation_ttl_s * 1e9);
+  // A waiting job asks again every 2 s (the Slurm plugin, `iashim run`);
+  // one silent for five of those has gone (cancelled), and its claim too.
+  constexpr int64_t kClaimLifetimeNs = 10 * kSecond;
   std::set<policy::GpuId> claimed;
   for (const auto& [id, w] : waiting_) {
-    if (id == job || now_ns - w.asked_ns > lifetime_ns) continue;
+    if (id == job || now_ns - w.asked_ns > kClaimLifetimeNs) continue;
     claimed.insert(w.given.begin(), w.given.end());
   }
   return claimed;

@@ -335,7 +335,7 @@ class Coordinator {
     std::vector<policy::GpuId> given;
   };
   // GPUs of jobs waiting on what the batch system gave them, asked for
-  // within --reservation-ttl-s, except `job`'s own.
+  // within the last 10 s, except `job`'s own.
   std::set<policy::GpuId> ClaimedGpus(const std::string& job, int64_t now_ns) const;
   std::map<std::string, Waiting> waiting_;
   std::unique_ptr<policy::PlacementPolicy> placement_;

@@ -254,11 +254,13 @@ TEST_F(CoordinatorGangTest, AWaitingGangsGpusAreKeptForIt) {
                        .priority = w::Priority::Opportunistic,
                        .allowed_gpus = std::vector<int>{1}})
                   .ok);
-  // A gang that stops asking (cancelled) gives its claim up after a
-  // reservation's lifetime (--reservation-ttl-s, 30 s by default).
+  // A gang that stops asking (cancelled) gives its claim up after 10 s.
   auto later = with_guaranteed_on_0();
   EXPECT_TRUE(Ask(*later, gang_spec).queued);
-  EXPECT_THAT(Ask(*later, free_job, 40 * kSecond).gpu_indices, ElementsAre(1));
+  EXPECT_THAT(Ask(*later, free_job, 5 * kSecond).gpu_indices, ElementsAre(2));
+  EXPECT_THAT(Ask(*later, {.job = "free2", .priority = w::Priority::Opportunistic}, 12 * kSecond)
+                  .gpu_indices,
+              ElementsAre(1));
 }
 
 // --join-busy-gpus: with no node empty enough, a whole-GPU gang goes where
