@@ -122,6 +122,8 @@ class Simulation {
   // What a gang of `k` sees when it may take busy GPUs: gangs_view_ without
   // the nodes that have no CPUs left for it.
   ClusterState GangView(int k) const;
+  // Takes out of `view` the nodes without a CPU for each of k more tasks.
+  void DropNodesWithoutCpus(int k, ClusterState* view) const;
   // What busy_gang_policy_ sees for a gang of `k`: every job placed, a
   // gang's GPUs held whole (mem_bytes 0), without the nodes that have no
   // CPUs left for it.
@@ -500,13 +502,17 @@ void Simulation::Reserve(int job) {
   StateChanged();
 }
 
-ClusterState Simulation::GangView(int k) const {
-  ClusterState view = gangs_view_;
-  std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) {
+void Simulation::DropNodesWithoutCpus(int k, ClusterState* view) const {
+  std::erase_if(view->cluster.gpus, [&](const policy::GpuInfo& g) {
     if (HasCpusFor(node_of_[gpu_index_.at(g.id)], k)) return false;
-    view.jobs.erase(g.id);
+    view->jobs.erase(g.id);
     return true;
   });
+}
+
+ClusterState Simulation::GangView(int k) const {
+  ClusterState view = gangs_view_;
+  DropNodesWithoutCpus(k, &view);
   return view;
 }
 
@@ -528,11 +534,7 @@ ClusterState Simulation::BusyGangView(int k) const {
   if (memory) {
     for (policy::GpuInfo& g : view.cluster.gpus) g.memory_bytes = kGpuBytes;
   }
-  std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) {
-    if (HasCpusFor(node_of_[gpu_index_.at(g.id)], k)) return false;
-    view.jobs.erase(g.id);
-    return true;
-  });
+  DropNodesWithoutCpus(k, &view);
   return view;
 }
 

@@ -244,6 +244,15 @@ class GangsTakeBusyGpus : public ::testing::Test {
     truth_.SetSolo({"G", 1}, 10);
     truth_.SetPair({"G", 1}, {"A", 1}, 5, 5);
   }
+  // With the coordinator's choice of a gang's node (Simulate's
+  // busy_gang_policy: the oracle's predictions, the daemon's limits).
+  absl::StatusOr<SimResult> RunPredicted(const std::vector<SimJob>& jobs, const SimConfig& config) {
+    const OraclePredictor oracle(truth_);
+    policy::InterferenceAwarePlacement::Options options;
+    options.max_jobs_per_gpu = 0;
+    const policy::InterferenceAwarePlacement gangs(&oracle, nullptr, options);
+    return Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr, &gangs);
+  }
   absl::StatusOr<SimResult> Run(bool take_busy, bool share_control, int cpus_per_node = 0) {
     SimConfig config = SlurmConfig(2, 2, 5);
     config.gangs_take_busy_gpus = take_busy;
@@ -343,12 +352,7 @@ TEST_F(GangsTakeBusyGpus, ByPredictionTheGangAvoidsTheNodeWhereItWouldBeThrottle
   SimConfig config = SlurmConfig(4, 2, 5);
   config.gangs_take_busy_gpus = true;
   config.share_control = true;
-  const OraclePredictor oracle(truth_);
-  policy::InterferenceAwarePlacement::Options options;
-  options.max_jobs_per_gpu = 0;
-  const policy::InterferenceAwarePlacement gangs(&oracle, nullptr, options);
-  absl::StatusOr<SimResult> r =
-      Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr, &gangs);
+  absl::StatusOr<SimResult> r = RunPredicted(jobs, config);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_DOUBLE_EQ(r->jobs[4].start_s, 1);
   EXPECT_DOUBLE_EQ(r->jobs[4].finish_s, 13.5);  // 200 steps at 20 * 0.8 steps/s
@@ -371,12 +375,7 @@ TEST_F(GangsTakeBusyGpus, UnderShareControlAGangWaitsForMemoryOnItsGpus) {
   config.gangs_take_busy_gpus = true;
   config.share_control = true;
   config.job_memory_share = 0.5;
-  const OraclePredictor oracle(truth_);
-  policy::InterferenceAwarePlacement::Options options;
-  options.max_jobs_per_gpu = 0;
-  const policy::InterferenceAwarePlacement gangs(&oracle, nullptr, options);
-  absl::StatusOr<SimResult> r =
-      Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr, &gangs);
+  absl::StatusOr<SimResult> r = RunPredicted(jobs, config);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 10);
   EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 10);
@@ -384,7 +383,7 @@ TEST_F(GangsTakeBusyGpus, UnderShareControlAGangWaitsForMemoryOnItsGpus) {
   EXPECT_DOUBLE_EQ(r->jobs[2].finish_s, 25);
   // Memory not modelled: it joins both at once.
   config.job_memory_share = 0;
-  r = Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr, &gangs);
+  r = RunPredicted(jobs, config);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 1);
 }
