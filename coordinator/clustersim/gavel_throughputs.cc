@@ -25,16 +25,22 @@ std::optional<PairThroughput> GavelThroughputs::Pair(const JobType& a, const Job
   return it->second;
 }
 
+std::tuple<JobType, JobType, JobType> GavelThroughputs::TripleKey(const JobType& a,
+                                                                  const JobType& b,
+                                                                  const JobType& c) {
+  return b < c ? std::tuple(a, b, c) : std::tuple(a, c, b);
+}
+
 std::optional<double> GavelThroughputs::Triple(const JobType& a, const JobType& b,
                                                const JobType& c) const {
-  auto it = triples_.find(b < c ? std::tuple(a, b, c) : std::tuple(a, c, b));
+  auto it = triples_.find(TripleKey(a, b, c));
   if (it == triples_.end()) return std::nullopt;
   return it->second;
 }
 
 void GavelThroughputs::SetTriple(const JobType& a, const JobType& b, const JobType& c,
                                  double a_steps_per_s) {
-  triples_[b < c ? std::tuple(a, b, c) : std::tuple(a, c, b)] = a_steps_per_s;
+  triples_[TripleKey(a, b, c)] = a_steps_per_s;
 }
 
 std::vector<JobType> GavelThroughputs::Types() const {

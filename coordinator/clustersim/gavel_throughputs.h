@@ -60,9 +60,13 @@ class GavelThroughputs {
   void SetTriple(const JobType& a, const JobType& b, const JobType& c, double a_steps_per_s);
 
  private:
+  // (a, the lower of b and c, the higher): one key for either order.
+  static std::tuple<JobType, JobType, JobType> TripleKey(const JobType& a, const JobType& b,
+                                                         const JobType& c);
+
   std::map<JobType, double> solo_;
   std::map<std::pair<JobType, JobType>, PairThroughput> pairs_;
-  std::map<std::tuple<JobType, JobType, JobType>, double> triples_;  // (a, lower of b c, higher)
+  std::map<std::tuple<JobType, JobType, JobType>, double> triples_;  // by TripleKey
 };
 
 // Parses Gavel's key "('<name>', <k>)" exactly: a quoted non-empty name, a

@@ -54,8 +54,7 @@ class Simulation {
     double since = 0;      // when `remaining` was last brought up to date
     uint64_t version = 0;  // bumps on every re-timing; stale completions are skipped
     bool done = false;
-    // A guaranteed gang holding GPUs that a guaranteed job still runs on,
-    // under share control (SimConfig::gangs_take_busy_gpus): not started.
+    // A gang holding GPUs it may not run on yet (GangWaits): not started.
     bool waiting_for_gpus = false;
   };
   struct Completion {
@@ -390,16 +389,13 @@ double Simulation::RateOf(int job) const {
   }
   const int other = others[0];
   const double paired = truth_.Pair(jobs_[job].type, jobs_[other].type)->a;  // Validate checked it
-  const bool guaranteed = jobs_[job].priority == policy::Priority::kGuaranteed;
-  const bool other_guaranteed = jobs_[other].priority == policy::Priority::kGuaranteed;
-  if (!config_.share_control || guaranteed == other_guaranteed) return paired;
-  // One guaranteed job, held at its floor by throttling the other (SimConfig).
-  const int g = guaranteed ? job : other;
-  const double p_g = truth_.Pair(jobs_[g].type, jobs_[guaranteed ? other : job].type)->a / solo_rate_[g];
-  const double share =
-      std::max(config_.min_share, policy::ProtectiveShare(p_g, config_.slowdown_target));
-  if (share >= 1.0) return paired;  // at its floor or above without throttling
-  return guaranteed ? solo_rate_[job] * (1.0 - (1.0 - p_g) * share) : paired * share;
+  // One guaranteed job, held at its floor by throttling the other (SimConfig);
+  // none or two, or one at its floor or above without throttling: 1.
+  const double share = config_.share_control ? ShareOn(r.gpus[0]) : 1.0;
+  if (share >= 1.0) return paired;
+  if (!Guaranteed(job)) return paired * share;
+  const double p_g = paired / solo_rate_[job];
+  return solo_rate_[job] * (1.0 - (1.0 - p_g) * share);
 }
 
 void Simulation::Retime(int job) {

@@ -649,6 +649,17 @@ SharedChoice ChooseShared(const Scope& scope, Scorer& scorer,
   return best;
 }
 
+// The job placed on views[chosen] (one GPU, or a gang on all of them).
+PlacementDecision PlacedOn(std::span<const GpuView> views, std::span<const size_t> chosen,
+                           std::string reason) {
+  if (chosen.size() == 1) {
+    return PlacementDecision::Placed(views[chosen[0]].gpu->id, std::move(reason));
+  }
+  std::vector<GpuId> gpus;
+  for (size_t c : chosen) gpus.push_back(views[c].gpu->id);
+  return PlacementDecision::PlacedGang(std::move(gpus), std::move(reason));
+}
+
 // Step 3, admission: sharing must add more than leaving the job queued.
 PlacementDecision Admit(const PlacementRequest& r, const Scope& scope, const SharedChoice& choice,
                         const std::string& where,
@@ -675,11 +686,7 @@ PlacementDecision Admit(const PlacementRequest& r, const Scope& scope, const Sha
     return PlacementDecision::Queued(absl::StrFormat(
         "sharing would not pay: best candidate %s; min_gain %.3f", detail, options.min_gain));
   }
-  if (k == 1)
-    return PlacementDecision::Placed(views[choice.gpus.front()].gpu->id, "shared " + detail);
-  std::vector<GpuId> gpus;
-  for (size_t c : choice.gpus) gpus.push_back(views[c].gpu->id);
-  return PlacementDecision::PlacedGang(std::move(gpus), "shared " + detail);
+  return PlacedOn(views, choice.gpus, "shared " + detail);
 }
 
 // The GPUs the batch system gave the job (PlacementRequest::
@@ -711,18 +718,15 @@ std::optional<PlacementDecision> PlaceBesideResidents(
       "the scheduler's GPUs %s, beside %s: predicted gain %.3f solo-GPU equivalents (the job at "
       "%.2f, residents lose %.3f)",
       GpuNames(views, chosen), JobNames(views, chosen), score.gain, score.p_new, score.loss);
-  if (k == 1) return PlacementDecision::Placed(views.front().gpu->id, std::move(reason));
-  std::vector<GpuId> gpus;
-  for (const GpuView& v : views) gpus.push_back(v.gpu->id);
-  return PlacementDecision::PlacedGang(std::move(gpus), std::move(reason));
+  return PlacedOn(views, chosen, std::move(reason));
 }
 
 // A whole-GPU job free to join busy GPUs (PlacementRequest::join_busy_gpus),
 // no node with the empty GPUs it needs: the node and GPUs where sharing is
 // predicted to gain most, whatever min_gain says.
-PlacementDecision JoinBusiestBest(const PlacementRequest& r, const Scope& scope, Scorer& scorer,
-                                  const std::string& where,
-                                  const InterferenceAwarePlacement::Options& options) {
+PlacementDecision JoinWhereSharingGainsMost(const PlacementRequest& r, const Scope& scope,
+                                            Scorer& scorer, const std::string& where,
+                                            const InterferenceAwarePlacement::Options& options) {
   InterferenceAwarePlacement::Options any_gain = options;
   any_gain.min_gain = -std::numeric_limits<double>::infinity();
   any_gain.exploration = 0;
@@ -790,7 +794,7 @@ PlacementDecision InterferenceAwarePlacement::Place(const PlacementRequest& r,
   Scorer scorer(r, *predictor_, rule_, options_);
   if (JoinsBusyGpus(r)) {
     if (auto beside = PlaceBesideResidents(r, scope, scorer, options_)) return *std::move(beside);
-    return JoinBusiestBest(r, scope, scorer, where, options_);
+    return JoinWhereSharingGainsMost(r, scope, scorer, where, options_);
   }
   if (pack) {
     Packing packing = StartPacking(r, state, scope, *mix_, options_.max_jobs_per_gpu);
