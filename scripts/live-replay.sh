@@ -60,12 +60,16 @@
 # the gang beside those jobs, and so does --iashim's coordinator, under its
 # control loop, on the node its dry run chose by predicted interference
 # (--join-busy-gpus; a guaranteed gang waits for a guaranteed job there to
-# end, and any gang for memory there: a one-GPU job holds half a GPU's).
-# Both simulated so (--gangs-take-busy-gpus --job-memory-share 0.5). Jobs run
-# as nobody.
+# end, and any gang for memory there). Under --iashim every job, and each
+# rank of a gang, asks the memory its profile allocates (--iashim-mem;
+# bench/data/models/README.md: 1-9 GiB of simgpu's 32 GiB V100), as a user
+# states what their job uses. Both simulated so (--gangs-take-busy-gpus
+# --job-memory-shares job-memory-shares.tsv). Jobs run as nobody.
 # Writes to the out dir:
 #   jobs.tsv, segment.trace     the segment (segment.trace: for iashim-clustersim)
 #   simgpu-throughputs.json     simgpu's solo and pair steps/s (ground truth)
+#   job-memory-shares.tsv       each profile's Gavel job type and the share of
+#                               a GPU's memory its jobs ask (iashim-clustersim)
 #   sim/                        iashim-clustersim's output (exclusive, firstfit, iashim)
 #   sim-v100/                   the same with Gavel's measured V100 pairs as ground truth
 #   live-<mode>.tsv             per job: id priority arrival start end solo gpus
@@ -148,12 +152,11 @@ done
 source scripts/slurm_common.sh
 queue_flags=(--queue "$queue")
 [[ "$queue" != slurm ]] || queue_flags+=(--backfill-interval "$slurm_backfill_interval_s")
-# A one-GPU job asks for half a GPU: two of a node's 16 shards (4 a GPU), and
-# under --iashim the same half of simgpu's 32 GiB V100 in memory.
-job_mem_gib=16
-gpu_mem_gib=32  # SIMGPU_DEVICES in cluster-up.sh
-[[ "$gangs_busy" == no ]] || queue_flags+=(--gangs-take-busy-gpus --cpus-per-node "$cluster_node_cpus"
-  --job-memory-share "$(awk -v j="$job_mem_gib" -v g="$gpu_mem_gib" 'BEGIN { print j / g }')")
+# A one-GPU job asks for half a GPU's time: two of a node's 16 shards (4 a
+# GPU). Under --iashim its memory is what its profile allocates, of simgpu's
+# V100.
+gpu_mem_mib=32768  # SIMGPU_DEVICES in cluster-up.sh
+[[ "$gangs_busy" == no ]] || queue_flags+=(--gangs-take-busy-gpus --cpus-per-node "$cluster_node_cpus")
 if [[ $live -eq 1 ]]; then
   [[ $(id -u) -eq 0 ]] || die "needs root (scripts/cluster-up.sh); --sim-only does not"
   install_missing_packages jq gnuplot-nox
@@ -186,6 +189,17 @@ awk -F'\t' -v OFS='\t' 'NR == FNR { profile_of[$2] = $1; next }
   $1 in profile_of { print profile_of[$1], $1, $2, $3 }' \
   <(sed -n "s/^\([a-z0-9_]*\) ('\(.*\)', 1)\$/\1\t\2/p" "$models/gavel_map.txt") \
   <(solo_rates "$out/simgpu-throughputs.json") >"$out/profiles.tsv"
+# What each profile allocates (memory_mib), which its jobs ask under --iashim.
+declare -A mem_mib
+while IFS=$'\t' read -r profile _; do
+  mem_mib[$profile]=$(sed -n 's/^memory_mib[[:space:]]\{1,\}\([0-9]\{1,\}\).*/\1/p' "$models/$profile.model")
+  [[ "${mem_mib[$profile]}" =~ ^[0-9]+$ && "${mem_mib[$profile]}" -gt 0 && "${mem_mib[$profile]}" -le $gpu_mem_mib ]] ||
+    die "$models/$profile.model: no memory_mib of at most $gpu_mem_mib (the replay asks it under --iashim)"
+done <"$out/profiles.tsv"
+awk -F'\t' -v OFS='\t' 'NR == FNR { mib[$1] = $2; next } $3 == 1 { print $2, mib[$1] / g }' g="$gpu_mem_mib" \
+  <(for p in "${!mem_mib[@]}"; do printf '%s\t%s\n' "$p" "${mem_mib[$p]}"; done) "$out/profiles.tsv" \
+  >"$out/job-memory-shares.tsv"
+[[ "$gangs_busy" == no ]] || queue_flags+=(--job-memory-shares "$out/job-memory-shares.tsv")
 segment() {  # SCALE: jobs.tsv on stdout, segment.trace written
   awk -v start="$start" -v jobs="$jobs" -v scale="$1" -v every="$every" -v max_gpus="$max_gpus" \
     -v trace_out="$out/segment.trace" -f scripts/replay/segment.awk \
@@ -291,7 +305,8 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
         # returns when the step ends, so it runs in the background and the
         # next job waits until Slurm has this one.
         args+=(-N 1 -n "$k" --gres="gpu:$k")
-        [[ "$mode" == plain ]] || args+=(--iashim="$priority" --iashim-kind="$profile")
+        [[ "$mode" == plain ]] ||
+          args+=(--iashim="$priority" --iashim-kind="$profile" --iashim-mem="${mem_mib[$profile]}MiB")
         printf '%s\t%s\tsrun\n' "$id" "$(date +%s.%N)" >>"$dir/submitted.tsv"
         (
           on head runuser -u nobody -- srun "${args[@]}" "$job_script" "$profile" "$iterations" 2>"$dir/$id.sbatch" ||
@@ -306,9 +321,10 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
         continue
       fi
       args+=(--parsable --gres=shard:2)
-      # Under --iashim, the same half GPU the shards ask of Slurm, in memory:
-      # without --iashim-mem a job asks the coordinator for a whole GPU.
-      [[ "$mode" == plain ]] || args+=(--iashim="$priority" --iashim-kind="$profile" --iashim-mem="${job_mem_gib}GiB")
+      # Under --iashim, the memory it allocates: without --iashim-mem a job
+      # asks the coordinator for a whole GPU.
+      [[ "$mode" == plain ]] ||
+        args+=(--iashim="$priority" --iashim-kind="$profile" --iashim-mem="${mem_mib[$profile]}MiB")
       if slurm_id=$(on head runuser -u nobody -- sbatch "${args[@]}" "$job_script" "$profile" "$iterations" 2>"$dir/$id.sbatch"); then
         printf '%s\t%s\t%s\n' "$id" "$(date +%s.%N)" "$slurm_id" >>"$dir/submitted.tsv"
       else

@@ -124,15 +124,25 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
     } else if (i + 1 < args.size() && !args[i + 1].starts_with("--")) {
       value = args[++i];
     } else {
-      static const std::set<std::string> kKnown = {"--throughputs",   "--gpu-type",
-                                                   "--gpus",          "--gpus-per-node",
-                                                   "--arrival-scale", "--guaranteed-every",
-                                                   "--queue",         "--backfill-interval",
-                                                   "--cpus-per-node", "--job-memory-share",
-                                                   "--policy",        "--seed",
-                                                   "--out",           "--kfold",
-                                                   "--min-gain",      "--uncertainty-weight",
-                                                   "--exploration",   "--variants",
+      static const std::set<std::string> kKnown = {"--throughputs",
+                                                   "--gpu-type",
+                                                   "--gpus",
+                                                   "--gpus-per-node",
+                                                   "--arrival-scale",
+                                                   "--guaranteed-every",
+                                                   "--queue",
+                                                   "--backfill-interval",
+                                                   "--cpus-per-node",
+                                                   "--job-memory-share",
+                                                   "--job-memory-shares",
+                                                   "--policy",
+                                                   "--seed",
+                                                   "--out",
+                                                   "--kfold",
+                                                   "--min-gain",
+                                                   "--uncertainty-weight",
+                                                   "--exploration",
+                                                   "--variants",
                                                    "--variant-seed"};
       if (kKnown.contains(flag)) return FlagError(flag, "needs a value");
       return absl::InvalidArgumentError(Cat("unknown flag ", flag, " (see --help)"));
@@ -216,6 +226,9 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       if (!v.ok()) return v.status();
       if (!(*v > 0 && *v <= 1)) return FlagError(flag, "must be in (0, 1]");
       o.job_memory_share = *v;
+    } else if (flag == "--job-memory-shares") {
+      if (value.empty()) return FlagError(flag, "empty file name");
+      o.job_memory_shares = value;
     } else if (flag == "--uncertainty-weight") {
       absl::StatusOr<double> v = ParseDouble(flag, value);
       if (!v.ok()) return v.status();
@@ -234,8 +247,8 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
     for (const char* replay_only :
          {"--trace", "--gpus", "--gpus-per-node", "--arrival-scale", "--guaranteed-every",
           "--queue", "--backfill-interval", "--gangs-take-busy-gpus", "--cpus-per-node",
-          "--job-memory-share", "--policy", "--out", "--min-gain", "--uncertainty-weight",
-          "--exploration", "--variants", "--variant-seed"}) {
+          "--job-memory-share", "--job-memory-shares", "--policy", "--out", "--min-gain",
+          "--uncertainty-weight", "--exploration", "--variants", "--variant-seed"}) {
       if (seen.contains(replay_only)) return FlagError(replay_only, "does not apply to --kfold");
     }
     return o;
@@ -247,7 +260,7 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       return FlagError(slurm_only, "applies only to --queue slurm");
     }
   }
-  for (const char* busy_only : {"--cpus-per-node", "--job-memory-share"}) {
+  for (const char* busy_only : {"--cpus-per-node", "--job-memory-share", "--job-memory-shares"}) {
     if (seen.contains(busy_only) && !o.gangs_take_busy_gpus) {
       return FlagError(busy_only, "applies only with --gangs-take-busy-gpus");
     }
@@ -274,7 +287,8 @@ std::string Usage() {
       "           [--out DIR] [--json] [--min-gain G] [--uncertainty-weight W]\n"
       "           [--exploration Z] [--guaranteed-every M]\n"
       "           [--queue reserve|greedy|slurm [--backfill-interval S]\n"
-      "            [--gangs-take-busy-gpus [--cpus-per-node C] [--job-memory-share F]]]\n"
+      "            [--gangs-take-busy-gpus [--cpus-per-node C] [--job-memory-share F]\n"
+      "             [--job-memory-shares FILE]]]\n"
       "           [--variants N [--variant-seed S]]\n"
       "       iashim-clustersim --kfold K --throughputs FILE --gpu-type TYPE [--seed S] [--json]\n"
       "       iashim-clustersim --alibaba-nodes F --alibaba-pods F ...   (Alibaba replay)\n"
@@ -310,6 +324,9 @@ std::string Usage() {
       "                        holds (the live replay's: 0.5); under iashim and oracle\n"
       "                        a gang runs only where every GPU has some left, and\n"
       "                        waits in its GPUs until then (default: not modelled)\n"
+      "  --job-memory-shares FILE  with it: the same per job type, for a gang's ranks\n"
+      "                        too, which then wait until that much is left (lines\n"
+      "                        \"<job type> TAB <share>\"; the live replay writes one)\n"
       "  --min-gain G          iashim/oracle: progress sharing must add (default ",
       kDefaultMinGain,
       ")\n"

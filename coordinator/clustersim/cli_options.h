@@ -34,6 +34,7 @@ struct CliOptions {
   bool gangs_take_busy_gpus = false;               // SimConfig::gangs_take_busy_gpus
   int cpus_per_node = 0;                           // SimConfig::cpus_per_node
   double job_memory_share = 0;                     // SimConfig::job_memory_share
+  std::string job_memory_shares;                   // a file: SimConfig::job_memory_share_by_type
   std::vector<std::string> policies;  // default: all, in kPolicyNames order
   std::string out_dir;
   double min_gain = 0;            // set to kDefaultMinGain unless given

@@ -4,6 +4,7 @@
 // 2 a bad command line.
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "coordinator/clustersim/cli_options.h"
 #include "coordinator/clustersim/gavel_throughputs.h"
 #include "coordinator/clustersim/gavel_trace.h"
+#include "coordinator/clustersim/job_memory_shares.h"
 #include "coordinator/clustersim/measured_pairs.h"
 #include "coordinator/clustersim/replay.h"
 #include "coordinator/clustersim/report_writers.h"
@@ -67,7 +69,8 @@ int RunKfold(const CliOptions& options, const GavelThroughputs& truth) {
   return 0;
 }
 
-ReplayOptions ReplayOptionsOf(const CliOptions& options) {
+// Fails when --job-memory-shares' file cannot be read.
+absl::StatusOr<ReplayOptions> ReplayOptionsOf(const CliOptions& options) {
   ReplayOptions replay;
   replay.sim.gpus = options.gpus;
   replay.sim.gpus_per_node = options.gpus_per_node;
@@ -84,6 +87,12 @@ ReplayOptions ReplayOptionsOf(const CliOptions& options) {
   replay.sim.gangs_take_busy_gpus = options.gangs_take_busy_gpus;
   replay.sim.cpus_per_node = options.cpus_per_node;
   replay.sim.job_memory_share = options.job_memory_share;
+  if (!options.job_memory_shares.empty()) {
+    absl::StatusOr<std::map<std::string, double>> shares =
+        ReadJobMemoryShares(options.job_memory_shares);
+    if (!shares.ok()) return shares.status();
+    replay.sim.job_memory_share_by_type = *std::move(shares);
+  }
   return replay;
 }
 
@@ -95,8 +104,10 @@ int RunVariants(const CliOptions& options, const GavelThroughputs& truth) {
     if (!vc.ok()) return Fail(vc.status());
     vcs.push_back(*std::move(vc));
   }
+  absl::StatusOr<ReplayOptions> replay = ReplayOptionsOf(options);
+  if (!replay.ok()) return Fail(replay.status());
   absl::StatusOr<std::vector<VariantResult>> results =
-      ReplayVariants(vcs, truth, ReplayOptionsOf(options), options.variants, options.variant_seed);
+      ReplayVariants(vcs, truth, *replay, options.variants, options.variant_seed);
   if (!results.ok()) return Fail(results.status());
   const std::vector<PolicyRobustness> rows = SummariseVariants(*results);
   std::cout << (options.json ? RobustnessJsonLines(rows, options.gpus, options.variant_seed)
@@ -108,9 +119,11 @@ int RunVariants(const CliOptions& options, const GavelThroughputs& truth) {
 int RunReplay(const CliOptions& options, const GavelThroughputs& truth) {
   absl::StatusOr<std::vector<TraceJob>> trace = ReadGavelTraces(options.traces);
   if (!trace.ok()) return Fail(trace.status());
-  const ReplayOptions replay = ReplayOptionsOf(options);
-  const PreparedJobs prepared = PrepareJobs(*trace, truth, replay.sim, options.arrival_scale, replay.guaranteed_every);
-  absl::StatusOr<std::vector<PolicyRun>> runs = Replay(prepared, truth, replay);
+  const absl::StatusOr<ReplayOptions> replay = ReplayOptionsOf(options);
+  if (!replay.ok()) return Fail(replay.status());
+  const PreparedJobs prepared =
+      PrepareJobs(*trace, truth, replay->sim, options.arrival_scale, replay->guaranteed_every);
+  absl::StatusOr<std::vector<PolicyRun>> runs = Replay(prepared, truth, *replay);
   if (!runs.ok()) return Fail(runs.status());
   std::cout << (options.json ? SummaryJsonLines(*runs) : SummaryTable(*runs));
   if (!options.out_dir.empty()) {

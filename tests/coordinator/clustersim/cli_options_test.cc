@@ -53,7 +53,9 @@ TEST(ParseCliOptions, EverySetting) {
                         "--cpus-per-node",
                         "8",
                         "--job-memory-share",
-                        "0.5"}) {
+                        "0.5",
+                        "--job-memory-shares",
+                        "shares.tsv"}) {
     args.push_back(a);
   }
   absl::StatusOr<CliOptions> o = ParseCliOptions(args);
@@ -72,6 +74,7 @@ TEST(ParseCliOptions, EverySetting) {
   EXPECT_TRUE(o->gangs_take_busy_gpus);
   EXPECT_EQ(o->cpus_per_node, 8);
   EXPECT_EQ(o->job_memory_share, 0.5);
+  EXPECT_EQ(o->job_memory_shares, "shares.tsv");
   EXPECT_EQ(o->traces.size(), 3u);
 }
 
@@ -164,6 +167,10 @@ TEST(ParseCliOptions, EveryBadArgumentIsNamed) {
               "--job-memory-share: applies only with --gangs-take-busy-gpus");
   ExpectError(With({"--queue", "slurm", "--gangs-take-busy-gpus", "--job-memory-share", "1.5"}),
               "--job-memory-share: must be in (0, 1]");
+  ExpectError(With({"--queue", "slurm", "--job-memory-shares", "f"}),
+              "--job-memory-shares: applies only with --gangs-take-busy-gpus");
+  ExpectError(With({"--queue", "slurm", "--gangs-take-busy-gpus", "--job-memory-shares="}),
+              "--job-memory-shares: empty file name");
   ExpectError(With({"--bogus"}), "unknown flag --bogus");
   ExpectError(With({"stray"}), "unexpected argument \"stray\"");
   ExpectError(With({"--kfold", "5"}), "--trace: does not apply to --kfold");
