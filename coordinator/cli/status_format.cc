@@ -32,6 +32,12 @@ bool IsGuaranteed(const wire::JobState& job) {
   return job.priority() != wire::Priority::Opportunistic;
 }
 
+// A guaranteed gang running as an opportunistic job until the guaranteed
+// jobs beside it end (JobState.yields_to).
+bool Yields(const wire::JobState& job) {
+  return job.yields_to() != nullptr && job.yields_to()->size() > 0;
+}
+
 std::string Percent(double fraction) {
   if (!std::isfinite(fraction)) return "-";
   return absl::StrFormat("%.0f%%", fraction * 100.0);
@@ -155,7 +161,9 @@ Row JobRow(const wire::JobState& job) {
       Printable(job.job()) + (gang.empty() ? "" : " [gpu " + gang + "]") +
           (batch.empty() ? "" : " [" + batch + "]"),
       std::to_string(job.pid()),
-      IsGuaranteed(job) ? "guar" : "opp",
+      Yields(job)         ? "yield"
+      : IsGuaranteed(job) ? "guar"
+                          : "opp",
       std::isfinite(job.share()) ? absl::StrFormat("%.2f", job.share()) : "-",
       FormatSlowdown(job, job.slowdown()),
       FormatSlowdown(job, job.run_slowdown()),
@@ -167,7 +175,9 @@ Row JobRow(const wire::JobState& job) {
       FormatJoules(job.energy_j()),
       FormatCompactBytes(job.mem_bytes()) + "/" + quota,
       FormatAgeMs(job.budget_age_ms()),
-      job.connected() ? "yes" : job.lost() ? "lost" : "no",
+      job.connected() ? "yes"
+      : job.lost()    ? "lost"
+                      : "no",
   };
 }
 
@@ -256,6 +266,11 @@ void WriteJob(const wire::JobState& job, JsonWriter& w) {
   KnownOrNull(job.energy_per_iteration_j(), w);
   w.Key("connected").Bool(job.connected());
   w.Key("lost").Bool(job.lost());
+  w.Key("yields_to").BeginArray();
+  if (Yields(job)) {
+    for (const flatbuffers::String* y : *job.yields_to()) w.String(wire::StringOf(y));
+  }
+  w.EndArray();
   // Only for a gang: its GPUs and its processes by rank.
   if (job.gpus() != nullptr && job.gpus()->size() > 0) {
     w.Key("gpus").BeginArray();

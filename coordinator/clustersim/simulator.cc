@@ -97,11 +97,24 @@ class Simulation {
   // the gangs among them: a gang's share moves its co-runners' rates.
   void RetimeWithGangs(const std::vector<int>& jobs);
   // Whether the gang `job` must wait, under share control, holding its GPUs
-  // (SimConfig::gangs_take_busy_gpus): it is guaranteed and a guaranteed job
-  // runs on one of them, or the one-GPU jobs on one leave it no memory
-  // (SimConfig::job_memory_share).
+  // (SimConfig::gangs_take_busy_gpus): the one-GPU jobs on one leave it
+  // too little memory (SimConfig::job_memory_share, job_memory_share_by_type).
   bool GangWaits(int job) const;
+  // Whether memory is modelled, and the share of its GPU's memory a job of
+  // `kind` (JobTraits::kind) asks, a gang each of its GPUs' (0: the whole
+  // GPU, in what is left).
+  static constexpr uint64_t kGpuBytes = uint64_t{1} << 30;  // a GPU's memory, in the views
+  bool MemoryModelled() const { return !memory_share_of_kind_.empty(); }
+  double MemoryShareOf(const std::string& kind) const {
+    const auto it = memory_share_of_kind_.find(kind);
+    return it == memory_share_of_kind_.end() ? 0 : it->second;
+  }
   bool Guaranteed(int job) const { return jobs_[job].priority == policy::Priority::kGuaranteed; }
+  // Guaranteed and not yielding: a guaranteed gang beside a guaranteed job
+  // (under share control) runs as an opportunistic job until that job ends
+  // (policy::PlacementDecision::yields).
+  bool Protected(int job) const { return Guaranteed(job) && !Yields(job); }
+  bool Yields(int job) const;
   // The jobs running on `gpu` other than `job` (a waiting gang does not run).
   std::vector<int> CoRunners(int job, int gpu) const;
   bool IsGang(int job) const { return jobs_[job].type.scale > 1; }
@@ -161,6 +174,8 @@ class Simulation {
   // Kinds (distinct job types) and which may share with which.
   std::vector<JobType> kinds_;
   std::vector<std::vector<char>> may_share_;
+  // By JobTraits::kind; empty when memory is not modelled (MemoryShareOf).
+  absl::flat_hash_map<std::string, double> memory_share_of_kind_;
   // Kinds and priorities asked since the state last changed and queued:
   // asking again would get the same answer (Place is a pure function of
   // request and state, and requests of one kind and priority differ only in
@@ -261,6 +276,12 @@ absl::Status Simulation::Init() {
     if (inserted) kinds_.push_back(job.type);
     kind_of_[j] = it->second;
     out_[j].solo_s = job.total_steps / *solo;
+    if (inserted && (config_.job_memory_share > 0 || !config_.job_memory_share_by_type.empty())) {
+      const auto by_type = config_.job_memory_share_by_type.find(job.type.name);
+      const double uniform = job.type.scale == 1 ? config_.job_memory_share : 0;
+      memory_share_of_kind_[traits_[j].kind] =
+          by_type != config_.job_memory_share_by_type.end() ? by_type->second : uniform;
+    }
   }
   may_share_.assign(kinds_.size(), std::vector<char>(kinds_.size(), 0));
   for (size_t a = 0; a < kinds_.size(); ++a) {
@@ -325,7 +346,7 @@ double Simulation::ShareOn(int gpu) const {
   for (int j : on_gpu_[gpu]) {
     if (running_[j].waiting_for_gpus) continue;
     ++running;
-    if (!Guaranteed(j)) continue;
+    if (!Protected(j)) continue;
     if (guaranteed >= 0) return 1.0;  // two: no one to throttle for either
     guaranteed = j;
   }
@@ -333,6 +354,16 @@ double Simulation::ShareOn(int gpu) const {
   const double p_g = KeptBeside(guaranteed, gpu);
   return std::min(
       1.0, std::max(config_.min_share, policy::ProtectiveShare(p_g, config_.slowdown_target)));
+}
+
+bool Simulation::Yields(int job) const {
+  if (!config_.share_control || !IsGang(job) || !Guaranteed(job)) return false;
+  for (int g : running_[job].gpus) {
+    for (int other : CoRunners(job, g)) {
+      if (Guaranteed(other)) return true;
+    }
+  }
+  return false;
 }
 
 double Simulation::GangShare(int gang) const {
@@ -345,18 +376,18 @@ double Simulation::ControlledKept(int job, int gpu) const {
   const double kept = KeptBeside(job, gpu);
   if (!config_.share_control) return kept;
   // An opportunistic gang runs at the least share any of its GPUs gives it.
-  if (IsGang(job) && !Guaranteed(job)) return kept * GangShare(job);
+  if (IsGang(job) && !Protected(job)) return kept * GangShare(job);
   double share = ShareOn(gpu);
   // The jobs beside an opportunistic gang throttled here or elsewhere lose
   // only while its rank runs: that share of the time.
   const std::vector<int> others = CoRunners(job, gpu);
-  if (others.size() == 1 && IsGang(others[0]) && !Guaranteed(others[0])) {
+  if (others.size() == 1 && IsGang(others[0]) && !Protected(others[0])) {
     share = std::min(share, GangShare(others[0]));
   }
   if (share >= 1.0) return kept;
   // Harm in proportion to the share (policy/protective_share.h): the
   // guaranteed side loses (1 - kept) * share, the others keep kept * share.
-  if (Guaranteed(job) || ShareOn(gpu) >= 1.0) return 1.0 - (1.0 - kept) * share;
+  if (Protected(job) || ShareOn(gpu) >= 1.0) return 1.0 - (1.0 - kept) * share;
   return kept * share;
 }
 
@@ -364,12 +395,12 @@ bool Simulation::GangWaits(int job) const {
   if (!config_.share_control || !IsGang(job)) return false;
   for (int g : running_[job].gpus) {
     const std::vector<int> others = CoRunners(job, g);
-    if (Guaranteed(job) &&
-        std::any_of(others.begin(), others.end(), [&](int j) { return Guaranteed(j); })) {
-      return true;
-    }
-    const double held = config_.job_memory_share * static_cast<double>(others.size());
-    if (held > 1.0 - 1e-9) return true;
+    if (!MemoryModelled()) continue;
+    // It joins in the memory they leave: what its ranks ask, or some.
+    double held = 0;
+    for (int other : others) held += MemoryShareOf(traits_[other].kind);
+    const double asks = MemoryShareOf(traits_[job].kind);
+    if (asks > 0 ? held + asks > 1.0 + 1e-9 : held > 1.0 - 1e-9) return true;
   }
   return false;
 }
@@ -514,16 +545,15 @@ ClusterState Simulation::GangView(int k) const {
 
 ClusterState Simulation::BusyGangView(int k) const {
   ClusterState view = full_;
-  // Memory in units of a GPU's: a gang holds its GPUs whole; a one-GPU job
-  // its share (SimConfig::job_memory_share), when modelled.
-  constexpr uint64_t kGpuBytes = uint64_t{1} << 30;
-  const bool memory = config_.job_memory_share > 0;
+  // Memory in units of a GPU's (kGpuBytes): a gang holds its GPUs whole; a
+  // one-GPU job its share (MemoryShareOf), when modelled.
+  const bool memory = MemoryModelled();
   for (auto& [id, placed] : view.jobs) {
     for (PlacedJob& j : placed) {
       if (j.gpu_count > 1) {
         j.mem_bytes = 0;
       } else if (memory) {
-        j.mem_bytes = static_cast<uint64_t>(config_.job_memory_share * double(kGpuBytes));
+        j.mem_bytes = static_cast<uint64_t>(MemoryShareOf(j.traits.kind) * double(kGpuBytes));
       }
     }
   }
@@ -538,7 +568,9 @@ PlacementRequest Simulation::BusyGangRequest(int job) const {
   PlacementRequest request;
   request.job = jobs_[job].id;
   request.priority = jobs_[job].priority;
-  request.mem_bytes = 0;  // whole GPUs, as gpu:k
+  // Whole GPUs, as gpu:k, in the memory their jobs leave: what its ranks ask
+  // when modelled.
+  request.mem_bytes = static_cast<uint64_t>(MemoryShareOf(traits_[job].kind) * double(kGpuBytes));
   request.join_busy_gpus = true;
   // Its ranks share GPUs as its one-GPU model does (KeptBeside).
   request.traits = TraitsOf(JobType{jobs_[job].type.name, 1});

@@ -31,6 +31,7 @@
 #define IASHIM_COORDINATOR_CLUSTERSIM_SIMULATOR_H_
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -107,8 +108,9 @@ struct SimConfig {
   // --iashim) a GPU where exactly one of them is guaranteed is held as a
   // pair is (above: the others' shares cut so it keeps its floor, each of
   // them then at its fraction times the share), and a guaranteed gang
-  // waits, its GPUs held, while a guaranteed job runs on one of them (two
-  // guaranteed jobs never share a GPU). Not modelled: a rank held back by
+  // beside a guaranteed job yields to it: it runs as an opportunistic one
+  // until that job ends (policy::PlacementDecision::yields; two targets
+  // cannot both be defended). Not modelled: a rank held back by
   // a slower one leaves its own GPU's co-runners more time.
   // With gangs_take_busy_gpus: a node's CPUs (Slurm's CPUs=), each job
   // taking one per GPU, so a gang joins one-GPU jobs on a node only while
@@ -123,6 +125,13 @@ struct SimConfig {
   // busy_gang_policy) is one with memory left on k GPUs, else Slurm's
   // blind choice. Plain Slurm counts no memory. 0: not modelled.
   double job_memory_share = 0;
+  // The same per job type (its name, e.g. "ResNet-50 (batch size 64)"):
+  // what a one-GPU job of that type holds, and what each rank of a gang of
+  // it asks, which then waits until that much is left on each of its GPUs
+  // (unlisted one-GPU types: job_memory_share; unlisted gangs: what is
+  // left). The live replay's jobs ask the memory their profiles allocate
+  // (job_memory_shares.h).
+  std::map<std::string, double> job_memory_share_by_type;
 };
 
 // What the simulator tells a learning policy after it starts a pair.

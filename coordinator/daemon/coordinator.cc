@@ -455,8 +455,30 @@ std::string Coordinator::NewJobId(std::string_view command, int64_t unix_ns) {
   }
 }
 
+std::vector<std::string> Coordinator::GuaranteedBeside(const Job& gang) const {
+  const std::vector<policy::GpuId> mine = GpusOf(gang);
+  std::vector<std::string> guaranteed;
+  for (const auto& [id, other] : jobs_) {
+    if (id == gang.id || other.is_gang() || other.lost || !other.gpu ||
+        other.priority != policy::Priority::kGuaranteed) {
+      continue;
+    }
+    if (std::find(mine.begin(), mine.end(), *other.gpu) != mine.end()) guaranteed.push_back(id);
+  }
+  return guaranteed;
+}
+
+void Coordinator::RefreshYielding() {
+  for (auto& [id, job] : jobs_) {
+    const bool may_yield = job.is_gang() && job.priority == policy::Priority::kGuaranteed;
+    job.yields_to = may_yield ? GuaranteedBeside(job) : std::vector<std::string>();
+  }
+}
+
 double Coordinator::InitialShare(const Job& job) const {
-  if (!options_.control || job.priority != policy::Priority::kOpportunistic || !job.gpu) return 1.0;
+  if (!options_.control || job.acting_priority() != policy::Priority::kOpportunistic || !job.gpu) {
+    return 1.0;
+  }
   // Join at the share the GPU's other opportunistic jobs hold, so a newcomer
   // does not undo what the control loop has established for the guaranteed
   // ones, and no higher than what the model predicts keeps each of those
@@ -474,11 +496,11 @@ double Coordinator::InitialShare(const Job& job) const {
   };
   for (const auto& [id, other] : jobs_) {
     if (id == job.id || !shares_a_gpu(other)) continue;
-    if (other.priority == policy::Priority::kGuaranteed) {
+    if (other.acting_priority() == policy::Priority::kGuaranteed) {
       guaranteed = true;
       share = std::min(share, ProtectiveShare(other, newcomer));
     }
-    if (other.priority == policy::Priority::kOpportunistic) {
+    if (other.acting_priority() == policy::Priority::kOpportunistic) {
       share = std::min(share, other.held ? other.share_before_hold : other.sent_share);
     }
   }
@@ -592,7 +614,11 @@ absl::StatusOr<policy::PlacementRequest> Coordinator::ResolvePlacement(const Pla
   }
   // Whole GPUs joined while busy: by choice (--join-busy-gpus), or because
   // the batch system gave it exactly as many (Slurm's gpu:k), busy or not.
-  if (ask.mem_bytes == 0) p.join_busy_gpus = options_.join_busy_gpus || GivenExactly(ask, p);
+  // A gang stating its memory too, in that much of what the residents leave;
+  // a one-GPU job that does is a sharing request, admitted by its gain.
+  if (ask.mem_bytes == 0 || p.gpu_count > 1) {
+    p.join_busy_gpus = options_.join_busy_gpus || GivenExactly(ask, p);
+  }
   if (p.gpu && drained_.contains(*p.gpu)) {
     return absl::FailedPreconditionError(
         absl::StrFormat("GPU %s is drained (iashim undrain)", policy::GpuName(*p.gpu)));
@@ -810,8 +836,9 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
   job.kind = ask->kind;
   job.batch = std::move(ask->batch);
   job.host = p->host;
+  if (d.yields) job.yields_to = GuaranteedBeside(job);
   job.share = job.sent_share = InitialShare(job);
-  if (p->join_busy_gpus) r.mem_limit_bytes = JoinedGpusQuota(d);
+  if (p->join_busy_gpus && p->mem_bytes == 0) r.mem_limit_bytes = JoinedGpusQuota(d);
   r.ok = true;
   if (ask->dry_run) {
     // A dry run naming its GPU is a question about that GPU (`iashim place
@@ -824,7 +851,7 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
   Job& placed = jobs_.emplace(job.id, std::move(job)).first->second;
   r.job = &placed;
   // Co-runners are cut before the reply lets the guaranteed job start.
-  if (placed.priority == policy::Priority::kGuaranteed) {
+  if (placed.acting_priority() == policy::Priority::kGuaranteed) {
     CapCoRunnersOfPlaced(placed, now_ns, unix_ns, out);
   }
   send();

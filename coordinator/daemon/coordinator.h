@@ -256,6 +256,11 @@ class Coordinator {
   std::optional<policy::GpuId> SoleGpuOf(const std::string& host) const;
   policy::ClusterState PlacementView(const std::string& without_reservations_on = "") const;
   double InitialShare(const Job& job) const;
+  // The guaranteed one-GPU jobs, not lost, on the GPUs of `gang` (a
+  // guaranteed gang): those it yields to (Job::yields_to).
+  std::vector<std::string> GuaranteedBeside(const Job& gang) const;
+  // Sets every guaranteed gang's yields_to from the placements now.
+  void RefreshYielding();
   // The highest share at which the model, or what the control loop found on
   // pairs it held (budget_memory_), expects `guaranteed` to keep its target
   // next to `newcomer` (1 when no harm past the target is expected).

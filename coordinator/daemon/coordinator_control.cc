@@ -100,6 +100,9 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
   // budget for the whole job: a rank given more would only wait for the rest).
   std::vector<std::pair<Job*, double>> shares;  // in the order first stepped
   loop_decisions_.clear();
+  // A yielding gang whose guaranteed co-runners ended is guaranteed again
+  // from this tick (and its budget lifted below).
+  RefreshYielding();
   for (auto& [gpu, jobs] : ConnectedJobsByGpu()) {
     if (ProbeHolds(jobs)) {
       loop_decisions_[gpu] = {.action = "probe holds the co-runners (measuring the solo speed)"};
@@ -109,7 +112,7 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
     std::vector<policy::OpportunisticJob> opportunistic;
     std::vector<Job*> opp_jobs;
     for (Job* job : jobs) {
-      if (job->priority == policy::Priority::kGuaranteed) {
+      if (job->acting_priority() == policy::Priority::kGuaranteed) {
         // Once per tick (a gang's later GPUs add nothing at the same time).
         job->run.Observe(now_ns, Slowdown(*job));
         const double target =
@@ -158,7 +161,7 @@ double Coordinator::CapForNewGuaranteed(Job& opportunistic, const std::vector<Jo
   // reach the budget: the model's estimate gets there at once.
   double share = opportunistic.sent_share;
   for (const Job* g : on_gpu) {
-    if (g->priority != policy::Priority::kGuaranteed) continue;
+    if (g->acting_priority() != policy::Priority::kGuaranteed) continue;
     if (!opportunistic.capped_for.insert(g->id).second) continue;
     share = std::min(share, ProtectiveShare(*g, Traits(opportunistic)));
   }
@@ -179,7 +182,8 @@ void Coordinator::CapCoRunnersOfPlaced(Job& guaranteed, int64_t now_ns, int64_t 
     const auto on = by_gpu.find(gpu);
     if (on == by_gpu.end() || ProbeHolds(on->second)) continue;
     for (Job* job : on->second) {
-      if (job->priority != policy::Priority::kOpportunistic || !capped.insert(job).second) {
+      if (job->acting_priority() != policy::Priority::kOpportunistic ||
+          !capped.insert(job).second) {
         continue;
       }
       const double share = CapForNewGuaranteed(*job, with_placed);
@@ -195,7 +199,7 @@ void Coordinator::SendBudget(Job& job, double share, int64_t now_ns, int64_t uni
   budget_seq_ = std::max<uint64_t>(budget_seq_ + 1, uint64_t(unix_ns / 1000));
   if (store_ != nullptr) Check(store_->SetBudgetSeq(budget_seq_));
   flatbuffers::FlatBufferBuilder fbb(128);
-  const auto b = wire::CreateBudget(fbb, budget_seq_, share, 0, ToWire(job.priority),
+  const auto b = wire::CreateBudget(fbb, budget_seq_, share, 0, ToWire(job.acting_priority()),
                                     uint32_t((ttl_s > 0 ? ttl_s : options_.budget_ttl_s) * 1000),
                                     uint64_t(unix_ns));
   const std::string bytes = EnvelopeBytes(fbb, wire::Payload::Budget, b.Union());

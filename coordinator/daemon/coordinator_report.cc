@@ -123,19 +123,19 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
                                            job.batch.step.c_str(), job.batch.task);
       }
       const GangFields gang = EncodeGang(fbb, job);
+      std::vector<flatbuffers::Offset<flatbuffers::String>> yields_to;
+      for (const std::string& y : job.yields_to) yields_to.push_back(fbb.CreateString(y));
       job_states.push_back(wire::CreateJobStateDirect(
           fbb, id.c_str(), job.pid, job.host.c_str(), job.command.c_str(), ToWire(job.priority),
           job.share, 0, SlowdownOrUnknown(job), job.slowdown_target,
-          job.profile.kernels_per_s().value_or(0), job_busy,
-          uint64_t(IterationNs(job).value_or(0)),
+          job.profile.kernels_per_s().value_or(0), job_busy, uint64_t(IterationNs(job).value_or(0)),
           uint64_t(job.profile.baseline_iteration_ns().value_or(0)), job.mem_used_bytes,
-          job.mem_limit_bytes ? job.mem_limit_bytes : job.mem_bytes, budget_age_ms,
-          job.held_per_s, job.connected, batch, ToWire(job.profile.baseline_source()),
-          job.probe.active(), energy_.Joules(id).value_or(-1.0),
-          JoulesPerIteration(job).value_or(-1.0), job.is_gang() ? &gang.gpus : nullptr,
-          job.is_gang() ? &gang.ranks : nullptr, job.lost,
-          job.priority == policy::Priority::kGuaranteed ? job.run.Slowdown().value_or(-1.0)
-                                                        : -1.0));
+          job.mem_limit_bytes ? job.mem_limit_bytes : job.mem_bytes, budget_age_ms, job.held_per_s,
+          job.connected, batch, ToWire(job.profile.baseline_source()), job.probe.active(),
+          energy_.Joules(id).value_or(-1.0), JoulesPerIteration(job).value_or(-1.0),
+          job.is_gang() ? &gang.gpus : nullptr, job.is_gang() ? &gang.ranks : nullptr, job.lost,
+          job.priority == policy::Priority::kGuaranteed ? job.run.Slowdown().value_or(-1.0) : -1.0,
+          yields_to.empty() ? nullptr : &yields_to));
     }
     flatbuffers::Offset<wire::LoopState> loop;
     if (gid) {

@@ -107,7 +107,17 @@ struct Job {
   bool held = false;
   double share_before_hold = 1.0;
 
+  // A guaranteed gang the batch system put beside guaranteed jobs (policy::
+  // PlacementDecision::yields): the jobs it yields to, running as an
+  // opportunistic job until they end. Recomputed from the placements
+  // (Coordinator::RefreshYielding), never persisted.
+  std::vector<std::string> yields_to;
+
   bool is_gang() const { return gang_gpus.size() > 1; }
+  // What the control loop treats it as: its priority, unless it yields.
+  policy::Priority acting_priority() const {
+    return yields_to.empty() ? priority : policy::Priority::kOpportunistic;
+  }
 };
 
 // A profile as the daemon folds windows into it (every job's and rank's).

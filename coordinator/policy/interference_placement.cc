@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "coordinator/policy/best_fit.h"
 #include "coordinator/policy/fragmentation.h"
 #include "coordinator/policy/protective_share.h"
@@ -36,7 +37,7 @@ std::string Asked(uint64_t mem_bytes) {
 
 int Weight(const PlacedJob& j) { return std::max(1, j.gpu_count); }
 
-bool JoinsBusyGpus(const PlacementRequest& r) { return r.join_busy_gpus && r.mem_bytes == 0; }
+bool JoinsBusyGpus(const PlacementRequest& r) { return r.join_busy_gpus; }
 
 // A predictor that misbehaves must not poison the arithmetic: non-finite
 // throughput is taken as worthless and fully uncertain.
@@ -146,9 +147,10 @@ class Scorer {
         jobs.size() >= static_cast<size_t>(options_.max_jobs_per_gpu)) {
       return block(Blocker::Why::kFull);
     }
-    // A whole GPU joined while busy is shared in what memory the residents
-    // leave (PlacementRequest::join_busy_gpus): some must be.
-    const uint64_t asked = JoinsBusyGpus(request_) ? 1 : request_.mem_bytes;
+    // GPUs joined while busy (PlacementRequest::join_busy_gpus) are shared in
+    // what memory the residents leave: what the job asked, or some.
+    const uint64_t asked =
+        JoinsBusyGpus(request_) && request_.mem_bytes == 0 ? 1 : request_.mem_bytes;
     if (!FitsNow(*view.gpu, jobs, asked)) return block(Blocker::Why::kMemory);
     const bool guaranteed = request_.priority == Priority::kGuaranteed;
     if (guaranteed) {
@@ -383,7 +385,7 @@ std::string Explain(const Blocker& b, const PlacementRequest& r, int max_jobs) {
       return absl::StrCat(gpu, " already runs ", Holders(*b.view), ", max_jobs_per_gpu ",
                           max_jobs);
     case Blocker::Why::kMemory:
-      if (JoinsBusyGpus(r)) {
+      if (r.mem_bytes == 0 && JoinsBusyGpus(r)) {
         return absl::StrCat(gpu, " runs ", Holders(*b.view), ", who leave it no memory");
       }
       if (r.mem_bytes == 0) {
@@ -739,6 +741,44 @@ PlacementDecision JoinWhereSharingGainsMost(const PlacementRequest& r, const Sco
   return d;
 }
 
+// A job free to join busy GPUs (PlacementRequest::join_busy_gpus): beside
+// their residents, a guaranteed one yielding to a guaranteed job there
+// (PlacementDecision::yields).
+PlacementDecision JoinBusyGpus(const PlacementRequest& r, const Scope& scope,
+                               const std::string& where, const InterferencePredictor& predictor,
+                               const ShareRule* rule,
+                               const InterferenceAwarePlacement::Options& options) {
+  const auto join = [&](const PlacementRequest& request) {
+    Scorer scorer(request, predictor, rule, options);
+    if (auto beside = PlaceBesideResidents(request, scope, scorer, options)) {
+      return *std::move(beside);
+    }
+    return JoinWhereSharingGainsMost(request, scope, scorer, where, options);
+  };
+  PlacementDecision d = join(r);
+  if (d.outcome != PlacementDecision::Outcome::kQueued || r.priority != Priority::kGuaranteed) {
+    return d;
+  }
+  // Beside a guaranteed job it yields: placed as an opportunistic job
+  // would be, where a guaranteed job runs on one of the GPUs.
+  PlacementRequest yielding = r;
+  yielding.priority = Priority::kOpportunistic;
+  PlacementDecision y = join(yielding);
+  if (y.outcome != PlacementDecision::Outcome::kPlaced) return d;
+  std::vector<std::string> guaranteed;
+  for (const GpuView& v : scope.views) {
+    if (std::find(y.gpus.begin(), y.gpus.end(), v.gpu->id) == y.gpus.end()) continue;
+    for (const PlacedJob& j : v.jobs) {
+      if (j.priority == Priority::kGuaranteed) guaranteed.push_back(j.job);
+    }
+  }
+  if (guaranteed.empty()) return d;
+  y.yields = true;
+  absl::StrAppend(&y.reason, "; yields to guaranteed ", absl::StrJoin(guaranteed, ", "),
+                  ": opportunistic until ", guaranteed.size() == 1 ? "it ends" : "they end");
+  return y;
+}
+
 // The scope's rooms, and how scarce capacity is: pressure = (capacity
 // allocated + asked by the queue + asked by this request) / capacity, at most 1.
 // A GPU of capacity left unusable costs a GPU's worth of progress when
@@ -791,11 +831,8 @@ PlacementDecision InterferenceAwarePlacement::Place(const PlacementRequest& r,
   if (predictor_ == nullptr) {
     return PlacementDecision::Queued("no empty GPU, and no interference predictor to share one");
   }
+  if (JoinsBusyGpus(r)) return JoinBusyGpus(r, scope, where, *predictor_, rule_, options_);
   Scorer scorer(r, *predictor_, rule_, options_);
-  if (JoinsBusyGpus(r)) {
-    if (auto beside = PlaceBesideResidents(r, scope, scorer, options_)) return *std::move(beside);
-    return JoinWhereSharingGainsMost(r, scope, scorer, where, options_);
-  }
   if (pack) {
     Packing packing = StartPacking(r, state, scope, *mix_, options_.max_jobs_per_gpu);
     SharedChoice packed = ChooseShared(scope, scorer, options_, k, r, &packing);

@@ -43,8 +43,9 @@ struct PlacementRequest {
   double slowdown_target = 0.10;        // guaranteed jobs: allowed slowdown
   JobTraits traits;                     // what the interference model knows it as
   int gpu_count = 1;                    // a gang: this many GPUs of one node, all at once
-  // A whole-GPU request (mem_bytes 0) that may start beside the jobs on busy
-  // GPUs, in the memory they leave: Slurm 22.05 gives a job's gpu:k GPUs
+  // A whole-GPU request (mem_bytes 0), or a gang's, that may start beside
+  // the jobs on busy GPUs, in the memory they leave (a gang that states its
+  // memory: that much on each GPU): Slurm 22.05 gives a job's gpu:k GPUs
   // whose shards are in use and then starts no shard job on them until it
   // ends, so waiting for them to empty holds them idle. Where the scope is
   // exactly gpu_count GPUs of one node (the batch system gave it them), it
@@ -52,7 +53,9 @@ struct PlacementRequest {
   // the share rule, a target throttling cannot keep). Otherwise, when no
   // node has the empty GPUs, it goes where sharing is predicted to gain
   // most, whatever min_gain says: the batch system starts it somewhere
-  // anyway. Only InterferenceAwarePlacement reads it.
+  // anyway. A guaranteed job blocked only by a guaranteed one there yields
+  // to it (PlacementDecision::yields). Only InterferenceAwarePlacement reads
+  // it.
   bool join_busy_gpus = false;
 };
 
@@ -63,6 +66,11 @@ struct PlacementDecision {
   GpuId gpu;  // meaningful when kPlaced: the first (or only) GPU
   std::vector<GpuId> gpus;  // when kPlaced: every GPU of the job, gpus[0] == gpu
   std::string reason;
+  // kPlaced: a guaranteed job joining busy GPUs (PlacementRequest::
+  // join_busy_gpus) beside a guaranteed job there. Two targets cannot both
+  // be defended, so it yields: it runs as an opportunistic job until that
+  // job ends, rather than hold the GPUs the scheduler gave it idle.
+  bool yields = false;
 
   static PlacementDecision Placed(GpuId gpu, std::string reason);
   static PlacementDecision PlacedGang(std::vector<GpuId> gpus, std::string reason);

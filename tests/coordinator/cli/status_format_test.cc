@@ -173,10 +173,14 @@ TEST(StatusFormat, Json) {
 // A gang of two on node-a:0 and node-a:1, its rank 1 twice as slow as rank 0
 // (so the gang's iteration time is rank 1's), and a one-GPU job on node-a:2.
 // With `waiting` (each rank's share of time waiting for the other; -1 =
-// unknown) and `memory_used` per GPU (-1 = not said, as before either).
+// unknown) and `memory_used` per GPU (-1 = not said, as before either), and
+// the jobs the gang yields to (JobState.yields_to; empty: none).
 client::testing::Bytes EncodeGangSnapshot(std::array<double, 2> waiting = {-1, -1},
-                                          int64_t memory_used = -1) {
+                                          int64_t memory_used = -1,
+                                          const std::vector<std::string>& yields_to = {}) {
   flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<flatbuffers::String>> yields;
+  for (const std::string& y : yields_to) yields.push_back(fbb.CreateString(y));
   const std::vector<int32_t> gang_gpus = {0, 1};
   const std::vector<flatbuffers::Offset<wire::RankState>> ranks = {
       wire::CreateRankState(fbb, 0, 4100, 0, true, 100'000'000, 2000, waiting[0]),
@@ -184,7 +188,8 @@ client::testing::Bytes EncodeGangSnapshot(std::array<double, 2> waiting = {-1, -
   std::vector<flatbuffers::Offset<wire::JobState>> gang_jobs = {wire::CreateJobStateDirect(
       fbb, "ddp", 4100, "node-a", "torchrun train.py", wire::Priority::Guaranteed, 1.0, 0, -1, 0.1,
       3000, 0.9, 200'000'000, 0, uint64_t{8} << 30, uint64_t{16} << 30, 0, 0, true, 0,
-      wire::BaselineSource::None, false, -1, -1, &gang_gpus, &ranks)};
+      wire::BaselineSource::None, false, -1, -1, &gang_gpus, &ranks, false, -1,
+      yields.empty() ? nullptr : &yields)};
   std::vector<flatbuffers::Offset<wire::JobState>> solo_jobs = {wire::CreateJobStateDirect(
       fbb, "solo", 4200, "node-a", "python x.py", wire::Priority::Guaranteed, 1.0, 0, -1, 0.1,
       100, 0.5, 0, 0, 0, 0, 0, 0, true)};
@@ -259,6 +264,19 @@ TEST(StatusFormat, JsonHasAGangsGpusAndRanks) {
   ASSERT_NE(solo, std::string::npos);
   const size_t solo_end = json.find('}', solo);
   EXPECT_EQ(json.substr(solo, solo_end - solo).find("\"gpus\""), std::string::npos);
+}
+
+// A guaranteed gang beside a guaranteed job runs as an opportunistic one
+// until that job ends: "yield", and the jobs it yields to.
+TEST(StatusFormat, AYieldingGangSaysWhomItYieldsTo) {
+  const client::testing::Bytes bytes = EncodeGangSnapshot({-1, -1}, -1, {"solo"});
+  EXPECT_THAT(FormatStatusTable(SnapshotOf(bytes)), HasSubstr("  ddp [gpu 0,1]  4100  yield"));
+  const std::string json = FormatStatusJson(SnapshotOf(bytes));
+  const size_t yields = json.find("\"yields_to\": [");
+  ASSERT_NE(yields, std::string::npos) << json;
+  EXPECT_LT(json.find("\"solo\"", yields), json.find(']', yields)) << json;
+  // Not yielding: an empty list.
+  EXPECT_THAT(FormatStatusJson(SnapshotOf(EncodeGangSnapshot())), HasSubstr("\"yields_to\": []"));
 }
 
 // A lost node (every job of it fell silent without a Goodbye) and its job.

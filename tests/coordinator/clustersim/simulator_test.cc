@@ -325,17 +325,19 @@ TEST_F(GangsTakeBusyGpus, UnderShareControlTheGuaranteedSideKeepsItsFloor) {
   EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 20);
 }
 
-TEST_F(GangsTakeBusyGpus, UnderShareControlAGuaranteedGangWaitsForAGuaranteedJob) {
+// Two targets cannot both be defended: a guaranteed gang beside a
+// guaranteed job yields to it, running as an opportunistic gang until it
+// ends (as above: a ends at 10.9, the gang at 20), rather than hold its
+// GPUs idle until then.
+TEST_F(GangsTakeBusyGpus, UnderShareControlAGuaranteedGangYieldsToAGuaranteedJob) {
   absl::StatusOr<SimResult> r =
       Controlled(policy::Priority::kGuaranteed, policy::Priority::kGuaranteed);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 10);  // a alone: the gang has not started
-  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 10);
-  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 20);
-  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 20);  // GPU 1 was the gang's from 1
-  EXPECT_FALSE(r->jobs[0].shared);
-  // GPU 0 busy 0-20, GPU 1 from 10 (held idle 1-10), x 20-21.
-  EXPECT_DOUBLE_EQ(r->busy_gpu_seconds, 31);
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 1);
+  EXPECT_NEAR(r->jobs[0].finish_s, 10.9, 1e-9);
+  EXPECT_NEAR(r->jobs[1].finish_s, 20, 1e-9);
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 20);  // GPU 1 is the gang's from 1
+  EXPECT_TRUE(r->jobs[0].shared);
 }
 
 // Simulate's busy_gang_policy (the coordinator's --join-busy-gpus): the
@@ -383,6 +385,26 @@ TEST_F(GangsTakeBusyGpus, UnderShareControlAGangWaitsForMemoryOnItsGpus) {
   EXPECT_DOUBLE_EQ(r->jobs[2].finish_s, 25);
   // Memory not modelled: it joins both at once.
   config.job_memory_share = 0;
+  r = RunPredicted(jobs, config);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 1);
+}
+
+// Ranks that ask memory (job_memory_share_by_type) join where that much is
+// left: a and b hold 0.3 each of GPU 0, so ranks of 0.5 wait there for b's
+// end as in the test above, and ranks of 0.4 start at once.
+TEST_F(GangsTakeBusyGpus, UnderShareControlAGangAskingMemoryWaitsForThatMuch) {
+  const std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0), Job("b", {"B", 1}, 40, 0),
+                                    Job("g", {"G", 2}, 200, 1)};
+  SimConfig config = SlurmConfig(2, 2, 5);
+  config.gangs_take_busy_gpus = true;
+  config.share_control = true;
+  config.job_memory_share_by_type = {{"A", 0.3}, {"B", 0.3}, {"G", 0.5}};
+  absl::StatusOr<SimResult> r = RunPredicted(jobs, config);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 10);
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 10);
+  config.job_memory_share_by_type["G"] = 0.4;
   r = RunPredicted(jobs, config);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 1);

@@ -201,6 +201,55 @@ TEST_F(CoordinatorGangTest, AGangOnTheGpusSlurmGaveItStartsBesideTheJobsThere) {
   EXPECT_EQ(alone.mem_limit_bytes, 0u);
 }
 
+// A gang that states its memory (--iashim-mem) joins the GPUs Slurm gave it
+// in that much of what their jobs leave, and waits where less is left.
+TEST_F(CoordinatorGangTest, AGangStatingItsMemoryStartsBesideTheJobsWhereThatMuchIsLeft) {
+  auto c = Make(Gpus(4));
+  ASSERT_TRUE(Ask(*c, {.job = "shard",
+                       .priority = w::Priority::Opportunistic,
+                       .mem_bytes = uint64_t{24} << 30,
+                       .allowed_gpus = std::vector<int>{1}})
+                  .ok);
+  const PlaceResult big = Ask(*c, {.job = "big",
+                                   .mem_bytes = uint64_t{12} << 30,
+                                   .allowed_gpus = std::vector<int>{0, 1},
+                                   .gpus = 2});
+  EXPECT_TRUE(big.queued);
+  EXPECT_THAT(big.error, HasSubstr("node1:1 has 8.0 GiB free of 32.0 GiB"));
+  const PlaceResult fits = Ask(*c, {.job = "fits",
+                                    .mem_bytes = uint64_t{8} << 30,
+                                    .allowed_gpus = std::vector<int>{0, 1},
+                                    .gpus = 2});
+  ASSERT_TRUE(fits.ok) << fits.error;
+  EXPECT_THAT(fits.gpu_indices, ElementsAre(0, 1));
+  EXPECT_THAT(fits.error, HasSubstr("the scheduler's GPUs node1:0, node1:1, beside shard"));
+  EXPECT_EQ(fits.mem_limit_bytes, uint64_t{8} << 30);  // what it asked
+}
+
+// Two targets cannot both be defended: a guaranteed gang Slurm puts beside
+// a guaranteed job yields to it, running as an opportunistic gang (its
+// share cut to keep that job's target) until the job ends, when it is
+// guaranteed again; rather than hold its GPUs idle until then.
+TEST_F(CoordinatorGangTest, AGuaranteedGangBesideAGuaranteedJobYieldsUntilItEnds) {
+  auto c = Make(Gpus(4));
+  const PlaceResult g = Ask(*c, {.job = "g", .allowed_gpus = std::vector<int>{0}});
+  ASSERT_TRUE(g.ok) << g.error;
+  const PlaceResult gang =
+      Ask(*c, {.job = "gang", .mem_bytes = 0, .allowed_gpus = std::vector<int>{0, 1}, .gpus = 2});
+  ASSERT_TRUE(gang.ok) << gang.error;
+  EXPECT_THAT(gang.error, HasSubstr("yields to guaranteed g: opportunistic until it ends"));
+  EXPECT_LT(gang.share, 1.0);  // cut for g from the start
+  const Job& placed = c->jobs().at("gang");
+  EXPECT_THAT(placed.yields_to, ElementsAre("g"));
+  EXPECT_EQ(placed.priority, policy::Priority::kGuaranteed);  // what it asked for stays
+  EXPECT_EQ(placed.acting_priority(), policy::Priority::kOpportunistic);
+  c->OnMessage("slurm", Bytes(Release("g", g.token)), 2 * kSecond, kUnix + 2 * kSecond, &out_);
+  ASSERT_FALSE(c->jobs().contains("g"));
+  c->OnTick(3 * kSecond, kUnix + 3 * kSecond, &out_);
+  EXPECT_TRUE(c->jobs().at("gang").yields_to.empty());
+  EXPECT_EQ(c->jobs().at("gang").acting_priority(), policy::Priority::kGuaranteed);
+}
+
 TEST_F(CoordinatorGangTest, AGangTheCoordinatorPlacesStillWaitsForWholeGpus) {
   auto c = Make(Gpus(4));
   ASSERT_TRUE(Ask(*c, {.job = "shard",
@@ -217,14 +266,14 @@ TEST_F(CoordinatorGangTest, AGangTheCoordinatorPlacesStillWaitsForWholeGpus) {
       ElementsAre(0, 2, 3));
 }
 
-// The coordinator's rules still hold on the GPUs Slurm gave: two guaranteed
-// jobs never share one. While such a gang waits, no job the coordinator
-// places (a dry run's reservation neither) takes its GPUs: that would only
-// make it wait longer.
+// The coordinator's rules still hold on the GPUs Slurm gave: a gang joins
+// in the memory their jobs leave. While such a gang waits, no job the
+// coordinator places (a dry run's reservation neither) takes its GPUs: that
+// would only make it wait longer.
 TEST_F(CoordinatorGangTest, AWaitingGangsGpusAreKeptForIt) {
   const auto with_guaranteed_on_0 = [&] {
     auto c = Make(Gpus(4));
-    EXPECT_TRUE(Ask(*c, {.job = "g", .allowed_gpus = std::vector<int>{0}}).ok);
+    EXPECT_TRUE(Ask(*c, {.job = "g", .mem_bytes = 0, .allowed_gpus = std::vector<int>{0}}).ok);
     return c;
   };
   const PlaceSpec free_job = {.job = "free", .priority = w::Priority::Opportunistic};
@@ -237,7 +286,7 @@ TEST_F(CoordinatorGangTest, AWaitingGangsGpusAreKeptForIt) {
   const PlaceResult gang = Ask(*c, gang_spec);
   EXPECT_TRUE(gang.queued) << gang.error;
   EXPECT_THAT(gang.error, HasSubstr("the GPUs the scheduler gave it cannot take it yet"));
-  EXPECT_THAT(gang.error, HasSubstr("node1:0 already runs guaranteed job g"));
+  EXPECT_THAT(gang.error, HasSubstr("who leave it no memory"));
   PlaceSpec dry = free_job;
   dry.job = "dry";
   dry.host = "";

@@ -576,13 +576,18 @@ TEST_F(InterferencePlacementTest, AGangOnItsSchedulersBusyGpusStartsBesideTheirR
   EXPECT_NE(d.reason.find("the scheduler's GPUs a:0, a:1, beside o"), std::string::npos)
       << d.reason;
   EXPECT_NE(d.reason.find("the job at 0.30"), std::string::npos) << d.reason;
-  // A guaranteed gang never joins a guaranteed job; a GPU held whole leaves
-  // no memory; a GPU past max_jobs_per_gpu takes no one.
+  EXPECT_FALSE(d.yields);
+  // A guaranteed gang beside a guaranteed job yields to it (two targets
+  // cannot both be defended): placed as an opportunistic gang would be.
   s.jobs[{"a", 1}] = {Job("g", "G", kG)};
+  predictor_.SetPair("N", "G", 0.5, 0.95);
   r.priority = kG;
   d = Place(r, s);
-  EXPECT_EQ(d.outcome, Outcome::kQueued);
-  EXPECT_NE(d.reason.find("a:1 already runs guaranteed job g"), std::string::npos) << d.reason;
+  ASSERT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
+  EXPECT_TRUE(d.yields);
+  EXPECT_NE(d.reason.find("yields to guaranteed g: opportunistic until it ends"), std::string::npos)
+      << d.reason;
+  // A GPU held whole leaves no memory; a GPU past max_jobs_per_gpu takes no one.
   s.jobs[{"a", 1}] = {Job("w", "O", kO, /*mem=*/0)};
   d = Place(r, s);
   EXPECT_EQ(d.outcome, Outcome::kQueued);
@@ -590,6 +595,25 @@ TEST_F(InterferencePlacementTest, AGangOnItsSchedulersBusyGpusStartsBesideTheirR
   s.jobs[{"a", 1}] = {Job("o", "O", kO)};
   options_.max_jobs_per_gpu = 1;
   EXPECT_EQ(Place(r, s).outcome, Outcome::kQueued);
+}
+
+// A gang that states its memory joins its scheduler's busy GPUs in that
+// much of what their residents leave, and waits where less is left.
+TEST_F(InterferencePlacementTest, AGangStatingItsMemoryJoinsBusyGpusWhereThatMuchIsLeft) {
+  ClusterState s = Nodes({"a"}, 2);  // 16 GiB each
+  s.jobs[{"a", 1}] = {Job("o", "O", kO, 9 * kGiB)};
+  predictor_.SetPair("N", "O", 0.3, 0.3);
+  PlacementRequest r = Request("n", "N", kO, /*mem=*/6 * kGiB, /*gpu_count=*/2);
+  r.join_busy_gpus = true;
+  options_.min_gain = 5;  // no sharing would pay by this bar
+  PlacementDecision d = Place(r, s);
+  ASSERT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
+  EXPECT_EQ(d.gpus, (std::vector<GpuId>{{"a", 0}, {"a", 1}}));
+  r.mem_bytes = 8 * kGiB;  // a:1 has 7 GiB left
+  d = Place(r, s);
+  EXPECT_EQ(d.outcome, Outcome::kQueued);
+  EXPECT_NE(d.reason.find("a:1 has 7.0 GiB free of 16.0 GiB"), std::string::npos) << d.reason;
+  EXPECT_NE(d.reason.find("8.0 GiB asked"), std::string::npos) << d.reason;
 }
 
 // Packing: a mix of whole-GPU requests arrives, so a share placed on an
