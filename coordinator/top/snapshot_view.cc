@@ -25,6 +25,7 @@ JobView FromJob(const wire::JobState& j) {
   v.host = wire::StringOf(j.host());
   v.command = wire::StringOf(j.command());
   v.priority = FromWire(j.priority());
+  v.yields = j.yields_to() != nullptr && j.yields_to()->size() > 0;
   v.share = j.share();
   v.max_inflight = j.max_inflight();
   v.slowdown = j.slowdown();

@@ -26,10 +26,11 @@ TEST(Legend, FitsAnEightyColumnScreen) {
 
 TEST(Legend, ExplainsEveryColumnAndMark) {
   const std::string legend = Legend();
-  for (const char* word : {"PRIO",   "STATE",   "SHARE", "KERN/S", "BUSY%",  "SLOWDN",  "MEM",
-                           "BUDGET", "COMMAND", "!",     "~",      "^ v",    "DRAINED", "stale",
-                           "bad N",  "seq N",   "conn",  "disc",   "placed", "guar",    "opp",
-                           "J/IT",   "N W",     "NODE LOST", "lost",   "RUN",     "reserved"}) {
+  for (const char* word :
+       {"PRIO",   "STATE",   "SHARE", "KERN/S",    "BUSY%",  "SLOWDN",  "MEM",
+        "BUDGET", "COMMAND", "!",     "~",         "^ v",    "DRAINED", "stale",
+        "bad N",  "seq N",   "conn",  "disc",      "placed", "guar",    "opp",
+        "yield",  "J/IT",    "N W",   "NODE LOST", "lost",   "RUN",     "reserved"}) {
     EXPECT_THAT(legend, HasSubstr(word)) << word;
   }
   // BUSY% says what its figures add up to.
