@@ -138,11 +138,6 @@ fi
 [[ "$queue" =~ ^(reserve|greedy|slurm)$ ]] || die "--queue must be reserve, greedy or slurm (got '$queue')"
 [[ "$gangs_busy" =~ ^(yes|no|auto)$ ]] ||
   die "--gangs-take-busy-gpus must be yes, no or auto (got '$gangs_busy')"
-if [[ "$gangs_busy" == auto ]]; then
-  gangs_busy=no
-  [[ "$queue" != slurm || "$(slurmctld -V 2>/dev/null || true)" != *" 22.05."* ]] || gangs_busy=yes
-fi
-[[ "$gangs_busy" == no || "$queue" == slurm ]] || die "--gangs-take-busy-gpus yes needs --queue slurm"
 IFS=, read -r -a mode_list <<<"$modes"
 [[ ${#mode_list[@]} -ge 1 ]] || die "--modes is empty (plain, iashim or both)"
 for m in "${mode_list[@]}"; do
@@ -156,11 +151,17 @@ queue_flags=(--queue "$queue")
 # GPU). Under --iashim its memory is what its profile allocates, of simgpu's
 # V100.
 gpu_mem_mib=32768  # SIMGPU_DEVICES in cluster-up.sh
-[[ "$gangs_busy" == no ]] || queue_flags+=(--gangs-take-busy-gpus --cpus-per-node "$cluster_node_cpus")
 if [[ $live -eq 1 ]]; then
   [[ $(id -u) -eq 0 ]] || die "needs root (scripts/cluster-up.sh); --sim-only does not"
-  install_missing_packages jq gnuplot-nox
+  # Slurm too (cluster-up.sh would install it later): auto below reads its version.
+  install_missing_packages jq gnuplot-nox slurm-wlm munge
 fi
+if [[ "$gangs_busy" == auto ]]; then
+  gangs_busy=no
+  [[ "$queue" != slurm || "$(slurmctld -V 2>/dev/null || true)" != *" 22.05."* ]] || gangs_busy=yes
+fi
+[[ "$gangs_busy" == no || "$queue" == slurm ]] || die "--gangs-take-busy-gpus yes needs --queue slurm"
+[[ "$gangs_busy" == no ]] || queue_flags+=(--gangs-take-busy-gpus --cpus-per-node "$cluster_node_cpus")
 for tool in jq gnuplot; do
   command -v "$tool" >/dev/null || die "$tool is not installed (scripts/setup.sh installs it)"
 done
