@@ -34,10 +34,13 @@ built_tree() {
 # (integrations/slurm/README.md, "A busy preferred node waits for the
 # backfill pass"). Each script adds its paths, ports and nodes.
 slurm_backfill_interval_s=2  # iashim-clustersim simulates this Slurm with it (live-replay.sh)
-# The CPUs of a node of scripts/cluster-up.sh: two per GPU, a job's task
-# takes one (iashim-clustersim --cpus-per-node, live-replay.sh).
+# The CPUs of a node of scripts/cluster-up.sh, a job's task taking one
+# (iashim-clustersim --cpus-per-node, live-replay.sh): five per GPU, as a
+# DGX-1 has (40 cores for 8 V100s). Two per GPU, as before 2026-12-04's
+# last runs, filled a node's CPUs with its eight shard jobs and kept gangs
+# pending for CPUs a real node has.
 # shellcheck disable=SC2034  # read by the scripts that source this one
-cluster_node_cpus=8
+cluster_node_cpus=20
 slurm_conf_policy() {
   cat <<EOF
 AuthType=auth/munge
