@@ -60,16 +60,19 @@
 # the gang beside those jobs, and so does --iashim's coordinator, under its
 # control loop, on the node its dry run chose by predicted interference
 # (--join-busy-gpus; a guaranteed gang waits for a guaranteed job there to
-# end, and any gang for memory there). Under --iashim every job, and each
-# rank of a gang, asks the memory its profile allocates (--iashim-mem;
-# bench/data/models/README.md: 1-9 GiB of simgpu's 32 GiB V100), as a user
-# states what their job uses. Both simulated so (--gangs-take-busy-gpus
-# --job-memory-shares job-memory-shares.tsv). Jobs run as nobody.
+# end, and any gang for memory there). Under --iashim every one-GPU job asks
+# the memory its profile allocates (--iashim-mem; bench/data/models/README.md:
+# 1-9 GiB of simgpu's 32 GiB V100), as a user states what their job uses; a
+# gang asks its GPUs whole, so no job joins them later, as Slurm 22.05 gives
+# no shard of them, and its quota is what the jobs there leave. Both
+# simulated so (--gangs-take-busy-gpus --job-memory-shares
+# job-memory-shares.tsv). Jobs run as nobody.
 # Writes to the out dir:
 #   jobs.tsv, segment.trace     the segment (segment.trace: for iashim-clustersim)
 #   simgpu-throughputs.json     simgpu's solo and pair steps/s (ground truth)
 #   job-memory-shares.tsv       each profile's Gavel job type and the share of
-#                               a GPU's memory its jobs ask (iashim-clustersim)
+#                               a GPU's memory its one-GPU jobs ask
+#                               (iashim-clustersim)
 #   sim/                        iashim-clustersim's output (exclusive, firstfit, iashim)
 #   sim-v100/                   the same with Gavel's measured V100 pairs as ground truth
 #   live-<mode>.tsv             per job: id priority arrival start end solo gpus
@@ -190,7 +193,8 @@ awk -F'\t' -v OFS='\t' 'NR == FNR { profile_of[$2] = $1; next }
   $1 in profile_of { print profile_of[$1], $1, $2, $3 }' \
   <(sed -n "s/^\([a-z0-9_]*\) ('\(.*\)', 1)\$/\1\t\2/p" "$models/gavel_map.txt") \
   <(solo_rates "$out/simgpu-throughputs.json") >"$out/profiles.tsv"
-# What each profile allocates (memory_mib), which its jobs ask under --iashim.
+# What each profile allocates (memory_mib), which its one-GPU jobs ask under
+# --iashim.
 declare -A mem_mib
 while IFS=$'\t' read -r profile _; do
   mem_mib[$profile]=$(sed -n 's/^memory_mib[[:space:]]\{1,\}\([0-9]\{1,\}\).*/\1/p' "$models/$profile.model")
@@ -306,8 +310,9 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
         # returns when the step ends, so it runs in the background and the
         # next job waits until Slurm has this one.
         args+=(-N 1 -n "$k" --gres="gpu:$k")
-        [[ "$mode" == plain ]] ||
-          args+=(--iashim="$priority" --iashim-kind="$profile" --iashim-mem="${mem_mib[$profile]}MiB")
+        # Whole GPUs (no --iashim-mem): a gang stating its memory would leave
+        # room the coordinator could give a later job, where Slurm gives none.
+        [[ "$mode" == plain ]] || args+=(--iashim="$priority" --iashim-kind="$profile")
         printf '%s\t%s\tsrun\n' "$id" "$(date +%s.%N)" >>"$dir/submitted.tsv"
         (
           on head runuser -u nobody -- srun "${args[@]}" "$job_script" "$profile" "$iterations" 2>"$dir/$id.sbatch" ||

@@ -324,8 +324,7 @@ std::string Usage() {
       "                        holds (the live replay's: 0.5); under iashim and oracle\n"
       "                        a gang runs only where every GPU has some left, and\n"
       "                        waits in its GPUs until then (default: not modelled)\n"
-      "  --job-memory-shares FILE  with it: the same per job type, for a gang's ranks\n"
-      "                        too, which then wait until that much is left (lines\n"
+      "  --job-memory-shares FILE  with it: the same per job type (lines\n"
       "                        \"<job type> TAB <share>\"; the live replay writes one)\n"
       "  --min-gain G          iashim/oracle: progress sharing must add (default ",
       kDefaultMinGain,

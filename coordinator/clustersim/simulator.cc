@@ -101,8 +101,8 @@ class Simulation {
   // too little memory (SimConfig::job_memory_share, job_memory_share_by_type).
   bool GangWaits(int job) const;
   // Whether memory is modelled, and the share of its GPU's memory a job of
-  // `kind` (JobTraits::kind) asks, a gang each of its GPUs' (0: the whole
-  // GPU, in what is left).
+  // `kind` (JobTraits::kind) asks (a gang: 0, its GPUs whole, in what is
+  // left).
   static constexpr uint64_t kGpuBytes = uint64_t{1} << 30;  // a GPU's memory, in the views
   bool MemoryModelled() const { return !memory_share_of_kind_.empty(); }
   double MemoryShareOf(const std::string& kind) const {
@@ -276,11 +276,12 @@ absl::Status Simulation::Init() {
     if (inserted) kinds_.push_back(job.type);
     kind_of_[j] = it->second;
     out_[j].solo_s = job.total_steps / *solo;
-    if (inserted && (config_.job_memory_share > 0 || !config_.job_memory_share_by_type.empty())) {
+    if (inserted && job.type.scale == 1 &&
+        (config_.job_memory_share > 0 || !config_.job_memory_share_by_type.empty())) {
       const auto by_type = config_.job_memory_share_by_type.find(job.type.name);
-      const double uniform = job.type.scale == 1 ? config_.job_memory_share : 0;
-      memory_share_of_kind_[traits_[j].kind] =
-          by_type != config_.job_memory_share_by_type.end() ? by_type->second : uniform;
+      memory_share_of_kind_[traits_[j].kind] = by_type != config_.job_memory_share_by_type.end()
+                                                   ? by_type->second
+                                                   : config_.job_memory_share;
     }
   }
   may_share_.assign(kinds_.size(), std::vector<char>(kinds_.size(), 0));
@@ -396,11 +397,10 @@ bool Simulation::GangWaits(int job) const {
   for (int g : running_[job].gpus) {
     const std::vector<int> others = CoRunners(job, g);
     if (!MemoryModelled()) continue;
-    // It joins in the memory they leave: what its ranks ask, or some.
+    // It joins in the memory they leave: some must be.
     double held = 0;
     for (int other : others) held += MemoryShareOf(traits_[other].kind);
-    const double asks = MemoryShareOf(traits_[job].kind);
-    if (asks > 0 ? held + asks > 1.0 + 1e-9 : held > 1.0 - 1e-9) return true;
+    if (held > 1.0 - 1e-9) return true;
   }
   return false;
 }
@@ -568,9 +568,7 @@ PlacementRequest Simulation::BusyGangRequest(int job) const {
   PlacementRequest request;
   request.job = jobs_[job].id;
   request.priority = jobs_[job].priority;
-  // Whole GPUs, as gpu:k, in the memory their jobs leave: what its ranks ask
-  // when modelled.
-  request.mem_bytes = static_cast<uint64_t>(MemoryShareOf(traits_[job].kind) * double(kGpuBytes));
+  request.mem_bytes = 0;  // whole GPUs, as gpu:k, in the memory their jobs leave
   request.join_busy_gpus = true;
   // Its ranks share GPUs as its one-GPU model does (KeptBeside).
   request.traits = TraitsOf(JobType{jobs_[job].type.name, 1});

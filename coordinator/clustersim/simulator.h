@@ -126,11 +126,9 @@ struct SimConfig {
   // blind choice. Plain Slurm counts no memory. 0: not modelled.
   double job_memory_share = 0;
   // The same per job type (its name, e.g. "ResNet-50 (batch size 64)"):
-  // what a one-GPU job of that type holds, and what each rank of a gang of
-  // it asks, which then waits until that much is left on each of its GPUs
-  // (unlisted one-GPU types: job_memory_share; unlisted gangs: what is
-  // left). The live replay's jobs ask the memory their profiles allocate
-  // (job_memory_shares.h).
+  // what a one-GPU job of that type holds (unlisted types:
+  // job_memory_share). The live replay's one-GPU jobs ask the memory their
+  // profiles allocate (job_memory_shares.h).
   std::map<std::string, double> job_memory_share_by_type;
 };
 

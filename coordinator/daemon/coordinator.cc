@@ -614,10 +614,13 @@ absl::StatusOr<policy::PlacementRequest> Coordinator::ResolvePlacement(const Pla
   }
   // Whole GPUs joined while busy: by choice (--join-busy-gpus), or because
   // the batch system gave it exactly as many (Slurm's gpu:k), busy or not.
-  // A gang stating its memory too, in that much of what the residents leave;
-  // a one-GPU job that does is a sharing request, admitted by its gain.
-  if (ask.mem_bytes == 0 || p.gpu_count > 1) {
+  // A gang stating its memory only on the GPUs it was given, in that much of
+  // what the residents leave: it does not hold them whole, so where the
+  // coordinator chooses, its gain must pay, as any sharing request's.
+  if (ask.mem_bytes == 0) {
     p.join_busy_gpus = options_.join_busy_gpus || GivenExactly(ask, p);
+  } else if (p.gpu_count > 1) {
+    p.join_busy_gpus = GivenExactly(ask, p);
   }
   if (p.gpu && drained_.contains(*p.gpu)) {
     return absl::FailedPreconditionError(

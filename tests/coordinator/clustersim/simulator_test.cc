@@ -390,24 +390,24 @@ TEST_F(GangsTakeBusyGpus, UnderShareControlAGangWaitsForMemoryOnItsGpus) {
   EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 1);
 }
 
-// Ranks that ask memory (job_memory_share_by_type) join where that much is
-// left: a and b hold 0.3 each of GPU 0, so ranks of 0.5 wait there for b's
-// end as in the test above, and ranks of 0.4 start at once.
-TEST_F(GangsTakeBusyGpus, UnderShareControlAGangAskingMemoryWaitsForThatMuch) {
+// Memory by job type (job_memory_share_by_type): a and b holding 0.6 and
+// 0.3 of GPU 0 leave the gang some, so it starts at once; 0.6 and 0.4
+// leave none, and it waits there for b's end as in the test above.
+TEST_F(GangsTakeBusyGpus, UnderShareControlEachJobTypeHoldsItsOwnMemory) {
   const std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0), Job("b", {"B", 1}, 40, 0),
                                     Job("g", {"G", 2}, 200, 1)};
   SimConfig config = SlurmConfig(2, 2, 5);
   config.gangs_take_busy_gpus = true;
   config.share_control = true;
-  config.job_memory_share_by_type = {{"A", 0.3}, {"B", 0.3}, {"G", 0.5}};
+  config.job_memory_share_by_type = {{"A", 0.6}, {"B", 0.3}};
   absl::StatusOr<SimResult> r = RunPredicted(jobs, config);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 1);
+  config.job_memory_share_by_type["B"] = 0.4;
+  r = RunPredicted(jobs, config);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 10);
   EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 10);
-  config.job_memory_share_by_type["G"] = 0.4;
-  r = RunPredicted(jobs, config);
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 1);
 }
 
 TEST_F(GangsTakeBusyGpus, OnlyWhileTheNodeHasACpuForEachOfItsTasks) {
