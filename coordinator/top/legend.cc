@@ -6,7 +6,7 @@ const std::vector<std::string>& LegendLines() {
   static const std::vector<std::string> kLines = {
       "Columns (narrow terminals drop J/IT, BUDGET, BASE, RUN, STATE, PID first):",
       "  PRIO    guar: guaranteed, its speed is protected; opp: opportunistic;",
-      "          yield: a guaranteed gang run as opp until the guaranteed job",
+      "          yld: a guaranteed gang run as opp until the guaranteed job",
       "          beside it ends",
       "  STATE   conn: its shim reports; disc: its shim stopped reporting (the row",
       "          is dim, its last state); lost: it fell silent without a goodbye",

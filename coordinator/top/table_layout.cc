@@ -37,7 +37,7 @@ struct ColumnSpec {
 constexpr ColumnSpec kSpecs[] = {
     {Column::kJob, "JOB", 0, true, 0, SortKey::kJob},
     {Column::kPid, "PID", 7, false, 6, std::nullopt},
-    {Column::kPrio, "PRIO", 5, true, 8, std::nullopt},
+    {Column::kPrio, "PRIO", 4, true, 8, std::nullopt},
     {Column::kState, "STATE", 6, true, 5, std::nullopt},
     {Column::kShare, "SHARE", 6, false, 9, SortKey::kShare},
     {Column::kKernels, "KERN/S", 7, false, 10, SortKey::kKernels},
@@ -121,7 +121,7 @@ std::string Cell(const GpuView& g, const JobView& j, Column c) {
     case Column::kPid:
       return absl::StrCat(j.pid);
     case Column::kPrio:
-      if (j.yields) return "yield";
+      if (j.yields) return "yld";
       return j.priority == Priority::kGuaranteed ? "guar" : "opp";
     case Column::kState:
       return std::string(StateName(j.State()));
