@@ -266,11 +266,12 @@ void WriteJob(const wire::JobState& job, JsonWriter& w) {
   KnownOrNull(job.energy_per_iteration_j(), w);
   w.Key("connected").Bool(job.connected());
   w.Key("lost").Bool(job.lost());
-  w.Key("yields_to").BeginArray();
+  // Only for a yielding gang: the jobs it yields to.
   if (Yields(job)) {
+    w.Key("yields_to").BeginArray();
     for (const flatbuffers::String* y : *job.yields_to()) w.String(wire::StringOf(y));
+    w.EndArray();
   }
-  w.EndArray();
   // Only for a gang: its GPUs and its processes by rank.
   if (job.gpus() != nullptr && job.gpus()->size() > 0) {
     w.Key("gpus").BeginArray();

@@ -275,8 +275,8 @@ TEST(StatusFormat, AYieldingGangSaysWhomItYieldsTo) {
   const size_t yields = json.find("\"yields_to\": [");
   ASSERT_NE(yields, std::string::npos) << json;
   EXPECT_LT(json.find("\"solo\"", yields), json.find(']', yields)) << json;
-  // Not yielding: an empty list.
-  EXPECT_THAT(FormatStatusJson(SnapshotOf(EncodeGangSnapshot())), HasSubstr("\"yields_to\": []"));
+  // Not yielding: no such key.
+  EXPECT_THAT(FormatStatusJson(SnapshotOf(EncodeGangSnapshot())), Not(HasSubstr("yields_to")));
 }
 
 // A lost node (every job of it fell silent without a Goodbye) and its job.
