@@ -3,11 +3,10 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "coordinator/clustersim/read_file.h"
 #include "coordinator/clustersim/text.h"
 #include "nlohmann/json.hpp"
 
@@ -206,12 +205,9 @@ absl::StatusOr<GavelThroughputs> ParseGavelThroughputs(std::string_view json_tex
 
 absl::StatusOr<GavelThroughputs> ReadGavelThroughputsFile(const std::string& path,
                                                           std::string_view gpu_type) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(Cat(path, ": cannot open"));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(Cat(path, ": read failed"));
-  return ParseGavelThroughputs(text.str(), gpu_type, path);
+  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) return text.status();
+  return ParseGavelThroughputs(*text, gpu_type, path);
 }
 
 }  // namespace iashim::clustersim

@@ -5,12 +5,11 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "coordinator/clustersim/read_file.h"
 #include "coordinator/clustersim/text.h"
 
 namespace iashim::clustersim {
@@ -95,12 +94,9 @@ absl::StatusOr<std::vector<TraceJob>> ParseGavelTrace(std::string_view text,
 }
 
 absl::StatusOr<std::vector<TraceJob>> ReadGavelTraceFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(Cat(path, ": cannot open"));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(Cat(path, ": read failed"));
-  return ParseGavelTrace(text.str(), path, std::filesystem::path(path).stem().string());
+  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) return text.status();
+  return ParseGavelTrace(*text, path, std::filesystem::path(path).stem().string());
 }
 
 absl::StatusOr<std::vector<TraceJob>> ReadGavelTraces(std::span<const std::string> paths) {

@@ -1,11 +1,10 @@
 #include "coordinator/clustersim/job_memory_shares.h"
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "coordinator/clustersim/read_file.h"
 #include "coordinator/clustersim/text.h"
 
 namespace iashim::clustersim {
@@ -40,12 +39,9 @@ absl::StatusOr<std::map<std::string, double>> ParseJobMemoryShares(std::string_v
 }
 
 absl::StatusOr<std::map<std::string, double>> ReadJobMemoryShares(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(Cat(path, ": cannot open"));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(Cat(path, ": read failed"));
-  return ParseJobMemoryShares(text.str(), path);
+  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) return text.status();
+  return ParseJobMemoryShares(*text, path);
 }
 
 }  // namespace iashim::clustersim
