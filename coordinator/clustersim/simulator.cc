@@ -103,7 +103,6 @@ class Simulation {
   // Whether memory is modelled, and the share of its GPU's memory a job of
   // `kind` (JobTraits::kind) asks (a gang: 0, its GPUs whole, in what is
   // left).
-  static constexpr uint64_t kGpuBytes = uint64_t{1} << 30;  // a GPU's memory, in the views
   bool MemoryModelled() const { return !memory_share_of_kind_.empty(); }
   double MemoryShareOf(const std::string& kind) const {
     const auto it = memory_share_of_kind_.find(kind);
@@ -393,13 +392,11 @@ double Simulation::ControlledKept(int job, int gpu) const {
 }
 
 bool Simulation::GangWaits(int job) const {
-  if (!config_.share_control || !IsGang(job)) return false;
+  if (!config_.share_control || !IsGang(job) || !MemoryModelled()) return false;
   for (int g : running_[job].gpus) {
-    const std::vector<int> others = CoRunners(job, g);
-    if (!MemoryModelled()) continue;
     // It joins in the memory they leave: some must be.
     double held = 0;
-    for (int other : others) held += MemoryShareOf(traits_[other].kind);
+    for (int other : CoRunners(job, g)) held += MemoryShareOf(traits_[other].kind);
     if (held > 1.0 - 1e-9) return true;
   }
   return false;
@@ -545,8 +542,9 @@ ClusterState Simulation::GangView(int k) const {
 
 ClusterState Simulation::BusyGangView(int k) const {
   ClusterState view = full_;
-  // Memory in units of a GPU's (kGpuBytes): a gang holds its GPUs whole; a
-  // one-GPU job its share (MemoryShareOf), when modelled.
+  // Memory in units of a GPU's: a gang holds its GPUs whole; a one-GPU job
+  // its share (MemoryShareOf), when modelled.
+  constexpr uint64_t kGpuBytes = uint64_t{1} << 30;
   const bool memory = MemoryModelled();
   for (auto& [id, placed] : view.jobs) {
     for (PlacedJob& j : placed) {
