@@ -2,7 +2,8 @@
 // profiles alone and in pairs, in Gavel's simulation_throughputs.json format
 // (simulated_throughputs.h), for `iashim-clustersim --throughputs`.
 //
-//   iashim-simgpu-throughputs [--models DIR] [--seconds S] [--link-gbps G] [--out FILE]
+//   iashim-simgpu-throughputs [--models DIR] [--seconds S] [--link-gbps G]
+//                             [--gpus-per-node N] [--fabric-gbps F] [--out FILE]
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -14,13 +15,20 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: iashim-simgpu-throughputs [--models DIR] [--seconds S] [--link-gbps G] [--out FILE]\n"
-    "  --models DIR  the model profiles and their gavel_map.txt (default: $IASHIM_MODELS_DIR,\n"
-    "                else bench/data/models of this source tree)\n"
-    "  --seconds S   virtual seconds simulated per job and per pair, 5..600 (default 20)\n"
-    "  --link-gbps G the bus bandwidth a multi-GPU job's all-reduce gets, GB/s, 0.01..100000,\n"
-    "                as SIMGPU_LINK_GBPS gives it to simgpu (default: simgpu's own, 150)\n"
-    "  --out FILE    where to write the JSON (default: standard output)\n";
+    "usage: iashim-simgpu-throughputs [--models DIR] [--seconds S] [--link-gbps G]\n"
+    "                                 [--gpus-per-node N] [--fabric-gbps F] [--out FILE]\n"
+    "  --models DIR        the model profiles and their gavel_map.txt (default:\n"
+    "                      $IASHIM_MODELS_DIR, else bench/data/models of this source tree)\n"
+    "  --seconds S         virtual seconds simulated per job and per pair, 5..600 (default 20)\n"
+    "  --link-gbps G       the bus bandwidth a multi-GPU job's all-reduce gets within a node,\n"
+    "                      GB/s, 0.01..100000, as SIMGPU_LINK_GBPS gives it to simgpu\n"
+    "                      (default: simgpu's own, 150)\n"
+    "  --gpus-per-node N   GPUs per node, 1..64: a gang of more than N ranks (2, 4, 8, 16\n"
+    "                      and 32 are written) spans nodes (default 4)\n"
+    "  --fabric-gbps F     the bandwidth between nodes, GB/s, 0.01..100000, as\n"
+    "                      SIMGPU_FABRIC_GBPS gives it to simgpu: a gang spanning nodes\n"
+    "                      all-reduces at the lesser of G and F (default: simgpu's own, 12.5)\n"
+    "  --out FILE          where to write the JSON (default: standard output)\n";
 
 int Usage(const std::string& error) {
   std::fprintf(stderr, "iashim-simgpu-throughputs: %s\n%s", error.c_str(), kUsage);
@@ -42,7 +50,8 @@ int main(int argc, char** argv) {
       std::fputs(kUsage, stdout);
       return 0;
     }
-    if (a != "--models" && a != "--seconds" && a != "--link-gbps" && a != "--out") {
+    if (a != "--models" && a != "--seconds" && a != "--link-gbps" && a != "--gpus-per-node" &&
+        a != "--fabric-gbps" && a != "--out") {
       return Usage("unknown argument '" + a + "'");
     }
     if (i + 1 >= argc) return Usage(a + " needs a value");
@@ -57,6 +66,14 @@ int main(int argc, char** argv) {
       const std::optional<double> g = iashim::ParseDouble(v, 0.01, 100000);
       if (!g) return Usage("--link-gbps must be a number 0.01..100000 (got '" + v + "')");
       options.link_gbps = *g;
+    } else if (a == "--gpus-per-node") {
+      const std::optional<int64_t> n = iashim::ParseInt(v, 1, 64);
+      if (!n) return Usage("--gpus-per-node must be a whole number 1..64 (got '" + v + "')");
+      options.gpus_per_node = static_cast<int>(*n);
+    } else if (a == "--fabric-gbps") {
+      const std::optional<double> f = iashim::ParseDouble(v, 0.01, 100000);
+      if (!f) return Usage("--fabric-gbps must be a number 0.01..100000 (got '" + v + "')");
+      options.fabric_gbps = *f;
     } else {
       out_path = v;
     }

@@ -17,6 +17,8 @@ absl::StatusOr<std::string> SimulatedThroughputsJson(const SimulatedThroughputsO
     return absl::InvalidArgumentError("seconds must exceed the warm-up, which must be >= 0");
   }
   if (!(options.link_gbps > 0)) return absl::InvalidArgumentError("link_gbps must be > 0");
+  if (!(options.fabric_gbps > 0)) return absl::InvalidArgumentError("fabric_gbps must be > 0");
+  if (options.gpus_per_node < 1) return absl::InvalidArgumentError("gpus_per_node must be >= 1");
   absl::StatusOr<std::vector<MappedProfile>> mapped =
       ReadGavelMap(options.models_dir + "/gavel_map.txt");
   if (!mapped.ok()) return mapped.status();
@@ -73,8 +75,10 @@ absl::StatusOr<std::string> SimulatedThroughputsJson(const SimulatedThroughputsO
     const std::string type = key.substr(0, key.size() - kOneGpu.size());
     for (int k : options.gang_sizes) {
       if (k < 2) continue;
+      const double ring_gbps =
+          simgpu::RingGbps(options.link_gbps, options.fabric_gbps, k > options.gpus_per_node);
       const double iteration_s =
-          1 / solo[a] + simgpu::AllReduceNs(gradient_bytes[a], k, options.link_gbps) / 1e9;
+          1 / solo[a] + simgpu::AllReduceNs(gradient_bytes[a], k, ring_gbps) / 1e9;
       w.Key(absl::StrCat(type, ", ", k, ")")).BeginObject().Key("null").Double(k / iteration_s).EndObject();
     }
   }

@@ -21,7 +21,15 @@ struct SimulatedThroughputsOptions {
   // The links a gang's all-reduce crosses: simgpu's default unless the
   // cluster sets SIMGPU_LINK_GBPS (simgpu/src/collective_cost.h).
   double link_gbps = simgpu::kDefaultLinkGbps;
-  std::vector<int> gang_sizes = {2, 4, 8};  // the multi-GPU entries written
+  // A node's GPUs: a gang of more ranks spans nodes, and its ring crosses the
+  // fabric between them at `fabric_gbps` if that is slower than the links
+  // (SIMGPU_FABRIC_GBPS; simgpu/src/collective_cost.h). 4: the cluster's nodes
+  // (scripts/cluster-up.sh) and Gavel's V100 servers.
+  int gpus_per_node = 4;
+  double fabric_gbps = simgpu::kDefaultFabricGbps;
+  // The multi-GPU entries written: Gavel's Philly traces have jobs of 8, 16
+  // and 32 GPUs too.
+  std::vector<int> gang_sizes = {2, 4, 8, 16, 32};
 };
 
 // {"v100": {"('<type>', 1)": {"null": steps/s alone, "('<other>', 1)": [its
@@ -32,7 +40,8 @@ struct SimulatedThroughputsOptions {
 // each profile with a gradient size, "('<type>', k)": {"null": steps/s} of
 // k data-parallel ranks (iashim-fakejob --ranks k), read as Gavel reads its
 // multi-GPU figures: k steps per iteration, an iteration being the solo one
-// plus the ring all-reduce of the gradients (bench/data/models/README.md).
+// plus the ring all-reduce of the gradients (bench/data/models/README.md), at
+// the links' bandwidth for k <= gpus_per_node, else at min(links, fabric).
 // A gang's rank beside other jobs (Slurm 22.05's shards, iashim-clustersim
 // --gangs-take-busy-gpus) runs as its one-GPU type does. And
 // "v100 triples": [[job, other, other, the job's steps/s], ...] for every

@@ -21,6 +21,10 @@ class CollectiveBus {
   // if it has not reported yet. nullopt while another rank has not.
   virtual std::optional<int64_t> Release(int32_t group, uint32_t rank, uint64_t seq,
                                          int64_t self_ns) = 0;
+  // Whether the ranks of `group` are on more than one node, asked once a
+  // collective is released (every rank has joined by then): its ring then
+  // crosses the fabric between nodes (collective_cost.h).
+  virtual bool SpansNodes(int32_t /*group*/) { return false; }
 };
 
 }  // namespace simgpu

@@ -1,11 +1,15 @@
 #include "simgpu/src/collective_groups.h"
 
 #include <sys/mman.h>
+#include <sys/utsname.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
+#include "common/wire/kernel_id.h"
+#include "simgpu/src/config_parse.h"
 #include "simgpu/src/shared_device.h"
 #include "simgpu/src/shared_region.h"
 
@@ -18,8 +22,9 @@ constexpr size_t kCollectiveNameBytes = 64;
 // The layout in shared memory (plain data, no pointers).
 struct CollectiveRankSlot {
   int32_t pid;             // 0: no process holds this rank
-  int32_t device;          // the physical device it runs on
+  int32_t device;          // the physical device it runs on, in its node's namespace
   uint64_t start_ticks;
+  uint64_t node;           // the node it is on (NodeId)
   uint64_t arrived;        // the last collective (1, 2, ...) this rank reached
   int64_t arrival_ns[kCollectiveArrivalRing];
 };
@@ -34,7 +39,7 @@ struct CollectiveGroupSlot {
 namespace {
 
 constexpr uint64_t kGroupsMagic = 0x53494d434f4c4c01ULL;  // "SIMCOLL" + 1
-constexpr uint32_t kGroupsLayoutVersion = 2;
+constexpr uint32_t kGroupsLayoutVersion = 3;
 
 bool AnyRankAlive(const CollectiveGroupSlot& g) {
   for (uint32_t r = 0; r < g.nranks && r < kMaxCollectiveRanks; ++r) {
@@ -59,8 +64,19 @@ struct CollectiveGroups::Table {
   CollectiveGroupSlot groups[kMaxCollectiveGroups];
 };
 
-std::string CollectiveGroupsPath(std::string_view ns) {
+std::string CollectiveGroupsPath(std::string_view ns, std::string_view fabric) {
+  if (!fabric.empty()) return std::string(fabric) + "/collectives";
   return "/dev/shm/" + std::string(ns) + "-collectives";
+}
+
+uint64_t NodeId(std::string_view ns, std::string_view hostname) {
+  return iashim::Fnv1a(hostname, iashim::Fnv1a("@", iashim::Fnv1a(ns)));
+}
+
+uint64_t ThisNode(std::string_view ns) {
+  struct utsname u {};
+  if (::uname(&u) != 0) return NodeId(ns, "");
+  return NodeId(ns, u.nodename);
 }
 
 bool ValidGroupName(std::string_view name) {
@@ -72,8 +88,13 @@ bool ValidGroupName(std::string_view name) {
 }
 
 std::unique_ptr<CollectiveGroups> CollectiveGroups::Open(std::string_view ns, std::string* error) {
+  return OpenAt(CollectiveGroupsPath(ns), ThisNode(ns), error);
+}
+
+std::unique_ptr<CollectiveGroups> CollectiveGroups::OpenAt(const std::string& path, uint64_t node,
+                                                           std::string* error) {
   void* mem = MapSharedRegion(
-      CollectiveGroupsPath(ns), sizeof(Table),
+      path, sizeof(Table),
       [](const void* m) {
         const Table* t = static_cast<const Table*>(m);
         return t->magic == kGroupsMagic && t->layout_version == kGroupsLayoutVersion;
@@ -87,7 +108,7 @@ std::unique_ptr<CollectiveGroups> CollectiveGroups::Open(std::string_view ns, st
       },
       error);
   if (mem == nullptr) return nullptr;
-  return std::unique_ptr<CollectiveGroups>(new CollectiveGroups(static_cast<Table*>(mem)));
+  return std::unique_ptr<CollectiveGroups>(new CollectiveGroups(static_cast<Table*>(mem), node));
 }
 
 CollectiveGroups::~CollectiveGroups() { ::munmap(table_, sizeof(Table)); }
@@ -116,7 +137,7 @@ int CollectiveGroups::Join(std::string_view name, uint32_t rank, uint32_t nranks
   if (slot < 0) {
     if (free_slot < 0) {
       *error = "all " + std::to_string(kMaxCollectiveGroups) +
-               " collective groups of the namespace are held by live processes";
+               " collective groups of the namespace (or fabric) are held by live processes";
       return -1;
     }
     slot = free_slot;
@@ -148,6 +169,7 @@ int CollectiveGroups::Join(std::string_view name, uint32_t rank, uint32_t nranks
   mine.pid = pid;
   mine.start_ticks = start_ticks;
   mine.device = device;
+  mine.node = node_;
   return slot;
 }
 
@@ -167,7 +189,7 @@ std::vector<int> CollectiveGroups::DevicesBehind(int32_t group, uint64_t seq) {
   const CollectiveGroupSlot& g = table_->groups[group];
   for (uint32_t r = 0; r < g.nranks && r < kMaxCollectiveRanks; ++r) {
     const CollectiveRankSlot& other = g.ranks[r];
-    if (other.pid != 0 && other.arrived < seq &&
+    if (other.pid != 0 && other.node == node_ && other.arrived < seq &&
         std::find(devices.begin(), devices.end(), other.device) == devices.end())
       devices.push_back(other.device);
   }
@@ -194,10 +216,48 @@ std::optional<int64_t> CollectiveGroups::Release(int32_t group, uint32_t rank, u
   return last;
 }
 
+bool CollectiveGroups::SpansNodes(int32_t group) {
+  if (group < 0 || group >= kMaxCollectiveGroups) return false;
+  RobustLock lock(&table_->mutex);
+  const CollectiveGroupSlot& g = table_->groups[group];
+  std::optional<uint64_t> node;
+  for (uint32_t r = 0; r < g.nranks && r < kMaxCollectiveRanks; ++r) {
+    const CollectiveRankSlot& other = g.ranks[r];
+    if (other.pid == 0) continue;
+    if (node.has_value() && *node != other.node) return true;
+    node = other.node;
+  }
+  return false;
+}
+
+namespace {
+
+// SIMGPU_FABRIC's problem, said once per process however many devices ask.
+void ReportBadFabric(const char* fabric, const std::string& problem) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    std::fprintf(stderr,
+                 "simgpu: SIMGPU_FABRIC='%s' is invalid: %s: give the absolute path of an "
+                 "existing, writable directory that the nodes share, or unset it; collectives "
+                 "cannot complete\n",
+                 fabric, problem.c_str());
+  });
+}
+
+}  // namespace
+
 CollectiveGroups* NamespaceCollectives::Get() {
   std::call_once(once_, [this] {
+    const char* fabric = std::getenv("SIMGPU_FABRIC");
+    if (fabric != nullptr) {
+      if (const std::string problem = FabricDirProblem(fabric); !problem.empty()) {
+        ReportBadFabric(fabric, problem);
+        return;
+      }
+    }
     std::string error;
-    groups_ = CollectiveGroups::Open(ns_, &error);
+    groups_ = CollectiveGroups::OpenAt(CollectiveGroupsPath(ns_, fabric ? fabric : ""),
+                                       ThisNode(ns_), &error);
     if (!groups_) std::fprintf(stderr, "simgpu: collectives cannot complete: %s\n", error.c_str());
   });
   return groups_.get();
@@ -212,6 +272,11 @@ std::optional<int64_t> NamespaceCollectives::Release(int32_t group, uint32_t ran
   CollectiveGroups* groups = Get();
   if (groups == nullptr) return std::nullopt;
   return groups->Release(group, rank, seq, self_ns);
+}
+
+bool NamespaceCollectives::SpansNodes(int32_t group) {
+  CollectiveGroups* groups = Get();
+  return groups != nullptr && groups->SpansNodes(group);
 }
 
 }  // namespace simgpu

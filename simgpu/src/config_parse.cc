@@ -1,13 +1,16 @@
 #include "simgpu/src/config_parse.h"
 
-#include "common/wire/kernel_id.h"
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
 
 #include "common/text/text.h"
+#include "common/wire/kernel_id.h"
 #include "simgpu/src/power_model.h"
 
 namespace simgpu {
@@ -37,6 +40,25 @@ std::optional<double> ParseWatts(std::string_view text) {
 
 std::optional<double> ParseLinkGbps(std::string_view text) {
   return iashim::ParseDouble(Trim(text), 0.01, 100000);
+}
+
+std::optional<double> ParseFabricGbps(std::string_view text) { return ParseLinkGbps(text); }
+
+std::string FabricDirProblem(std::string_view path) {
+  if (path.empty() || path.front() != '/') return "not an absolute path";
+  // Room for "/collectives" within PATH_MAX.
+  if (path.size() > 4000) return "longer than 4000 characters";
+  if (path.find('\0') != std::string_view::npos) return "contains a NUL character";
+  const std::string p(path);
+  struct stat st;
+  if (::stat(p.c_str(), &st) != 0) {
+    return errno == ENOENT ? "no such directory"
+                           : std::string("cannot stat it: ") + std::strerror(errno);
+  }
+  if (!S_ISDIR(st.st_mode)) return "not a directory";
+  if (::access(p.c_str(), W_OK | X_OK) != 0)
+    return std::string("not writable: ") + std::strerror(errno);
+  return "";
 }
 
 bool ValidNamespace(std::string_view ns) {

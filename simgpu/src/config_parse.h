@@ -30,6 +30,16 @@ bool ParseDeviceList(std::string_view text, std::string_view ns, std::vector<Dev
 // collectives use, in GB/s, 0.01..100000 (collective_cost.h).
 std::optional<double> ParseLinkGbps(std::string_view text);
 
+// SIMGPU_FABRIC_GBPS: the bandwidth between nodes that a collective whose ranks
+// span nodes gets, in GB/s, in SIMGPU_LINK_GBPS's range.
+std::optional<double> ParseFabricGbps(std::string_view text);
+
+// SIMGPU_FABRIC: the directory, shared by the simulated nodes of one machine,
+// that holds their collective groups. Empty if `path` is the absolute path of
+// an existing directory this process may create files in; else what is wrong
+// with it ("not an absolute path", "no such directory", ...).
+std::string FabricDirProblem(std::string_view path);
+
 // SIMGPU_NAMESPACE: letters, digits, '.', '_' and '-', 1..64 characters.
 bool ValidNamespace(std::string_view ns);
 

@@ -11,7 +11,7 @@
 namespace simgpu {
 
 inline constexpr uint64_t kDeviceStateMagic = 0x53494d4750550001ULL;  // "SIMGPU" + 1
-inline constexpr uint32_t kLayoutVersion = 7;
+inline constexpr uint32_t kLayoutVersion = 8;
 // Room for a few hundred processes on one device at once (the fault tests
 // start 200), each with its default stream and a few more.
 inline constexpr int kMaxProcesses = 256;
@@ -28,8 +28,9 @@ enum class OpKind : uint8_t {
   // A collective kernel (an all-reduce, collective_bus.h) runs in two phases.
   // Waiting: from reaching the head of its stream until every rank of its
   // group has reached the same collective; it occupies its SMs (NCCL's kernels
-  // spin) but makes no progress. Then the transfer: `remaining_ns` of link time,
-  // which SM and memory contention do not slow.
+  // spin) but makes no progress. Then the transfer: `remaining_ns` of link time
+  // (`spanning_ns` if the group's ranks are on more than one node), which SM
+  // and memory contention do not slow.
   kCollectiveWaiting = 3,
   kCollectiveTransfer = 4,
 };
@@ -42,6 +43,7 @@ struct Op {
   int32_t event_slot;      // kEventRecord: which event; collectives: the group's slot
   uint32_t event_generation;  // kEventRecord; collectives: this rank in the group
   uint64_t collective_seq;    // collectives: the rank's how-manyth collective in the group (1..)
+  double spanning_ns;         // collectives: the transfer's time if the group spans nodes
   OpKind kind;
 };
 

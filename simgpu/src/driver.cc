@@ -59,6 +59,18 @@ CUresult Driver::DoInit() {
     }
     link_gbps_ = *gbps;
   }
+  fabric_gbps_ = kDefaultFabricGbps;
+  if (const char* fabric_env = std::getenv("SIMGPU_FABRIC_GBPS")) {
+    const std::optional<double> gbps = ParseFabricGbps(fabric_env);
+    if (!gbps) {
+      std::fprintf(stderr,
+                   "simgpu: SIMGPU_FABRIC_GBPS='%s' is invalid: give the bandwidth between "
+                   "nodes in GB/s, 0.01..100000\n",
+                   fabric_env);
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    fabric_gbps_ = *gbps;
+  }
   const char* visible_env = std::getenv("CUDA_VISIBLE_DEVICES");
   visible_ = ParseVisibleDevices(
       visible_env ? std::optional<std::string_view>(visible_env) : std::nullopt, physical_);
@@ -551,10 +563,11 @@ Op KernelOp(const KernelModel& model, uint64_t blocks, const Stream* stream) {
 }
 
 Op CollectiveOp(const KernelModel& model, uint64_t blocks, const Stream* stream, int32_t slot,
-                uint32_t rank, uint64_t seq, double transfer_ns) {
+                uint32_t rank, uint64_t seq, double transfer_ns, double spanning_ns) {
   Op op = KernelOp(model, blocks, stream);
   op.kind = OpKind::kCollectiveWaiting;
   op.remaining_ns = transfer_ns;
+  op.spanning_ns = spanning_ns;
   op.event_slot = slot;
   op.event_generation = rank;
   op.collective_seq = seq;

@@ -255,6 +255,8 @@ class Driver {
                           uint64_t* seq);
   // SIMGPU_LINK_GBPS, or the default (collective_cost.h).
   double link_gbps() const { return link_gbps_; }
+  // SIMGPU_FABRIC_GBPS, or the default (collective_cost.h).
+  double fabric_gbps() const { return fabric_gbps_; }
   // Whether [ptr, ptr + bytes) lies in one allocation, or in mapped virtual
   // memory that grants read (or, with `write`, read-write) access.
   bool Contains(CUdeviceptr ptr, size_t bytes, bool write = false);
@@ -300,6 +302,7 @@ class Driver {
   std::vector<MemPool*> default_pools_;  // by ordinal
   uint64_t next_allocation_id_ = 1;
   double link_gbps_ = 0;
+  double fabric_gbps_ = 0;
   // This process's ranks of collective groups: (group, rank) -> slot and launches.
   struct CollectiveMembership {
     int32_t slot;
@@ -353,9 +356,10 @@ uint64_t EnqueueBlocking(Stream* stream, const Op& op);
 // The queued work of a launch of `blocks` blocks of `model` on `stream`'s device.
 Op KernelOp(const KernelModel& model, uint64_t blocks, const Stream* stream);
 // The queued work of collective `seq` of rank `rank` of the group in `slot`:
-// it waits for the other ranks, then transfers for `transfer_ns`.
+// it waits for the other ranks, then transfers for `transfer_ns`, or for
+// `spanning_ns` if the group's ranks are on more than one node.
 Op CollectiveOp(const KernelModel& model, uint64_t blocks, const Stream* stream, int32_t slot,
-                uint32_t rank, uint64_t seq, double transfer_ns);
+                uint32_t rank, uint64_t seq, double transfer_ns, double spanning_ns);
 // Records `e` on `stream` (not capturing): it completes when the stream reaches it.
 void RecordEvent(Event* e, Stream* stream);
 // Waits for every op enqueued on `stream` so far.

@@ -55,9 +55,14 @@ CUresult LaunchCollective(const Function& fn, uint64_t blocks, Stream* stream, v
   simgpu::Driver& driver = simgpu::Driver::Get();
   if (CUresult rc = driver.NextCollective(stream->ctx->dev, args, &slot, &seq); rc != CUDA_SUCCESS)
     return rc;
-  const double transfer_ns = simgpu::AllReduceNs(args.bytes, args.nranks, driver.link_gbps());
-  simgpu::EnqueueBlocking(
-      stream, simgpu::CollectiveOp(fn.model, blocks, stream, slot, args.rank, seq, transfer_ns));
+  // Which of the two the ring takes is known once every rank has joined.
+  const double link = driver.link_gbps(), fabric = driver.fabric_gbps();
+  const double within_ns =
+      simgpu::AllReduceNs(args.bytes, args.nranks, simgpu::RingGbps(link, fabric, false));
+  const double spanning_ns =
+      simgpu::AllReduceNs(args.bytes, args.nranks, simgpu::RingGbps(link, fabric, true));
+  simgpu::EnqueueBlocking(stream, simgpu::CollectiveOp(fn.model, blocks, stream, slot, args.rank,
+                                                       seq, within_ns, spanning_ns));
   return CUDA_SUCCESS;
 }
 

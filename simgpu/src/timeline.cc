@@ -46,9 +46,10 @@ bool IsCollective(OpKind kind) {
 
 // A waiting collective at the head of `c` at time `t`: reports its arrival
 // once, then asks when every rank will have arrived. Once that time has come it
-// becomes the transfer, less the link time since the release if the release is
-// learned late (another rank's arrival is recorded when its device is next
-// simulated, which may be after this device passed the release).
+// becomes the transfer (over the fabric if the group spans nodes), less the
+// link time since the release if the release is learned late (another rank's
+// arrival is recorded when its device is next simulated, which may be after
+// this device passed the release).
 template <typename Sink>
 void ResolveWaitingCollective(QueueCursor& c, double t, Sink& sink) {
   Op& op = c.Head();
@@ -67,6 +68,7 @@ void ResolveWaitingCollective(QueueCursor& c, double t, Sink& sink) {
     return;
   }
   op.kind = OpKind::kCollectiveTransfer;
+  if (sink.SpansNodes(c, op)) op.remaining_ns = op.spanning_ns;
   op.remaining_ns = std::max(0.0, op.remaining_ns - (t - r));
 }
 
@@ -175,6 +177,9 @@ class StateSink {
     if (bus_ == nullptr) return std::nullopt;
     return bus_->Release(op.event_slot, op.event_generation, op.collective_seq, std::llround(t));
   }
+  bool SpansNodes(const QueueCursor&, const Op& op) {
+    return bus_ != nullptr && bus_->SpansNodes(op.event_slot);
+  }
 
   void Complete(QueueCursor& c, const Op& op, double t) {
     StreamSlot& slot = s_.streams[c.stream];
@@ -253,6 +258,9 @@ class ProjectionSink {
       release = bus_->Release(op.event_slot, op.event_generation, op.collective_seq, std::llround(t));
     if (!release.has_value()) blocked = {op.event_slot, op.collective_seq};
     return release;
+  }
+  bool SpansNodes(const QueueCursor&, const Op& op) {
+    return bus_ != nullptr && bus_->SpansNodes(op.event_slot);
   }
   void Complete(QueueCursor&, const Op&, double) {}
   void Interval(const std::vector<RunningItem>&, const std::vector<double>&, double) {}

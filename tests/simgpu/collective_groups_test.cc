@@ -1,9 +1,14 @@
 // The collective groups in shared memory: joining checks names, sizes and who
 // holds a rank; a rank of a process that has exited is taken over afresh; a
-// collective is released at the last rank's arrival, and not before.
+// collective is released at the last rank's arrival, and not before. With a
+// fabric, groups live in <fabric>/collectives: nodes' views of one file see
+// each other's ranks, know when a group spans nodes, and simulate only their
+// own node's devices.
 #include "simgpu/src/collective_groups.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,6 +116,102 @@ TEST_F(CollectiveGroupsTest, ARankOfAnExitedProcessIsTakenOverAndStartsAgain) {
   const int h = groups_->Join("resized", 0, 2, dead, 12345, 0, &error);
   ASSERT_GE(h, 0) << error;
   EXPECT_EQ(Join("resized", 0, 3, &error), h);
+}
+
+TEST(CollectiveGroupsPathTest, AFabricHoldsTheGroupsInsteadOfDevShm) {
+  EXPECT_EQ(CollectiveGroupsPath("ns"), "/dev/shm/ns-collectives");
+  EXPECT_EQ(CollectiveGroupsPath("ns", "/shared/fabric"), "/shared/fabric/collectives");
+  // A node is the namespace on a host: the cluster's nodes share the namespace.
+  EXPECT_NE(NodeId("simgpu-0", "node1"), NodeId("simgpu-0", "node2"));
+  EXPECT_NE(NodeId("ns-a", "host"), NodeId("ns-b", "host"));
+  EXPECT_EQ(NodeId("ns", "host"), NodeId("ns", "host"));
+}
+
+// A temporary fabric directory, removed with its groups file.
+class FabricTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char dir[] = "/tmp/iashim-fabric-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    dir_ = dir;
+  }
+  void TearDown() override {
+    unsetenv("SIMGPU_FABRIC");
+    ::unlink((dir_ + "/collectives").c_str());
+    ::rmdir(dir_.c_str());
+  }
+  std::unique_ptr<CollectiveGroups> OpenNode(uint64_t node) {
+    std::string error;
+    std::unique_ptr<CollectiveGroups> g =
+        CollectiveGroups::OpenAt(CollectiveGroupsPath("unused", dir_), node, &error);
+    EXPECT_NE(g, nullptr) << error;
+    return g;
+  }
+  std::string dir_;
+  int32_t pid_ = static_cast<int32_t>(getpid());
+  uint64_t start_ = SelfStartTicks();
+};
+
+TEST_F(FabricTest, RanksOnTwoNodesMeetAndTheGroupSpansNodes) {
+  const uint64_t node_a = NodeId("ns", "node-a"), node_b = NodeId("ns", "node-b");
+  std::unique_ptr<CollectiveGroups> a = OpenNode(node_a), b = OpenNode(node_b);
+  ASSERT_TRUE(a && b);
+  std::string error;
+  // "dp": ranks 0, 1 on node a's devices 0, 1; ranks 2, 3 on node b's 0, 1.
+  const int g = a->Join("dp", 0, 4, pid_, start_, 0, &error);
+  ASSERT_GE(g, 0) << error;
+  ASSERT_EQ(a->Join("dp", 1, 4, pid_, start_, 1, &error), g) << error;
+  ASSERT_EQ(b->Join("dp", 2, 4, pid_, start_, 0, &error), g) << error;
+  ASSERT_EQ(b->Join("dp", 3, 4, pid_, start_, 1, &error), g) << error;
+  EXPECT_TRUE(a->SpansNodes(g));
+  EXPECT_TRUE(b->SpansNodes(g));
+  // Each node simulates only its own ranks' devices: the same device numbers
+  // on the other node are another node's GPUs.
+  a->Arrive(g, 0, 1, 100);
+  b->Arrive(g, 2, 1, 200);
+  EXPECT_EQ(a->DevicesBehind(g, 1), std::vector<int>{1});
+  EXPECT_EQ(b->DevicesBehind(g, 1), std::vector<int>{1});
+  a->Arrive(g, 1, 1, 300);
+  EXPECT_TRUE(a->DevicesBehind(g, 1).empty());
+  EXPECT_FALSE(a->Release(g, 0, 1, 0).has_value());
+  b->Arrive(g, 3, 1, 400);
+  EXPECT_EQ(a->Release(g, 0, 1, 0), 400);
+  EXPECT_EQ(b->Release(g, 2, 1, 0), 400);
+  // A group within node b keeps to it.
+  const int h = b->Join("local", 0, 2, pid_, start_, 2, &error);
+  ASSERT_GE(h, 0) << error;
+  ASSERT_EQ(b->Join("local", 1, 2, pid_, start_, 3, &error), h) << error;
+  EXPECT_FALSE(a->SpansNodes(h));
+  EXPECT_FALSE(b->SpansNodes(h));
+  EXPECT_TRUE(a->DevicesBehind(h, 1).empty());  // node a has none of its devices
+  EXPECT_EQ(b->DevicesBehind(h, 1), (std::vector<int>{2, 3}));
+}
+
+TEST_F(FabricTest, SimgpuFabricPutsTheNamespacesGroupsInTheDirectory) {
+  const std::string ns = iashim_test::UniqueNamespace("fabric-env");
+  ASSERT_EQ(setenv("SIMGPU_FABRIC", dir_.c_str(), 1), 0);
+  NamespaceCollectives collectives(ns);
+  ASSERT_NE(collectives.Get(), nullptr);
+  struct stat st;
+  EXPECT_EQ(::stat((dir_ + "/collectives").c_str(), &st), 0);
+  EXPECT_NE(::stat(CollectiveGroupsPath(ns).c_str(), &st), 0) << "nothing in /dev/shm";
+}
+
+TEST_F(FabricTest, ABadSimgpuFabricIsReportedAndCollectivesCannotComplete) {
+  const std::string ns = iashim_test::UniqueNamespace("fabric-bad");
+  ASSERT_EQ(setenv("SIMGPU_FABRIC", "relative/fabric", 1), 0);
+  ::testing::internal::CaptureStderr();
+  NamespaceCollectives first(ns), second(ns);
+  EXPECT_EQ(first.Get(), nullptr);
+  EXPECT_EQ(second.Get(), nullptr);  // a second device of the process: said once
+  EXPECT_FALSE(first.Release(0, 0, 1, 0).has_value());
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err,
+            "simgpu: SIMGPU_FABRIC='relative/fabric' is invalid: not an absolute path: give the "
+            "absolute path of an existing, writable directory that the nodes share, or unset it; "
+            "collectives cannot complete\n");
+  struct stat st;
+  EXPECT_NE(::stat(CollectiveGroupsPath(ns).c_str(), &st), 0) << "no fallback to /dev/shm";
 }
 
 }  // namespace

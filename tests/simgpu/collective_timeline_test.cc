@@ -1,7 +1,8 @@
 // Collectives on the device timeline: a rank's all-reduce waits for the other
 // ranks' arrivals, then transfers; it completes at the last arrival plus the
 // transfer, on every rank, whichever device is simulated first; a projection
-// cannot end while a rank is missing; waiting holds SMs but does no work.
+// cannot end while a rank is missing; waiting holds SMs but does no work; a
+// group whose ranks span nodes transfers for its spanning time.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -15,10 +16,12 @@
 namespace simgpu {
 namespace {
 
-// The rendezvous in plain memory: group 0 of `nranks` ranks.
+// The rendezvous in plain memory: group 0 of `nranks` ranks, on one node
+// unless `spans_nodes`.
 class FakeBus : public CollectiveBus {
  public:
-  explicit FakeBus(uint32_t nranks) : nranks_(nranks) {}
+  explicit FakeBus(uint32_t nranks, bool spans_nodes = false)
+      : nranks_(nranks), spans_nodes_(spans_nodes) {}
   void Arrive(int32_t, uint32_t rank, uint64_t seq, int64_t t_ns) override {
     arrivals_.emplace(std::make_pair(rank, seq), t_ns);  // the first report counts
   }
@@ -36,6 +39,7 @@ class FakeBus : public CollectiveBus {
     }
     return last;
   }
+  bool SpansNodes(int32_t) override { return spans_nodes_; }
   std::optional<int64_t> ArrivalOf(uint32_t rank, uint64_t seq) const {
     auto it = arrivals_.find({rank, seq});
     if (it == arrivals_.end()) return std::nullopt;
@@ -44,6 +48,7 @@ class FakeBus : public CollectiveBus {
 
  private:
   uint32_t nranks_;
+  bool spans_nodes_;
   std::map<std::pair<uint32_t, uint64_t>, int64_t> arrivals_;
 };
 
@@ -74,10 +79,12 @@ Op Kernel(double ms) {
   return op;
 }
 
-Op AllReduce(uint32_t rank, uint64_t seq, double transfer_ms) {
+// Its transfer takes `transfer_ms`, or `spanning_ms` if the group spans nodes.
+Op AllReduce(uint32_t rank, uint64_t seq, double transfer_ms, double spanning_ms = -1) {
   Op op{};
   op.kind = OpKind::kCollectiveWaiting;
   op.remaining_ns = transfer_ms * 1e6;
+  op.spanning_ns = (spanning_ms < 0 ? transfer_ms : spanning_ms) * 1e6;
   op.mem_intensity = 0.1f;
   op.sm_fill = 0.05f;
   op.event_slot = 0;
@@ -173,6 +180,35 @@ TEST(CollectiveTimelineTest, OneRankCompletesAtOnce) {
   Advance(*a.state, 1, params, &bus);
   EXPECT_EQ(a.state->streams[a.stream].completed, 1u);
   EXPECT_EQ(a.state->procs[a.proc].kernels_completed, 1u);
+}
+
+// The same two ranks, within a node and across nodes: the transfer after the
+// last arrival (10 ms) is the link's 5 ms or the fabric's 40 ms, on both ranks.
+TEST(CollectiveTimelineTest, AGroupSpanningNodesTransfersForItsSpanningTime) {
+  for (const bool spans : {false, true}) {
+    FakeBus bus(2, spans);
+    InterferenceParams params;
+    Device a, b;
+    uint64_t seq = 0;
+    ASSERT_TRUE(Enqueue(*a.state, a.stream, AllReduce(0, 1, 5, 40), &seq));
+    ASSERT_TRUE(Enqueue(*b.state, b.stream, Kernel(10), nullptr));
+    ASSERT_TRUE(Enqueue(*b.state, b.stream, AllReduce(1, 1, 5, 40), nullptr));
+    const int64_t end = (spans ? 50 : 15) * kMs;
+    Advance(*a.state, 1 * kMs, params, &bus);
+    Advance(*b.state, end - 1, params, &bus);
+    EXPECT_EQ(b.state->streams[b.stream].completed, 1u) << "spans " << spans;
+    Advance(*b.state, end, params, &bus);
+    EXPECT_EQ(b.state->streams[b.stream].completed, 2u) << "spans " << spans;
+    // Rank 0 learns of the release late: projected and simulated, it ends
+    // with rank 1.
+    PendingWork work;
+    SnapshotPendingWork(*a.state, work);
+    EXPECT_EQ(ProjectCompletion(work, a.stream, seq, params, &bus), end) << "spans " << spans;
+    Advance(*a.state, end - 1, params, &bus);
+    EXPECT_EQ(a.state->streams[a.stream].completed, 0u) << "spans " << spans;
+    Advance(*a.state, end, params, &bus);
+    EXPECT_EQ(a.state->streams[a.stream].completed, 1u) << "spans " << spans;
+  }
 }
 
 TEST(CollectiveTimelineTest, WithoutABusACollectiveWaitsForEver) {

@@ -1,6 +1,11 @@
 #include "simgpu/src/config_parse.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
 
 namespace simgpu {
 namespace {
@@ -83,6 +88,34 @@ TEST(ValidNamespace, Characters) {
   EXPECT_FALSE(ValidNamespace(""));
   EXPECT_FALSE(ValidNamespace("a/b"));
   EXPECT_FALSE(ValidNamespace(std::string(65, 'a')));
+}
+
+TEST(ParseFabricGbps, TheLinksRange) {
+  EXPECT_EQ(ParseFabricGbps("12.5"), 12.5);
+  EXPECT_EQ(ParseFabricGbps(" 0.01 "), 0.01);
+  EXPECT_FALSE(ParseFabricGbps("0").has_value());
+  EXPECT_FALSE(ParseFabricGbps("100001").has_value());
+  EXPECT_FALSE(ParseFabricGbps("fast").has_value());
+}
+
+TEST(FabricDirProblem, AnExistingWritableAbsoluteDirectory) {
+  char dir[] = "/tmp/iashim-fabric-parse-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string file = std::string(dir) + "/file";
+  { std::ofstream(file) << "x"; }
+  EXPECT_EQ(FabricDirProblem(dir), "");
+  EXPECT_EQ(FabricDirProblem(""), "not an absolute path");
+  EXPECT_EQ(FabricDirProblem("tmp/fabric"), "not an absolute path");
+  EXPECT_EQ(FabricDirProblem(std::string(dir) + "/missing"), "no such directory");
+  EXPECT_EQ(FabricDirProblem(file), "not a directory");
+  EXPECT_EQ(FabricDirProblem("/" + std::string(4000, 'a')), "longer than 4000 characters");
+  if (geteuid() != 0) {  // root may write anywhere
+    ASSERT_EQ(chmod(dir, 0500), 0);
+    EXPECT_EQ(FabricDirProblem(dir).rfind("not writable", 0), 0u) << FabricDirProblem(dir);
+    chmod(dir, 0700);
+  }
+  ::unlink(file.c_str());
+  ::rmdir(dir);
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <utility>
 
 #include "bench/fakejob/model_profile.h"
 #include "bench/predict/profile_job.h"
@@ -101,6 +103,66 @@ TEST(SimulatedThroughputs, AGangRunsItsSoloStepPlusTheAllReduceOnEachOfItsGpus) 
     }
   }
   EXPECT_GE(gangs, 10);  // every one of the five Gavel types has its gradients
+}
+
+// A gang of more ranks than a node has GPUs spans nodes: its ring runs at the
+// lesser of the links and the fabric between nodes (simgpu's
+// SIMGPU_FABRIC_GBPS); gangs within a node are written as without a fabric.
+TEST(SimulatedThroughputs, AGangSpanningNodesAllReducesOverTheFabric) {
+  constexpr double kLinkGbps = 4;
+  const SimulatedThroughputsOptions within = {.models_dir = kModels,
+                                              .seconds = 6,
+                                              .warmup_s = 1,
+                                              .link_gbps = kLinkGbps,
+                                              .gpus_per_node = 64,
+                                              .gang_sizes = {2, 4, 8, 16, 32}};
+  SimulatedThroughputsOptions slow_fabric = within;
+  slow_fabric.gpus_per_node = 4;
+  slow_fabric.fabric_gbps = 1;
+  SimulatedThroughputsOptions fast_fabric = slow_fabric;
+  fast_fabric.fabric_gbps = 100;  // the links are then the slowest hop
+  std::map<double, cs::GavelThroughputs> sims;
+  for (const SimulatedThroughputsOptions& o : {within, slow_fabric, fast_fabric}) {
+    const absl::StatusOr<std::string> json = SimulatedThroughputsJson(o);
+    ASSERT_TRUE(json.ok()) << json.status();
+    absl::StatusOr<cs::GavelThroughputs> sim =
+        cs::ParseGavelThroughputs(*json, "v100", "simulated");
+    ASSERT_TRUE(sim.ok()) << sim.status();
+    sims.emplace(o.gpus_per_node == 64 ? 0 : o.fabric_gbps, *std::move(sim));
+  }
+  const absl::StatusOr<std::vector<MappedProfile>> mapped =
+      ReadGavelMap(kModels + "/gavel_map.txt");
+  ASSERT_TRUE(mapped.ok()) << mapped.status();
+  int gangs = 0;
+  for (const MappedProfile& m : *mapped) {
+    if (m.gavel_key.empty()) continue;
+    const absl::StatusOr<fakejob::ModelProfile> profile =
+        fakejob::LoadModelProfile(kModels + "/" + m.model + ".model");
+    ASSERT_TRUE(profile.ok()) << profile.status();
+    if (profile->gradient_bytes == 0) continue;
+    const absl::StatusOr<cs::JobType> one = cs::ParseJobTypeKey(m.gavel_key);
+    ASSERT_TRUE(one.ok()) << one.status();
+    const double solo = *sims.at(0).Solo(*one);
+    for (int k : {2, 4, 8, 16, 32}) {
+      const cs::JobType gang = {.name = one->name, .scale = k};
+      const std::optional<double> linked = sims.at(0).Solo(gang);
+      const std::optional<double> slow = sims.at(1).Solo(gang);
+      const std::optional<double> fast = sims.at(100).Solo(gang);
+      ASSERT_TRUE(linked && slow && fast) << m.model << " on " << k;
+      const double gbps = k > 4 ? 1 : kLinkGbps;
+      const double all_reduce_s =
+          2.0 * (k - 1) * (double(profile->gradient_bytes) / k / (gbps * 1e9) + 5e-6);
+      EXPECT_NEAR(*slow, k / (1 / solo + all_reduce_s), *slow * 1e-9) << m.model << " on " << k;
+      if (k <= 4) {
+        EXPECT_EQ(*slow, *linked) << m.model << " on " << k;
+      } else {
+        EXPECT_LT(*slow, *linked) << m.model << " on " << k;
+      }
+      EXPECT_EQ(*fast, *linked) << m.model << " on " << k;
+      ++gangs;
+    }
+  }
+  EXPECT_GE(gangs, 25);  // every one of the five Gavel types, at every size
 }
 
 TEST(SimulatedThroughputs, ABadMapSaysWhereAndNoMapSaysWhich) {

@@ -2,7 +2,9 @@
 // runs them: each rank's collective kernel ends when the last rank has reached
 // it plus the ring transfer, in every rank alike, whether the ranks are
 // processes (torchrun) or devices of one process. The parent only
-// orchestrates; each child reports through its exit status and a pipe.
+// orchestrates; each child reports through its exit status and a pipe. With
+// SIMGPU_FABRIC, ranks on different simulated nodes (namespaces) meet too, and
+// their ring runs at the fabric's bandwidth.
 #include <cuda.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -214,6 +217,120 @@ TEST_F(CollectiveProcessesTest, BadArgumentsAreRefusedAtLaunch) {
     return cuStreamSynchronize(r.stream) == CUDA_SUCCESS ? 0 : 16;
   });
   EXPECT_EQ(ExitStatus(job), 0);
+}
+
+// Two simulated nodes on this machine: two namespaces, each with its own
+// GPUs, sharing a fabric directory.
+class FabricProcessesTest : public CollectiveProcessesTest {
+ protected:
+  void SetUp() override {
+    CollectiveProcessesTest::SetUp();
+    char dir[] = "/tmp/iashim-fabric-proc-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    fabric_ = dir;
+    setenv("SIMGPU_FABRIC", fabric_.c_str(), 1);
+    setenv("SIMGPU_FABRIC_GBPS", "1", 1);
+  }
+  void TearDown() override {
+    unsetenv("SIMGPU_FABRIC");
+    unsetenv("SIMGPU_FABRIC_GBPS");
+    iashim_test::RemoveSimulatedDevices(ns_ + "-b");
+    ::unlink((fabric_ + "/collectives").c_str());
+    ::rmdir(fabric_.c_str());
+    CollectiveProcessesTest::TearDown();
+  }
+  // Reads what a child wrote on `fd` until it closes it, waiting at most 30 s.
+  static std::string ReadAll(int fd) {
+    std::string text;
+    for (int i = 0; i < 64; ++i) {
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, 30'000) != 1) break;
+      char buf[512];
+      const ssize_t n = read(fd, buf, sizeof(buf));
+      if (n <= 0) break;
+      text.append(buf, size_t(n));
+    }
+    return text;
+  }
+  std::string fabric_;
+};
+
+// Rank 0 in this test's namespace and rank 1 in another, both on their
+// node's device 0, as Slurm places a job's ranks on two nodes. They complete
+// the same all-reduces together, each step taking at least the compute and
+// the ring at the fabric's 1 GB/s (the links would take a tenth of that).
+TEST_F(FabricProcessesTest, RanksInTwoNamespacesMeetOverTheFabric) {
+  const std::string other = ns_ + "-b";
+  const pid_t a = Spawn([&] { return RankProcess(0, "compute_5ms", -1, -1, spans_[1]); });
+  const pid_t b = Spawn([&] {
+    setenv("SIMGPU_NAMESPACE", other.c_str(), 1);
+    Rank r;
+    if (!r.Open(0)) return 10;
+    for (int step = 0; step < 2; ++step) {
+      simgpu_collective_args args = Args("dp-job", 1, 2, kBytes);
+      if (r.Step("compute_5ms", &args) != CUDA_SUCCESS) return 12;
+      const long us = r.SpanUs();
+      if (us < 0 || write(go_[1], &us, sizeof(us)) != sizeof(us)) return 14;
+    }
+    return 0;
+  });
+  // 2 steps of 50 MB at 1 GB/s, 5 us each.
+  const double fabric_ms = 2 * (50.0 + 0.005);
+  for (int step = 0; step < 2; ++step) {
+    const long a_us = ReadSpanUs(spans_[0]);
+    const long b_us = ReadSpanUs(go_[0]);
+    ASSERT_GT(a_us, 0) << "rank 0 failed, step " << step;
+    ASSERT_GT(b_us, 0) << "rank 1 failed, step " << step;
+    EXPECT_GE(a_us, fabric_ms * 1000 - 100) << "step " << step;
+    EXPECT_GE(b_us, fabric_ms * 1000 - 100) << "step " << step;
+  }
+  EXPECT_EQ(ExitStatus(a), 0);
+  EXPECT_EQ(ExitStatus(b), 0);
+}
+
+TEST_F(FabricProcessesTest, ABadFabricRefusesCollectivesAndSaysWhy) {
+  int err[2];
+  ASSERT_EQ(pipe(err), 0);
+  const std::string missing = fabric_ + "/missing";
+  const pid_t job = Spawn([&] {
+    dup2(err[1], 2);
+    close(err[0]);
+    close(err[1]);
+    setenv("SIMGPU_FABRIC", missing.c_str(), 1);
+    Rank r;
+    if (!r.Open(0)) return 10;
+    simgpu_collective_args args = Args("dp-job", 0, 2, kBytes);
+    // The collective is refused at launch, as when its groups cannot be
+    // mapped; the kernel before it runs.
+    if (r.Step("compute_5ms", &args) != CUDA_ERROR_INVALID_VALUE) return 11;
+    return cuStreamSynchronize(r.stream) == CUDA_SUCCESS ? 0 : 12;
+  });
+  close(err[1]);
+  const std::string text = ReadAll(err[0]);
+  close(err[0]);
+  EXPECT_EQ(ExitStatus(job), 0);
+  EXPECT_NE(text.find("simgpu: SIMGPU_FABRIC='" + missing +
+                      "' is invalid: no such directory: give the absolute path of an existing, "
+                      "writable directory that the nodes share, or unset it"),
+            std::string::npos)
+      << text;
+}
+
+TEST_F(FabricProcessesTest, ABadFabricBandwidthFailsCuInit) {
+  int err[2];
+  ASSERT_EQ(pipe(err), 0);
+  const pid_t job = Spawn([&] {
+    dup2(err[1], 2);
+    close(err[0]);
+    close(err[1]);
+    setenv("SIMGPU_FABRIC_GBPS", "0", 1);
+    return cuInit(0) == CUDA_ERROR_INVALID_VALUE ? 0 : 10;
+  });
+  close(err[1]);
+  const std::string text = ReadAll(err[0]);
+  close(err[0]);
+  EXPECT_EQ(ExitStatus(job), 0);
+  EXPECT_NE(text.find("SIMGPU_FABRIC_GBPS='0' is invalid"), std::string::npos) << text;
 }
 
 }  // namespace
