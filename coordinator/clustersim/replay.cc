@@ -100,17 +100,23 @@ absl::StatusOr<PolicyRun> RunPolicy(std::string_view name, const PreparedJobs& p
 PreparedJobs PrepareJobs(std::span<const TraceJob> trace, const GavelThroughputs& truth,
                          const SimConfig& sim, double arrival_scale, int guaranteed_every) {
   PreparedJobs out;
-  const int largest_node = std::min(sim.gpus, sim.gpus_per_node);
+  // A job wider than a node runs on k / gpus_per_node whole nodes (Simulate);
+  // a partial last node takes none of it.
+  const int per_node = std::max(1, sim.gpus_per_node);
+  const int largest_node = std::min(sim.gpus, per_node);
+  const int whole_node_gpus = sim.gpus / per_node * per_node;
   for (const TraceJob& t : trace) {
+    const int k = t.type.scale;
     if (!truth.Solo(t.type).has_value()) {
       ++out.skipped;
-      continue;
+    } else if (k > per_node && k % per_node != 0) {
+      ++out.not_whole_nodes;
+    } else if (k > (k > per_node ? whole_node_gpus : largest_node)) {
+      ++out.wider_than_cluster;
+    } else {
+      out.jobs.push_back(
+          {t.id, t.type, static_cast<double>(t.total_steps), t.arrival_s / arrival_scale});
     }
-    if (t.type.scale > largest_node) {
-      ++out.unplaceable;
-      continue;
-    }
-    out.jobs.push_back({t.id, t.type, static_cast<double>(t.total_steps), t.arrival_s / arrival_scale});
   }
   // The trace is in arrival order already; stable_sort keeps it so for any input.
   std::stable_sort(out.jobs.begin(), out.jobs.end(),
@@ -133,7 +139,8 @@ absl::StatusOr<std::vector<PolicyRun>> Replay(const PreparedJobs& prepared,
     if (!run.ok()) return run.status();
     run->summary.later_than_exclusive = CountLaterThan(run->jobs, exclusive->jobs);
     run->summary.skipped = prepared.skipped;
-    run->summary.unplaceable = prepared.unplaceable;
+    run->summary.not_whole_nodes = prepared.not_whole_nodes;
+    run->summary.wider_than_cluster = prepared.wider_than_cluster;
     run->summary.arrival_scale = options.arrival_scale;
     run->summary.seed = options.seed;
     runs.push_back(std::move(*run));

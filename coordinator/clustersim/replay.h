@@ -45,7 +45,13 @@ struct ReplayOptions {
 struct PreparedJobs {
   std::vector<SimJob> jobs;  // in arrival order
   int64_t skipped = 0;       // no solo throughput for the type at its scale
-  int64_t unplaceable = 0;   // more GPUs than the largest node
+  // Left out by the cluster's shape (SimConfig): wider than a node and not
+  // a multiple of gpus_per_node (Slurm would run it on whole nodes only);
+  // and more GPUs than the cluster's whole nodes hold (or, up to a node, than
+  // its largest node).
+  int64_t not_whole_nodes = 0;
+  int64_t wider_than_cluster = 0;
+  int64_t unplaceable() const { return not_whole_nodes + wider_than_cluster; }
 };
 
 PreparedJobs PrepareJobs(std::span<const TraceJob> trace, const GavelThroughputs& truth,

@@ -39,7 +39,11 @@ struct PolicySummary {
   std::string policy;
   int64_t jobs = 0;
   int64_t skipped = 0;      // no solo throughput for (type, scale) in the file
-  int64_t unplaceable = 0;  // more GPUs than a node has
+  // Left out by the cluster's shape (PreparedJobs): wider than a node and
+  // not whole nodes of it; wider than the cluster. JSON and CSV also give
+  // their sum as `unplaceable`.
+  int64_t not_whole_nodes = 0;
+  int64_t wider_than_cluster = 0;
   int gpus = 0;
   double arrival_scale = 1;
   uint64_t seed = 0;

@@ -20,6 +20,7 @@ const char* const kSummaryFields[] = {
     "makespan_s",     "gpu_util",      "mean_slowdown", "p99_slowdown",        "later_than_exclusive",
     "shared_jobs",    "pair_starts",   "place_calls",   "predictor_mae", "predictor_predictions",
     "gpu_hours",      "energy_kwh",    "energy_per_job_kwh",
+    "not_whole_nodes", "wider_than_cluster",  // unplaceable's two reasons
 };
 
 nlohmann::json Number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
@@ -60,7 +61,9 @@ nlohmann::json SummaryJson(const PolicySummary& s) {
   j["policy"] = s.policy;
   j["jobs"] = s.jobs;
   j["skipped"] = s.skipped;
-  j["unplaceable"] = s.unplaceable;
+  j["unplaceable"] = s.not_whole_nodes + s.wider_than_cluster;
+  j["not_whole_nodes"] = s.not_whole_nodes;
+  j["wider_than_cluster"] = s.wider_than_cluster;
   j["gpus"] = s.gpus;
   j["arrival_scale"] = Number(s.arrival_scale);
   j["seed"] = s.seed;
@@ -108,8 +111,10 @@ std::string SummaryTable(std::span<const PolicyRun> runs) {
     const PolicySummary& s = runs.front().summary;
     absl::StrAppendFormat(&out,
                           "%d GPUs, arrival scale %g, seed %d; %d trace jobs skipped (no solo "
-                          "throughput), %d unplaceable (larger than a node)\n",
-                          s.gpus, s.arrival_scale, s.seed, s.skipped, s.unplaceable);
+                          "throughput), %d left out as not whole nodes (wider than a node, not a "
+                          "multiple of its GPUs), %d as wider than the cluster\n",
+                          s.gpus, s.arrival_scale, s.seed, s.skipped, s.not_whole_nodes,
+                          s.wider_than_cluster);
   }
   return out;
 }

@@ -117,6 +117,25 @@ class Simulation {
   // The jobs running on `gpu` other than `job` (a waiting gang does not run).
   std::vector<int> CoRunners(int job, int gpu) const;
   bool IsGang(int job) const { return jobs_[job].type.scale > 1; }
+  // A gang wider than a node: k / gpus_per_node whole nodes, all of each
+  // node's GPUs (Init checks k is a multiple), as Slurm runs
+  // `srun -N k/g -n k --gres=gpu:g`.
+  bool SpansNodes(int job) const { return jobs_[job].type.scale > config_.gpus_per_node; }
+  int NodesOf(int job) const {
+    return SpansNodes(job) ? jobs_[job].type.scale / config_.gpus_per_node : 1;
+  }
+  // Its tasks on each of its nodes, a CPU each (SimConfig::cpus_per_node).
+  int TasksPerNode(int job) const {
+    return SpansNodes(job) ? config_.gpus_per_node : jobs_[job].type.scale;
+  }
+  // Whether `node` is free for the gang `job` across nodes in Slurm's
+  // accounting: a whole node, not reserved for another job, and all its
+  // GPUs empty; with gangs_take_busy_gpus (shards), no GPU of it another
+  // gang's and CPUs left for g tasks, the rule single-node gangs follow there.
+  bool NodeFreeFor(int job, int node) const;
+  // The GPUs of the lowest-numbered NodesOf(job) nodes free for `job`
+  // (Slurm's select/cons_tres), in node order; empty when fewer are free.
+  std::vector<int> SlurmNodes(int job) const;
   bool HoldsAGang(int gpu) const {
     return std::any_of(on_gpu_[gpu].begin(), on_gpu_[gpu].end(),
                        [&](int j) { return IsGang(j); });
@@ -144,6 +163,8 @@ class Simulation {
   // Whether any GPU `job` could possibly be given is open now (a cheap
   // filter before asking the policy; the policy still decides).
   bool MightFit(int job) const;
+  // Reserves for the gang `job` the node (a gang across nodes: the
+  // NodesOf(job) whole nodes) with the most empty GPUs, then the lowest.
   void Reserve(int job);
   // A gang at the head of the queue that cannot start, when none holds a
   // reservation and reservations are on.
@@ -153,7 +174,7 @@ class Simulation {
   }
   void AddToStates(int gpu, const PlacedJob& placed);
   void RemoveFromStates(int gpu, const std::string& id);
-  bool Hidden(int gpu) const { return reserved_node_ >= 0 && node_of_[gpu] == reserved_node_; }
+  bool Hidden(int gpu) const { return reserving_job_ >= 0 && reserved_[node_of_[gpu]]; }
   void StateChanged() { std::fill(queued_kind_.begin(), queued_kind_.end(), false); }
 
   std::span<const SimJob> jobs_;
@@ -198,10 +219,10 @@ class Simulation {
   double total_occupancy_ = 0;
 
   ClusterState full_;  // what the oldest job (holding a reservation) sees
-  ClusterState view_;  // everything but the reserved node: what the rest see
+  ClusterState view_;  // everything but the reserved nodes: what the rest see
   // Gangs only: what a gang sees when it may take GPUs one-GPU jobs hold.
   ClusterState gangs_view_;
-  int reserved_node_ = -1;
+  std::vector<char> reserved_;  // per node: reserved for reserving_job_
   int reserving_job_ = -1;
 
   std::vector<int> waiting_;  // arrival order
@@ -236,6 +257,10 @@ absl::Status Simulation::Init() {
   view_ = full_;
   gangs_view_ = full_;
   cpus_used_.assign(node_gpus_.size(), 0);
+  reserved_.assign(node_gpus_.size(), 0);
+  const int per_node = config_.gpus_per_node;
+  const int whole_nodes = config_.gpus / per_node;  // a partial last node takes no wide gang
+  const int largest_node = static_cast<int>(node_gpus_.front().size());
   on_gpu_.assign(config_.gpus, {});
   occupancy_.assign(config_.gpus, 0);
   busy_.assign(config_.gpus, 0);
@@ -264,10 +289,20 @@ absl::Status Simulation::Init() {
       return absl::InvalidArgumentError(
           Cat("job ", job.id, ": no solo throughput for ", JobTypeKey(job.type)));
     }
-    const int largest_node = static_cast<int>(node_gpus_.front().size());
-    if (job.type.scale > largest_node) {
-      return absl::InvalidArgumentError(Cat("job ", job.id, " needs ", job.type.scale,
-                                                     " GPUs; the largest node has ", largest_node));
+    const int k = job.type.scale;
+    if (k > per_node && k % per_node != 0) {
+      return absl::InvalidArgumentError(Cat("job ", job.id, " needs ", k,
+                                            " GPUs: wider than a node and not whole nodes of ",
+                                            per_node));
+    }
+    if (k > per_node && k / per_node > whole_nodes) {
+      return absl::InvalidArgumentError(Cat("job ", job.id, " needs ", k / per_node,
+                                            " whole nodes of ", per_node, " GPUs; the cluster has ",
+                                            whole_nodes));
+    }
+    if (k <= per_node && k > largest_node) {
+      return absl::InvalidArgumentError(
+          Cat("job ", job.id, " needs ", k, " GPUs; the largest node has ", largest_node));
     }
     solo_rate_[j] = *solo;
     traits_[j] = TraitsOf(job.type);
@@ -459,7 +494,7 @@ void Simulation::Finish(int job) {
   Running& r = running_[job];
   r.done = true;
   out_[job].finish_s = now_;
-  cpus_used_[node_of_[r.gpus[0]]] -= static_cast<int>(r.gpus.size());
+  for (int g : r.gpus) --cpus_used_[node_of_[g]];  // a CPU per GPU, on each node
   std::vector<int> neighbours;
   for (int g : r.gpus) {
     std::erase(on_gpu_[g], job);
@@ -484,12 +519,37 @@ void Simulation::RetimeWithGangs(const std::vector<int>& jobs) {
   }
 }
 
+bool Simulation::NodeFreeFor(int job, int node) const {
+  const std::vector<int>& gpus = node_gpus_[node];
+  if (static_cast<int>(gpus.size()) != config_.gpus_per_node) return false;
+  if (job != reserving_job_ && Hidden(gpus[0])) return false;
+  if (GangsTakeBusyGpus()) {
+    return HasCpusFor(node, config_.gpus_per_node) &&
+           std::none_of(gpus.begin(), gpus.end(), [&](int g) { return HoldsAGang(g); });
+  }
+  return std::all_of(gpus.begin(), gpus.end(), [&](int g) { return on_gpu_[g].empty(); });
+}
+
+std::vector<int> Simulation::SlurmNodes(int job) const {
+  std::vector<int> gpus;
+  int nodes = 0;
+  for (size_t node = 0; node < node_gpus_.size() && nodes < NodesOf(job); ++node) {
+    if (!NodeFreeFor(job, static_cast<int>(node))) continue;
+    gpus.insert(gpus.end(), node_gpus_[node].begin(), node_gpus_[node].end());
+    ++nodes;
+  }
+  if (nodes < NodesOf(job)) gpus.clear();
+  return gpus;
+}
+
 bool Simulation::MightFit(int job) const {
+  // Exact for a gang across nodes: Slurm's own rule places it (SchedulePass).
+  if (SpansNodes(job)) return !SlurmNodes(job).empty();
   const int k = jobs_[job].type.scale;
   const bool sees_all = job == reserving_job_;
   const bool takes_busy = k > 1 && GangsTakeBusyGpus();
   for (size_t node = 0; node < node_gpus_.size(); ++node) {
-    if (!sees_all && static_cast<int>(node) == reserved_node_) continue;
+    if (!sees_all && Hidden(node_gpus_[node].front())) continue;
     if (takes_busy && !HasCpusFor(static_cast<int>(node), k)) continue;
     int empty = 0;
     for (int g : node_gpus_[node]) {
@@ -505,24 +565,27 @@ bool Simulation::MightFit(int job) const {
 }
 
 void Simulation::Reserve(int job) {
-  // The node with the most empty GPUs drains fastest (ties: the lowest).
-  int best = -1;
-  int best_empty = -1;
+  // The nodes with the most empty GPUs drain fastest (ties: the lowest). A
+  // gang across nodes reserves whole nodes only.
+  std::vector<std::pair<int, int>> by_empty;  // (-empty GPUs, node)
   for (size_t node = 0; node < node_gpus_.size(); ++node) {
-    if (static_cast<int>(node_gpus_[node].size()) < jobs_[job].type.scale) continue;
+    const int size = static_cast<int>(node_gpus_[node].size());
+    if (SpansNodes(job) ? size != config_.gpus_per_node : size < jobs_[job].type.scale) continue;
     int empty = 0;
     for (int g : node_gpus_[node]) empty += on_gpu_[g].empty() ? 1 : 0;
-    if (empty > best_empty) {
-      best = static_cast<int>(node);
-      best_empty = empty;
-    }
+    by_empty.emplace_back(-empty, static_cast<int>(node));
   }
-  reserved_node_ = best;
+  std::sort(by_empty.begin(), by_empty.end());
+  by_empty.resize(std::min(by_empty.size(), static_cast<size_t>(NodesOf(job))));
+  std::fill(reserved_.begin(), reserved_.end(), 0);
+  for (const auto& [empty, node] : by_empty) reserved_[node] = 1;
   reserving_job_ = job;
   view_ = full_;
   std::erase_if(view_.cluster.gpus,
                 [&](const policy::GpuInfo& g) { return Hidden(gpu_index_.at(g.id)); });
-  for (int g : node_gpus_[best]) view_.jobs.erase(gpu_ids_[g]);
+  for (const auto& [empty, node] : by_empty) {
+    for (int g : node_gpus_[node]) view_.jobs.erase(gpu_ids_[g]);
+  }
   StateChanged();
 }
 
@@ -584,17 +647,32 @@ absl::Status Simulation::Validate(int job, const std::vector<int>& gpus,
   if (static_cast<int>(gpus.size()) != j.type.scale) {
     return bad(Cat(gpus.size(), " GPUs for a job of ", j.type.scale));
   }
+  // Across nodes only as Slurm runs a job wider than a node: all the GPUs
+  // of k / gpus_per_node whole nodes.
+  std::map<int, int> per_node;  // node -> GPUs of the job there
+  for (int g : gpus) ++per_node[node_of_[g]];
+  if (per_node.size() > 1) {
+    if (!SpansNodes(job)) return bad("a gang across nodes");
+    for (const auto& [node, count] : per_node) {
+      if (count != config_.gpus_per_node ||
+          static_cast<int>(node_gpus_[node].size()) != config_.gpus_per_node) {
+        return bad(Cat("a gang across nodes not on whole nodes (", count, " GPUs of ",
+                       HostName(node), ")"));
+      }
+    }
+  }
   for (size_t i = 0; i < gpus.size(); ++i) {
     const int g = gpus[i];
     if (seen.FindGpu(gpu_ids_[g]) == nullptr) return bad("a GPU reserved for another job");
-    if (node_of_[g] != node_of_[gpus[0]]) return bad("a gang across nodes");
     if (std::count(gpus.begin(), gpus.end(), g) != 1) return bad("one GPU twice");
     const std::vector<int>& here = on_gpu_[g];
     if (here.empty()) continue;
     if (!config_.policy_may_share) return bad("shared by a policy declared never to share");
     if (j.type.scale > 1 && GangsTakeBusyGpus()) {
       if (HoldsAGang(g)) return bad(Cat(policy::GpuName(gpu_ids_[g]), " is another gang's"));
-      if (!HasCpusFor(node_of_[g], j.type.scale)) return bad("a node with no CPUs left for it");
+      if (!HasCpusFor(node_of_[g], TasksPerNode(job))) {
+        return bad("a node with no CPUs left for it");
+      }
       continue;  // Slurm 22.05 gives a gang GPUs whose shards are in use
     }
     if (j.type.scale != 1 || here.size() != 1 || jobs_[here[0]].type.scale != 1) {
@@ -642,7 +720,7 @@ absl::Status Simulation::Start(int job, const PlacementDecision& decision,
     on_gpu_[g].push_back(job);
     AddToStates(g, placed);
   }
-  cpus_used_[node_of_[gpus[0]]] += static_cast<int>(gpus.size());
+  for (int g : gpus) ++cpus_used_[node_of_[g]];  // a CPU per GPU, on each node
   r.waiting_for_gpus = GangWaits(job);
   Retime(job);
   RetimeWithGangs(neighbours);
@@ -661,7 +739,7 @@ absl::Status Simulation::Start(int job, const PlacementDecision& decision,
   }
   if (job == reserving_job_) {
     reserving_job_ = -1;
-    reserved_node_ = -1;
+    std::fill(reserved_.begin(), reserved_.end(), 0);
   }
   StateChanged();
   return absl::OkStatus();
@@ -686,7 +764,21 @@ absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
     }
     const bool busy_gang = IsGang(job) && GangsTakeBusyGpus();
     const bool by_prediction = busy_gang && busy_gang_policy_ != nullptr;
-    const ClusterState& unreserved = reserved_node_ >= 0 && job != reserving_job_ ? view_ : full_;
+    const ClusterState& unreserved = reserving_job_ >= 0 && job != reserving_job_ ? view_ : full_;
+    if (SpansNodes(job)) {
+      // Slurm places a job wider than a node itself, under every policy:
+      // job_submit.lua leaves multi-node jobs to it in both modes, so no
+      // placement policy is asked (none is in the live replay either).
+      // select/cons_tres: the lowest-numbered whole nodes free in its
+      // accounting (SlurmNodes; MightFit found them).
+      std::vector<GpuId> ids;
+      for (int g : SlurmNodes(job)) ids.push_back(gpu_ids_[g]);
+      const PlacementDecision decision =
+          PlacementDecision::PlacedGang(std::move(ids), "Slurm: the lowest free whole nodes");
+      if (absl::Status s = Start(job, decision, unreserved); !s.ok()) return s;
+      waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(i));
+      continue;  // the next job now sits at i
+    }
     PlacementRequest request;
     request.job = jobs_[job].id;
     request.priority = jobs_[job].priority;

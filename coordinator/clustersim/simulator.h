@@ -13,13 +13,24 @@
 //    and never share (unless SimConfig::gangs_take_busy_gpus models Slurm
 //    22.05's shards). A decision breaking these rules is an error, not a
 //    silent fix.
+//  - A gang wider than a node (k > gpus_per_node = g, k a multiple of g)
+//    runs as Slurm runs `srun -N k/g -n k --gres=gpu:g`: on k/g whole nodes,
+//    all g GPUs of each, under every policy. Slurm places it, not the policy
+//    (job_submit.lua leaves multi-node jobs to Slurm): the lowest-numbered
+//    nodes free in Slurm's accounting (select/cons_tres), i.e. all GPUs
+//    empty, or with gangs_take_busy_gpus no GPU another gang's and CPUs left
+//    for g tasks. It goes at its slowest GPU's pace, each GPU's fraction
+//    as for a single-node gang (share control, yielding and memory per GPU),
+//    its solo rate Gavel's throughput at scale k; it takes g CPUs on each of
+//    its nodes. Across nodes in any other form is an error.
 //  - The queue (SimConfig::queue): by default, after every event time the
 //    queue is walked in arrival order and the policy asked for each waiting
 //    job; placed jobs start at once. A later job may start when an earlier
 //    cannot (backfill), but when the oldest waiting job is a gang that
 //    cannot start, it reserves a node (the one with the most empty GPUs,
-//    then the lowest): the node is hidden from every other job until the
-//    gang starts, so it drains and the gang cannot starve. One-GPU jobs need
+//    then the lowest; a gang wider than a node: the k/g whole nodes with
+//    the most): the nodes are hidden from every other job until the gang
+//    starts, so they drain and the gang cannot starve. One-GPU jobs need
 //    no reservation: every policy gives an empty GPU to the first job
 //    asking, and the oldest asks first. QueueModel has the others, one
 //    of them Slurm's.
@@ -99,7 +110,8 @@ struct SimConfig {
   // "Queue"): a gang's gpu:k may be given GPUs whose shards one-GPU jobs
   // hold, and a GPU given to a gang takes no shard job until the gang ends.
   // Only with kSlurmNoTimeLimits and a policy that shares (one-GPU jobs on
-  // shards). Off: a gang takes k empty GPUs.
+  // shards). Off: a gang takes k empty GPUs (wider than a node: k/g empty
+  // nodes).
   bool gangs_take_busy_gpus = false;
   // A gang given busy GPUs runs beside their one-GPU jobs at once, each
   // rank kept at its model's one-GPU pair or triple fraction
@@ -113,8 +125,9 @@ struct SimConfig {
   // cannot both be defended). Not modelled: a rank held back by
   // a slower one leaves its own GPU's co-runners more time.
   // With gangs_take_busy_gpus: a node's CPUs (Slurm's CPUs=), each job
-  // taking one per GPU, so a gang joins one-GPU jobs on a node only while
-  // CPUs are left for its tasks (0: no limit). Shards alone never run out of
+  // taking one per GPU (a gang wider than a node: g on each of its nodes),
+  // so a gang joins one-GPU jobs on a node only while CPUs are left for its
+  // tasks there (0: no limit). Shards alone never run out of
   // CPUs with two per GPU, so only busy GPUs make this bind.
   int cpus_per_node = 0;
   // With gangs_take_busy_gpus and share_control: the share of its GPU's
@@ -163,7 +176,9 @@ struct SimResult {
 policy::Cluster MakeCluster(const SimConfig& config);
 
 // Runs `jobs` to completion. Every job's type must have a solo throughput in
-// `truth` and fit on one node (the caller filters and counts the others).
+// `truth` and fit on one node or on k/g whole nodes of the cluster (a partial
+// last node is no whole node; the caller filters and counts the others,
+// PrepareJobs).
 // `observer` may be null. Errors: invalid input, or a policy decision that
 // breaks the rules above, or a policy that leaves a job waiting forever on
 // an idle cluster.
@@ -174,6 +189,7 @@ policy::Cluster MakeCluster(const SimConfig& config);
 // (policy::PlacementRequest::join_busy_gpus), the gang's ranks as its
 // one-GPU model, over every job placed (a gang's GPUs held whole). Null:
 // `policy` chooses among the GPUs no gang holds, blind to one-GPU jobs.
+// Neither is asked for a gang wider than a node: Slurm places it (above).
 absl::StatusOr<SimResult> Simulate(std::span<const SimJob> jobs, const GavelThroughputs& truth,
                                    const SimConfig& config, const policy::PlacementPolicy& policy,
                                    CoLocationObserver* observer,

@@ -30,14 +30,59 @@ class ReplayTest : public ::testing::Test {
 
 TEST_F(ReplayTest, PrepareCountsSkippedAndScalesArrivals) {
   const PreparedJobs p = PrepareJobs(trace_, truth_, options_.sim, 2);
-  EXPECT_EQ(p.jobs.size() + p.skipped + p.unplaceable, trace_.size());
+  EXPECT_EQ(p.jobs.size() + p.skipped + p.unplaceable(), trace_.size());
   EXPECT_GT(p.skipped, 0);  // e.g. scale factors Gavel did not measure
   for (const SimJob& j : p.jobs) EXPECT_TRUE(truth_.Solo(j.type).has_value());
   const PreparedJobs unscaled = PrepareJobs(trace_, truth_, options_.sim, 1);
   EXPECT_DOUBLE_EQ(p.jobs.back().arrival_s * 2, unscaled.jobs.back().arrival_s);
   SimConfig small = options_.sim;
   small.gpus = 2;
-  EXPECT_GT(PrepareJobs(trace_, truth_, small, 1).unplaceable, 0);
+  EXPECT_GT(PrepareJobs(trace_, truth_, small, 1).wider_than_cluster, 0);
+}
+
+// Jobs wider than a node run on whole nodes (Simulate); the replay leaves
+// out, and counts by rule, those that are not whole nodes and those wider than
+// the cluster. 10 GPUs in nodes of 4 (node002 has 2): 8 and 4 GPUs are kept;
+// 6 is not whole nodes; 12 needs three whole nodes of two; 2 GPUs of an
+// unmeasured type are skipped first.
+TEST(PrepareJobs, CountsJobsLeftOutByEachRule) {
+  GavelThroughputs truth;
+  for (int k : {1, 4, 6, 8, 12}) truth.SetSolo({"M", k}, 10);
+  const std::vector<TraceJob> trace = {{"t:1", {"M", 8}, 100, 0},  {"t:2", {"M", 6}, 100, 1},
+                                       {"t:3", {"M", 12}, 100, 2}, {"t:4", {"M", 4}, 100, 3},
+                                       {"t:5", {"X", 2}, 100, 4},  {"t:6", {"M", 1}, 100, 5}};
+  SimConfig sim;
+  sim.gpus = 10;
+  sim.gpus_per_node = 4;
+  const PreparedJobs p = PrepareJobs(trace, truth, sim, 1);
+  ASSERT_EQ(p.jobs.size(), 3u);
+  EXPECT_EQ(p.jobs[0].id, "t:1");
+  EXPECT_EQ(p.jobs[1].id, "t:4");
+  EXPECT_EQ(p.jobs[2].id, "t:6");
+  EXPECT_EQ(p.skipped, 1);
+  EXPECT_EQ(p.not_whole_nodes, 1);
+  EXPECT_EQ(p.wider_than_cluster, 1);
+  EXPECT_EQ(p.unplaceable(), 2);
+  // On 12 GPUs the 12-GPU job is three whole nodes: kept, and it runs there
+  // alone at its solo speed (the simulator accepts what the replay keeps).
+  sim.gpus = 12;
+  const PreparedJobs wide = PrepareJobs(trace, truth, sim, 1);
+  EXPECT_EQ(wide.jobs.size(), 4u);
+  EXPECT_EQ(wide.wider_than_cluster, 0);
+  EXPECT_EQ(wide.not_whole_nodes, 1);
+  // Within a node, the largest node bounds it: 4 GPUs on a 3-GPU cluster.
+  sim.gpus = 3;
+  EXPECT_EQ(PrepareJobs(trace, truth, sim, 1).wider_than_cluster, 3);  // 8, 12 and 4
+  ReplayOptions options;
+  options.sim = sim;
+  options.sim.gpus = 12;
+  options.policies.assign(std::begin(kPolicyNames), std::end(kPolicyNames));
+  absl::StatusOr<std::vector<PolicyRun>> runs = Replay(wide, truth, options);
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  for (const PolicyRun& run : *runs) {
+    EXPECT_EQ(run.summary.not_whole_nodes, 1) << run.summary.policy;
+    EXPECT_EQ(run.summary.skipped, 1) << run.summary.policy;
+  }
 }
 
 TEST_F(ReplayTest, EveryMthJobIsGuaranteed) {

@@ -1,5 +1,7 @@
 #include "coordinator/clustersim/simulator.h"
 
+#include <algorithm>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <vector>
@@ -454,6 +456,232 @@ TEST_F(GangsTakeBusyGpus, NeedsTheSlurmQueueAndIgnoresExclusiveOneGpuJobs) {
   EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 10);
 }
 
+// Gangs wider than a node (k > gpus_per_node, k a multiple of it): Slurm
+// runs them on k / g whole nodes, the lowest-numbered free ones, under every
+// policy. Nodes of 4 GPUs; W on 8 GPUs does 40 steps/s alone (10 s for
+// 400 steps); its one-GPU model keeps half its speed beside A (A half too)
+// and 0.8 beside B (B 0.8 too).
+class WideGang : public ::testing::Test {
+ protected:
+  WideGang() : truth_(Truth()), rule_(&truth_) {
+    truth_.SetSolo({"W", 8}, 40);
+    truth_.SetSolo({"W", 1}, 10);
+    truth_.SetPair({"W", 1}, {"A", 1}, 5, 5);
+    truth_.SetPair({"W", 1}, {"B", 1}, 8, 4);
+  }
+  // Slurm 22.05's shards, with one-GPU jobs on empty GPUs (ExclusivePlacement
+  // in a cluster that shares: gangs may join them).
+  absl::StatusOr<SimResult> Shards(const std::vector<SimJob>& jobs, SimConfig config) {
+    config.gangs_take_busy_gpus = true;
+    return Simulate(jobs, truth_, config, ExclusivePlacement(), nullptr);
+  }
+  GavelThroughputs truth_;
+  MeasuredPairRule rule_;
+};
+
+// Records the GPUs the job "w" holds, as one-GPU jobs after it see them.
+class SeesW : public policy::PlacementPolicy {
+ public:
+  policy::PlacementDecision Place(const policy::PlacementRequest& request,
+                                  const policy::ClusterState& state) const override {
+    for (const auto& [id, placed] : state.jobs) {
+      for (const policy::PlacedJob& p : placed) {
+        if (p.job == "w" && std::find(w.begin(), w.end(), id) == w.end()) w.push_back(id);
+      }
+    }
+    return ExclusivePlacement().Place(request, state);
+  }
+  mutable std::vector<policy::GpuId> w;
+};
+
+TEST_F(WideGang, AloneItRunsOnTwoWholeNodesAtItsSoloSpeedUnderEveryPolicyAndQueue) {
+  const std::vector<SimJob> jobs = {Job("w", {"W", 8}, 400, 3)};
+  const OraclePredictor oracle(truth_);
+  const policy::InterferenceAwarePlacement iashim(&oracle, &rule_, {});
+  const FirstFitPlacement firstfit(&rule_);
+  const ExclusivePlacement exclusive;
+  for (const QueueModel queue :
+       {QueueModel::kReserveForGangs, QueueModel::kGreedy, QueueModel::kSlurmNoTimeLimits}) {
+    for (const policy::PlacementPolicy* policy :
+         std::initializer_list<const policy::PlacementPolicy*>{&exclusive, &firstfit, &iashim}) {
+      SimConfig config = Config(10, 4);  // node002 has 2 GPUs: never a wide gang's
+      config.queue = queue;
+      absl::StatusOr<SimResult> r = Simulate(jobs, truth_, config, *policy, nullptr);
+      ASSERT_TRUE(r.ok()) << r.status();
+      EXPECT_DOUBLE_EQ(r->jobs[0].start_s, 3);
+      EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 13);
+      EXPECT_DOUBLE_EQ(r->jobs[0].solo_s, 10);
+      EXPECT_DOUBLE_EQ(r->busy_gpu_seconds, 80);
+      EXPECT_EQ(r->place_calls, 0);  // Slurm places it; no policy is asked
+    }
+  }
+}
+
+TEST_F(WideGang, TakesTheLowestNumberedFreeWholeNodes) {
+  // 3 nodes; a holds node000 GPU 0, so w gets node001 and node002, all of
+  // their GPUs; b (at 5) sees them held and takes node000's next GPU.
+  const std::vector<SimJob> jobs = {Job("a", {"A", 1}, 1000, 0), Job("w", {"W", 8}, 400, 1),
+                                    Job("b", {"A", 1}, 10, 5)};
+  const SeesW policy;
+  absl::StatusOr<SimResult> r = Simulate(jobs, truth_, Config(12, 4), policy, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 1);
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 5);
+  std::vector<policy::GpuId> want;
+  for (const char* host : {"node001", "node002"}) {
+    for (int i = 0; i < 4; ++i) want.push_back({host, i});
+  }
+  std::vector<policy::GpuId> seen = policy.w;
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen, want);
+}
+
+TEST_F(WideGang, UnderSlurmItWaitsForTwoFreeNodesAndJobsBehindItWaitForABackfillPass) {
+  // a holds node000 until 100. w (at 1) cannot start and holds b (at 2)
+  // until the pass at 10, which starts b on node000 beside a's GPU (until
+  // 20). w starts when a ends (100), on both nodes; c (at 101) waits for it
+  // to end (110), every GPU being w's.
+  const std::vector<SimJob> jobs = {Job("a", {"A", 1}, 1000, 0), Job("w", {"W", 8}, 400, 1),
+                                    Job("b", {"A", 1}, 100, 2), Job("c", {"A", 1}, 50, 101)};
+  absl::StatusOr<SimResult> r =
+      Simulate(jobs, truth_, SlurmConfig(8, 4, 10), ExclusivePlacement(), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 10);
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 100);
+  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 110);
+  EXPECT_FALSE(r->jobs[1].shared);
+  EXPECT_DOUBLE_EQ(r->jobs[3].start_s, 110);
+}
+
+TEST_F(WideGang, AsTheOldestWaitingGangItReservesTheEmptiestNodesAndDoesNotStarve) {
+  // 3 nodes. a..d fill node000 (until 100, 200, 50, 150), e holds node001
+  // GPU 0 until 30. w (at 1) reserves node002 and node001 (4 and 3 empty),
+  // so f (at 2) may not take node001's free GPUs: w starts at 30, when e
+  // ends, and f after it (40). Greedy: f takes a GPU of node001 at 2 (until
+  // 102), and w waits for it.
+  const std::vector<SimJob> jobs = {Job("a", {"A", 1}, 1000, 0), Job("b", {"A", 1}, 2000, 0),
+                                    Job("c", {"A", 1}, 500, 0),  Job("d", {"A", 1}, 1500, 0),
+                                    Job("e", {"A", 1}, 300, 0),  Job("w", {"W", 8}, 400, 1),
+                                    Job("f", {"A", 1}, 1000, 2)};
+  absl::StatusOr<SimResult> r =
+      Simulate(jobs, truth_, Config(12, 4), ExclusivePlacement(), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[5].start_s, 30);
+  EXPECT_DOUBLE_EQ(r->jobs[5].finish_s, 40);
+  EXPECT_DOUBLE_EQ(r->jobs[6].start_s, 40);
+  SimConfig greedy = Config(12, 4);
+  greedy.queue = QueueModel::kGreedy;
+  r = Simulate(jobs, truth_, greedy, ExclusivePlacement(), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[6].start_s, 2);
+  EXPECT_DOUBLE_EQ(r->jobs[5].start_s, 102);
+}
+
+TEST_F(WideGang, WithShardsItTakesBusyNodesAndRunsAtItsSlowestRanksPace) {
+  // a1..a4 (A) fill node000, b (B) holds node001 GPU 0. w (at 1) joins them
+  // on both nodes: its ranks keep 0.5 beside A, 0.8 beside B, 1 alone, so
+  // it runs at 0.5 of 40 steps/s: 400 steps by 21. The A jobs keep half
+  // their speed meanwhile: 10 + 100 steps by 21, the other 890 alone by 110.
+  const std::vector<SimJob> jobs = {Job("a1", {"A", 1}, 1000, 0), Job("a2", {"A", 1}, 1000, 0),
+                                    Job("a3", {"A", 1}, 1000, 0), Job("a4", {"A", 1}, 1000, 0),
+                                    Job("b", {"B", 1}, 1000, 0),  Job("w", {"W", 8}, 400, 1)};
+  absl::StatusOr<SimResult> r = Shards(jobs, SlurmConfig(8, 4, 5));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[5].start_s, 1);
+  EXPECT_DOUBLE_EQ(r->jobs[5].finish_s, 21);
+  EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 110);
+  EXPECT_TRUE(r->jobs[5].shared);
+  EXPECT_TRUE(r->jobs[4].shared);
+  // Without shards it waits for both nodes to empty: b ends at 200.
+  r = Simulate(jobs, truth_, SlurmConfig(8, 4, 5), ExclusivePlacement(), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[5].start_s, 200);
+  EXPECT_DOUBLE_EQ(r->jobs[5].finish_s, 210);
+}
+
+TEST_F(WideGang, WithShardsItTakesFourCpusOnEachOfItsNodes) {
+  // 5 CPUs a node. node000's four A jobs leave 1 CPU, too few for w's four
+  // tasks there, so w (at 1) waits for them (100); node001 (b's 1 CPU) has
+  // room. From 100 w's slowest rank is beside b (0.8): 400 steps at 32/s,
+  // by 112.5. Then node001 holds b and no task of w: w2 (at 113) starts at
+  // once on both nodes, again at b's pace (by 125.5).
+  const std::vector<SimJob> jobs = {Job("a1", {"A", 1}, 1000, 0), Job("a2", {"A", 1}, 1000, 0),
+                                    Job("a3", {"A", 1}, 1000, 0), Job("a4", {"A", 1}, 1000, 0),
+                                    Job("b", {"B", 1}, 10000, 0), Job("w", {"W", 8}, 400, 1),
+                                    Job("w2", {"W", 8}, 400, 113)};
+  SimConfig config = SlurmConfig(8, 4, 5);
+  config.cpus_per_node = 5;
+  absl::StatusOr<SimResult> r = Shards(jobs, config);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[5].start_s, 100);
+  EXPECT_DOUBLE_EQ(r->jobs[5].finish_s, 112.5);
+  EXPECT_DOUBLE_EQ(r->jobs[6].start_s, 113);
+  EXPECT_DOUBLE_EQ(r->jobs[6].finish_s, 125.5);
+  // 4 CPUs a node: b's CPU leaves node001 too few until b ends (2000).
+  config.cpus_per_node = 4;
+  r = Shards(jobs, config);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[5].start_s, 2000);
+}
+
+// Under share control a GPU of the wide gang beside a guaranteed one-GPU job
+// is held as a single-node gang's is (GangsTakeBusyGpus above): the share
+// that keeps A at its floor beside W's rank (0.5) is 2/11.
+TEST_F(WideGang, UnderShareControlItsRankBesideAGuaranteedJobIsThrottledOrYields) {
+  std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0), Job("w", {"W", 8}, 400, 1)};
+  SimConfig config = SlurmConfig(8, 4, 5);
+  config.share_control = true;
+  const auto run = [&](policy::Priority a, policy::Priority w) {
+    jobs[0].priority = a;
+    jobs[1].priority = w;
+    return Shards(jobs, config);
+  };
+  // a guaranteed: from 1 at 10/1.1 steps/s, its last 90 steps by 10.9. w,
+  // opportunistic, at its least share: its rank beside a at 0.5 * 2/11, so
+  // 40/11 steps/s: 36 steps by 10.9, its other 364 alone by 20.
+  absl::StatusOr<SimResult> r =
+      run(policy::Priority::kGuaranteed, policy::Priority::kOpportunistic);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 1);
+  EXPECT_NEAR(r->jobs[0].finish_s, 10.9, 1e-9);
+  EXPECT_NEAR(r->jobs[1].finish_s, 20, 1e-9);
+  // Both guaranteed: w yields to a, and runs as above.
+  r = run(policy::Priority::kGuaranteed, policy::Priority::kGuaranteed);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NEAR(r->jobs[0].finish_s, 10.9, 1e-9);
+  EXPECT_NEAR(r->jobs[1].finish_s, 20, 1e-9);
+  // w guaranteed, a not: w at 1 - 0.5 * 2/11 = 10/11 of its speed, 400
+  // steps by 12; a at 5 * 2/11 meanwhile (10 steps), its last 80 by 20.
+  r = run(policy::Priority::kOpportunistic, policy::Priority::kGuaranteed);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NEAR(r->jobs[1].finish_s, 12, 1e-9);
+  EXPECT_NEAR(r->jobs[0].finish_s, 20, 1e-9);
+  // a holding all of its GPU's memory: w waits there, holding both nodes,
+  // until a ends (10), then runs alone (by 20).
+  config.job_memory_share = 1.0;
+  r = run(policy::Priority::kOpportunistic, policy::Priority::kOpportunistic);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 10);
+  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 20);
+}
+
+TEST_F(WideGang, OnlyWholeNodesOfTheClusterAreAccepted) {
+  truth_.SetSolo({"W", 6}, 30);
+  truth_.SetSolo({"W", 12}, 60);
+  const std::vector<SimJob> six = {Job("w", {"W", 6}, 400, 0)};
+  absl::StatusOr<SimResult> r = Simulate(six, truth_, Config(8, 4), ExclusivePlacement(), nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("not whole nodes"), std::string::npos) << r.status();
+  // 12 GPUs, 3 whole nodes of 4: not on 11 (node002 has 3).
+  const std::vector<SimJob> twelve = {Job("w", {"W", 12}, 600, 0)};
+  r = Simulate(twelve, truth_, Config(11, 4), ExclusivePlacement(), nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("the cluster has 2"), std::string::npos) << r.status();
+  r = Simulate(twelve, truth_, Config(12, 4), ExclusivePlacement(), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 10);
+}
+
 TEST(Simulate, SlurmNeedsAPositiveBackfillInterval) {
   const GavelThroughputs truth = Truth();
   const std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0)};
@@ -490,6 +718,15 @@ class SharesEverything : public policy::PlacementPolicy {
   }
 };
 
+class Straddles : public policy::PlacementPolicy {
+ public:
+  policy::PlacementDecision Place(const policy::PlacementRequest&,
+                                  const policy::ClusterState& state) const override {
+    return policy::PlacementDecision::PlacedGang(
+        {state.cluster.gpus[1].id, state.cluster.gpus[2].id}, "across");
+  }
+};
+
 class NeverPlaces : public policy::PlacementPolicy {
  public:
   policy::PlacementDecision Place(const policy::PlacementRequest&,
@@ -510,6 +747,11 @@ TEST(Simulate, RuleBreakingDecisionsAreErrors) {
   r = Simulate(gang, truth, Config(3, 4), SharesEverything(), nullptr);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("gangs never share"), std::string::npos) << r.status();
+  // A gang that fits a node, put across two (GPUs 1 and 2 of nodes of 2).
+  const std::vector<SimJob> across = {Job("g", {"G", 2}, 50, 0)};
+  r = Simulate(across, truth, Config(4, 2), Straddles(), nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("a gang across nodes"), std::string::npos) << r.status();
   const std::vector<SimJob> one = {Job("a", {"A", 1}, 50, 0)};
   r = Simulate(one, truth, Config(2, 2), NeverPlaces(), nullptr);
   ASSERT_FALSE(r.ok());
@@ -522,8 +764,11 @@ TEST(Simulate, RejectsBadInput) {
   EXPECT_FALSE(Simulate(unknown, truth, Config(1, 1), ExclusivePlacement(), nullptr).ok());
   const std::vector<SimJob> unordered = {Job("a", {"A", 1}, 50, 5), Job("b", {"A", 1}, 50, 1)};
   EXPECT_FALSE(Simulate(unordered, truth, Config(1, 1), ExclusivePlacement(), nullptr).ok());
+  // Wider than the cluster (nodes of 2 GPUs, or two nodes of 1: see WideGang).
   const std::vector<SimJob> too_big = {Job("g", {"G", 2}, 50, 0)};
-  EXPECT_FALSE(Simulate(too_big, truth, Config(2, 1), ExclusivePlacement(), nullptr).ok());
+  EXPECT_FALSE(Simulate(too_big, truth, Config(1, 2), ExclusivePlacement(), nullptr).ok());
+  EXPECT_FALSE(Simulate(too_big, truth, Config(1, 1), ExclusivePlacement(), nullptr).ok());
+  EXPECT_TRUE(Simulate(too_big, truth, Config(2, 1), ExclusivePlacement(), nullptr).ok());
   EXPECT_FALSE(Simulate({}, truth, Config(0, 1), ExclusivePlacement(), nullptr).ok());
 }
 
