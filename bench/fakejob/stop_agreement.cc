@@ -28,6 +28,10 @@ int64_t ReadNumber(int fd) {
 }  // namespace
 
 std::string StopAgreement::PathFor(const std::string& group) {
+  // Ranks on several simulated nodes (each its own /dev/shm) share only
+  // simgpu's fabric directory, as their collectives do.
+  const char* fabric = std::getenv("SIMGPU_FABRIC");
+  if (fabric != nullptr && fabric[0] == '/') return std::string(fabric) + "/" + group + ".stop";
   return "/dev/shm/" + group + ".stop";
 }
 

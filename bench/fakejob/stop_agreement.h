@@ -1,7 +1,8 @@
 // When the ranks of a data-parallel fake job stop. Each rank stops on its own
 // clock (--seconds) or on a signal, but a rank that launched one iteration
 // more than the others would wait in its all-reduce for ever. So the ranks
-// agree through a small file, /dev/shm/<group>.stop, on the last iteration
+// agree through a small file, /dev/shm/<group>.stop (in $SIMGPU_FABRIC when
+// set: ranks on several simulated nodes), on the last iteration
 // (as a framework broadcasts its stop flag):
 //
 //   a rank that wants to stop after completing iteration c proposes c + 1

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -25,6 +26,23 @@ TEST_F(StopAgreementTest, ALoneJobStopsWhenItWants) {
   StopAgreement lone("");
   EXPECT_FALSE(lone.ShouldStop(3, false));
   EXPECT_TRUE(lone.ShouldStop(3, true));
+}
+
+// Ranks on several simulated nodes share no /dev/shm: they agree in simgpu's
+// fabric directory, as their all-reduce meets there.
+TEST_F(StopAgreementTest, RanksOnSeveralNodesAgreeInTheFabric) {
+  char dir[] = "/tmp/stop-fabric-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  ::setenv("SIMGPU_FABRIC", dir, 1);
+  const std::string path = StopAgreement::PathFor(group_);
+  EXPECT_EQ(path, std::string(dir) + "/" + group_ + ".stop");
+  StopAgreement a(group_), b(group_);
+  EXPECT_FALSE(a.ShouldStop(2, true));
+  EXPECT_TRUE(b.ShouldStop(3, false));
+  ::unlink(path.c_str());
+  ::unsetenv("SIMGPU_FABRIC");
+  ::rmdir(dir);
+  EXPECT_EQ(StopAgreement::PathFor(group_), "/dev/shm/" + group_ + ".stop");
 }
 
 TEST_F(StopAgreementTest, EveryRankStopsAfterTheSameIteration) {
