@@ -9,6 +9,9 @@
 #     and it runs there;
 #   - each node's simulated GPUs are its own (in the node's private /dev/shm);
 #   - a shim without the coordinator's key cannot register, and its job runs;
+#   - a data-parallel job on both nodes (srun -N 2 -n 8, each node's 4 GPUs)
+#     runs to its end: its ranks meet in their all-reduce across simgpu's
+#     fabric, and the coordinator holds each node's tasks as one gang there;
 #   - a node stopped abruptly is marked lost, with its job, within a few
 #     seconds (the heartbeat timeout, 3 s), and the other node's job does not
 #     slow; started again, it responds to Slurm and a shim on it is heard;
@@ -119,6 +122,27 @@ status_json | jq -e '[.gpus[].jobs[] | select(.job == "keyless")] | length == 0'
   fail "a shim without the coordinator's key registered"
 grep -qi "key" "$cluster_dir/out/keyless.err" || fail "the keyless shim did not say why it stayed away: $(cat "$cluster_dir/out/keyless.err")"
 say "a shim without the coordinator's key stayed unregistered; its job ran"
+
+# --- a job on both nodes: 8 ranks, each node's 4 GPUs (Slurm starts it once
+# the shard jobs above are done), meeting across the fabric.
+wide_out=$cluster_dir/out/wide.out
+( on head runuser -u nobody -- timeout 90 srun -J wide -N 2 -n 8 --ntasks-per-node=4 --gres=gpu:4 \
+    --iashim=opportunistic -D "$cluster_dir/out" "$repo/scripts/slurm-rank.sh" \
+    iashim-fakejob --model resnet18 --iterations 40 --quiet >"$wide_out" 2>"$cluster_dir/out/wide.err" ) &
+wide=$!
+gangs=""
+for _ in $(seq 150); do  # ~75 s: its two gangs, while it runs
+  gangs=$(status_json 2>/dev/null | jq -r '[.gpus[].jobs[] | select(.job | test("^slurm-[0-9]+\\.0\\.node[01]$")) | "\(.job)@\(.host)"] | unique | join(" ")' || true)
+  [[ $(wc -w <<<"$gangs") -eq 2 ]] && break
+  kill -0 "$wide" 2>/dev/null || break
+  sleep 0.5
+done
+wait "$wide" || fail "the job on both nodes failed: $(tail -c 600 "$cluster_dir/out/wide.err")"
+[[ $(wc -w <<<"$gangs") -eq 2 && "$gangs" == *node0@iashim-node* && "$gangs" == *node1@iashim-node* &&
+   $(tr ' ' '\n' <<<"$gangs" | cut -d@ -f2 | sort -u | wc -l) -eq 2 ]] ||
+  fail "the job on both nodes was not one gang on each node at the coordinator (saw: '${gangs:-none}')"
+[[ -s "$cluster_dir/fabric/collectives" ]] || fail "its ranks did not meet across the fabric ($cluster_dir/fabric)"
+say "a job of 8 ranks ran on both nodes, one gang on each ($gangs), meeting across the fabric"
 
 # --- a node dies: it and its job are shown lost, the other node's job runs on
 # at its speed; restarted, the node rejoins Slurm and the coordinator.

@@ -12,6 +12,9 @@
 #             CurveZMQ (iashim keygen)
 #   compute:  slurmd, and its own simgpu: a private /dev/shm, so its 4
 #             simulated V100s are its own; /dev/nvidia[0-3] as Slurm sees them
+#   network:  simgpu's fabric between the nodes (SIMGPU_FABRIC, a directory
+#             every node sees), where the ranks of a job on several nodes
+#             meet in their all-reduce at an InfiniBand port's bandwidth
 #
 # Every shim, tool and daemon talks to the coordinator across the bridge.
 # Run a command on a node with scripts/cluster-on.sh NODE -- COMMAND (sinfo,
@@ -109,6 +112,9 @@ trap on_exit EXIT
 trap 'exit 130' INT TERM
 
 mkdir -p "$cluster_dir"/{ns,log,munge,munge-key,coordinator,slurm/state,slurm/spool,out}
+# The fabric: the jobs (run as any user) map their collectives' file there.
+mkdir -p "$cluster_dir/fabric"
+chmod 1777 "$cluster_dir/fabric"
 chmod 755 "$cluster_dir"
 touch "$cluster_dir/.iashim-cluster"  # cluster-down.sh removes only a directory with this
 chmod 1777 "$cluster_dir/out"
@@ -172,6 +178,7 @@ export IASHIM_COORDINATOR=$coordinator
 export IASHIM_COORDINATOR_KEY=$cluster_dir/keys/coordinator.key
 export SIMGPU_NAMESPACE=iashim-cluster
 export SIMGPU_DEVICES="4xTesla V100-SXM2-32GB:32GiB:80"
+export SIMGPU_FABRIC=$cluster_dir/fabric
 export IASHIM_MODELS_DIR=$repo/bench/data/models
 export LD_LIBRARY_PATH=$build/simgpu
 export PATH=$build/coordinator/cli:$build/bench:\$PATH

@@ -25,8 +25,10 @@
 #   --nodes N             compute nodes, 1..8 (default 3)
 #   --guaranteed-every M  every M-th job is guaranteed, the rest opportunistic;
 #                         0: none (default 4)
-#   --max-gpus-per-job G  jobs of up to G GPUs, 1..4 (a node's), are replayed
-#                         (default 4); larger ones are left out and counted
+#   --max-gpus-per-job G  jobs of up to G GPUs, 1..the cluster's (nodes x 4),
+#                         are replayed (default: the cluster's); one wider
+#                         than a node only in whole nodes (8 = 2 nodes' 4);
+#                         the others are left out and counted
 #   --modes LIST          plain,iashim (default both, in that order)
 #   --max-minutes M       a mode still running after M minutes is cancelled and
 #                         reported as failed, 1..120 (default 12)
@@ -49,13 +51,16 @@
 #                         --join-busy-gpus (cluster-up.sh)
 #
 # Each job of the segment is one of the trace's jobs of up to G GPUs (larger
-# ones are left out and counted: a node has 4): its arrival and its length
+# ones, and those wider than a node but not in whole nodes, are left out and
+# counted: a node has 4): its arrival and its length
 # alone on its GPUs (Gavel's steps / Gavel's V100 throughput at its scale)
 # divided by X, running the fake job profile of its model family
 # (scripts/replay/segment.awk) for as many iterations as last that long alone
 # on simgpu, so sharing lengthens it. A job of k > 1 GPUs is a gang: one
-# Slurm step of k tasks (srun -N 1 -n k --gres=gpu:k), each a data-parallel rank
-# (torchrun's variables from Slurm's), asking whole GPUs; Slurm 22.05 may
+# Slurm step of k tasks (srun -N 1 -n k --gres=gpu:k; wider than a node,
+# srun -N k/4 -n k --gres=gpu:4, Slurm's choice of nodes in both modes, its
+# ranks meeting across simgpu's fabric, cluster-up.sh), each a data-parallel
+# rank (torchrun's variables from Slurm's), asking whole GPUs; Slurm 22.05 may
 # give them while one-GPU jobs' shards are in use, and then plain Slurm runs
 # the gang beside those jobs, and so does --iashim's coordinator, under its
 # control loop, on the node its dry run chose by predicted interference
@@ -76,7 +81,8 @@
 #   sim/                        iashim-clustersim's output (exclusive, firstfit, iashim)
 #   sim-v100/                   the same with Gavel's measured V100 pairs as ground truth
 #   live-<mode>.tsv             per job: id priority arrival start end solo gpus
-#                               (gpus: node:index[,index...])
+#                               (gpus: node:index[,index...], a job on
+#                               several nodes node:...+node:...)
 #   live-<mode>-logs/           each job's stdout and stderr, and sbatch's;
 #                               slurmctld.log (node choices, allocations)
 #   status-iashim/              `iashim status --json` every 5 s of the --iashim run
@@ -95,7 +101,7 @@ source scripts/cluster_common.sh
 # shellcheck source=replay/metrics.sh
 source scripts/replay/metrics.sh
 
-trace="" jobs=40 start=auto scale=auto nodes=3 every=4 max_gpus=4 modes=plain,iashim max_minutes=12 out="" build=""
+trace="" jobs=40 start=auto scale=auto nodes=3 every=4 max_gpus="" modes=plain,iashim max_minutes=12 out="" build=""
 live=1
 queue=slurm
 gangs_busy=auto
@@ -132,7 +138,9 @@ in_range --jobs "$jobs" 1 200
 [[ "$start" == auto ]] || in_range --start "$start" 0 1000000
 in_range --nodes "$nodes" 1 8
 in_range --guaranteed-every "$every" 0 1000
-in_range --max-gpus-per-job "$max_gpus" 1 4
+node_gpus=4  # SIMGPU_DEVICES in cluster-up.sh
+max_gpus=${max_gpus:-$((nodes * node_gpus))}
+in_range --max-gpus-per-job "$max_gpus" 1 $((nodes * node_gpus))
 in_range --max-minutes "$max_minutes" 1 120
 if [[ "$scale" != auto ]] &&
    { [[ ! "$scale" =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! awk -v x="$scale" 'BEGIN { exit !(x >= 1 && x <= 1e7) }'; }; then
@@ -176,7 +184,7 @@ done
 out=${out:-$build/live-replay}
 mkdir -p "$out/sim" "$out/sim-v100"
 out=$(cd "$out" && pwd)
-gpus=$((nodes * 4))
+gpus=$((nodes * node_gpus))
 
 # --- the segment ----------------------------------------------------------------------
 models=$repo/bench/data/models
@@ -206,13 +214,13 @@ awk -F'\t' -v OFS='\t' 'NR == FNR { mib[$1] = $2; next } $3 == 1 { print $2, mib
   >"$out/job-memory-shares.tsv"
 [[ "$gangs_busy" == no ]] || queue_flags+=(--job-memory-shares "$out/job-memory-shares.tsv")
 segment() {  # SCALE: jobs.tsv on stdout, segment.trace written
-  awk -v start="$start" -v jobs="$jobs" -v scale="$1" -v every="$every" -v max_gpus="$max_gpus" \
+  awk -v start="$start" -v jobs="$jobs" -v scale="$1" -v every="$every" -v max_gpus="$max_gpus" -v node_gpus="$node_gpus" \
     -v trace_out="$out/segment.trace" -f scripts/replay/segment.awk \
     "$out/gavel-solo.tsv" "$out/profiles.tsv" "$trace" 2>"$out/segment.log" ||
     die "the segment: $(cat "$out/segment.log")"
 }
 if [[ "$start" == auto ]]; then
-  picked=$(awk -v jobs="$jobs" -v gpus="$gpus" -v max_gpus="$max_gpus" -f scripts/replay/pick_segment.awk "$out/gavel-solo.tsv" "$trace" \
+  picked=$(awk -v jobs="$jobs" -v gpus="$gpus" -v max_gpus="$max_gpus" -v node_gpus="$node_gpus" -f scripts/replay/pick_segment.awk "$out/gavel-solo.tsv" "$trace" \
            2>"$out/segment.log") || die "--start auto: $(cat "$out/segment.log")"
   IFS=$'\t' read -r start load <<<"$picked"
   say "--start auto: the segment from job $start (of those of at most $max_gpus GPUs) offers a load of $load GPUs to $gpus"
@@ -233,7 +241,7 @@ awk -F'\t' '{ solo += $6 * $9; if ($5 + $6 > last) last = $5 + $6 }
 # --- simulated --------------------------------------------------------------------------
 simulate() {  # THROUGHPUTS_FILE DIR
   "$build/coordinator/clustersim/iashim-clustersim" --trace "$out/segment.trace" \
-    --throughputs "$1" --gpu-type v100 --gpus "$gpus" --gpus-per-node 4 \
+    --throughputs "$1" --gpu-type v100 --gpus "$gpus" --gpus-per-node "$node_gpus" \
     --guaranteed-every "$every" "${queue_flags[@]}" --policy exclusive,firstfit,iashim --json --out "$2" \
     >"$2/summary.jsonl" 2>"$2/stderr.txt" ||
     die "iashim-clustersim failed: $(tail -3 "$2/stderr.txt")"
@@ -305,11 +313,16 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
         # A gang: one step of k tasks on k whole GPUs of one node, as srun
         # starts data-parallel jobs (under --iashim one gang of k, the
         # plugin's step_gang.h). Without -N 1 Slurm may spread the tasks over
-        # nodes whose CPUs are busy (each with gpu:k: --gres counts per node),
-        # and ranks on several nodes never meet in their all-reduce. srun
-        # returns when the step ends, so it runs in the background and the
-        # next job waits until Slurm has this one.
-        args+=(-N 1 -n "$k" --gres="gpu:$k")
+        # nodes whose CPUs are busy (each with gpu:k: --gres counts per
+        # node). Wider than a node: whole nodes, node_gpus tasks on each
+        # (under --iashim each node's tasks one gang; job_submit.lua leaves
+        # the nodes to Slurm). srun returns when the step ends, so it runs in
+        # the background and the next job waits until Slurm has this one.
+        if [[ "$k" -gt "$node_gpus" ]]; then
+          args+=(-N "$((k / node_gpus))" -n "$k" --ntasks-per-node="$node_gpus" --gres="gpu:$node_gpus")
+        else
+          args+=(-N 1 -n "$k" --gres="gpu:$k")
+        fi
         # Whole GPUs (no --iashim-mem): a gang stating its memory would leave
         # room the coordinator could give a later job, where Slurm gives none.
         [[ "$mode" == plain ]] || args+=(--iashim="$priority" --iashim-kind="$profile")
@@ -364,9 +377,9 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
   wait "${submitters[@]}" 2>/dev/null || true  # not the sampler; a cancelled gang's srun returns
   stop_sampler
   e1=$(cluster_energy_mj)
-  # The rows: times from t0; the GPUs as node:index[,index...]. Each of a
-  # gang's k tasks prints a start and an end line: its first start, its last
-  # end, every GPU its tasks saw.
+  # The rows: times from t0; the GPUs as node:index[,index...], a job on
+  # several nodes node:...+node:.... Each of a gang's k tasks prints a start
+  # and an end line: its first start, its last end, every GPU its tasks saw.
   : >"$out/live-$mode.tsv"
   while IFS=$'\t' read -r id _ priority _ arrival solo _ _ k; do
     if [[ ! -f "$dir/$id.out" ]]; then
@@ -374,13 +387,15 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
       continue
     fi
     awk -v t0="$t0" -v id="$id" -v p="$priority" -v a="$arrival" -v solo="$solo" -v k="$k" '
-      $1 == "start" { if (starts++ == 0 || $2 < s) s = $2; host = $3; n = split($4, g, ",")
-                      for (i = 1; i <= n; i++) if (!(g[i] in seen)) { seen[g[i]] = 1; gpus = gpus (gpus == "" ? "" : ",") g[i] } }
+      $1 == "start" { if (starts++ == 0 || $2 < s) s = $2; if (!($3 in on)) hosts[++nhosts] = $3
+                      n = split($4, g, ",")
+                      for (i = 1; i <= n; i++) if (!(($3, g[i]) in seen)) { seen[$3, g[i]] = 1; on[$3] = on[$3] (on[$3] == "" ? "" : ",") g[i] } }
       $1 == "end" { if (ends++ == 0 || $2 > e) e = $2; if ($3 != 0) rc = $3 }
       END { if (starts != k || ends != k || rc != "") {
               printf "%s\tno clean end (%d of %d tasks started, %d ended, exit %s)\n", id, starts, k, ends, (rc == "" ? 0 : rc) > "/dev/stderr"
               exit 1 }
-            printf "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s:%s\n", id, p, a, s - t0, e - t0, solo, host, gpus }' \
+            where = ""; for (h = 1; h <= nhosts; h++) where = where (h > 1 ? "+" : "") hosts[h] ":" on[hosts[h]]
+            printf "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n", id, p, a, s - t0, e - t0, solo, where }' \
       "$dir/$id.out" >>"$out/live-$mode.tsv" 2>>"$dir/failed.tsv" || true
   done <"$out/jobs.tsv"
   awk -v e0="$e0" -v e1="$e1" -v n="$jobs" 'BEGIN { printf "energy_per_job_j %.1f\n", (e1 - e0) / 1000 / n }' \
@@ -403,17 +418,13 @@ if [[ $live -eq 1 ]]; then
     die "cluster-up.sh failed"
   say "cluster up in $((SECONDS - began)) s"
   # What each job (or each task of a gang) runs: when it starts, where, and
-  # when it ends. A task of a gang (srun -n k) is one data-parallel rank,
-  # torchrun's variables from Slurm's: under --iashim it sees only its own
-  # GPU of the gang, under plain Slurm all of the step's.
-  cat >"$job_script" <<'EOF'
+  # when it ends. A task of a gang (srun -n k) is one data-parallel rank
+  # (scripts/slurm-rank.sh): under --iashim it sees only its own GPU of the
+  # gang, under plain Slurm all of the step's on its node.
+  sed "s|@REPO@|$repo|" >"$job_script" <<'EOF'
 #!/bin/sh
-if [ "${SLURM_NTASKS:-1}" -gt 1 ]; then
-  export RANK="$SLURM_PROCID" WORLD_SIZE="$SLURM_NTASKS" MASTER_ADDR=127.0.0.1 MASTER_PORT="$SLURM_JOB_ID"
-  case "${CUDA_VISIBLE_DEVICES:-}" in *,*) export LOCAL_RANK="$SLURM_LOCALID" ;; *) export LOCAL_RANK=0 ;; esac
-fi
 echo "start $(date +%s.%N) $(hostname) ${CUDA_VISIBLE_DEVICES:--}"
-iashim-fakejob --model "$1" --iterations "$2" --quiet
+"@REPO@/scripts/slurm-rank.sh" iashim-fakejob --model "$1" --iterations "$2" --quiet
 rc=$?
 echo "end $(date +%s.%N) $rc"
 exit $rc

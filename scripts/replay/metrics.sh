@@ -4,7 +4,8 @@
 #
 #   rows: id priority arrival_s start_s end_s solo_s gpus   (TSV, seconds
 #         from the run's start; gpus "node:index[,index...]" (a gang's
-#         several), or "-" when not known)
+#         several; a gang on several nodes "node:...+node:..."), or "-" when
+#         not known)
 #
 # JCT = end - arrival; slowdown = JCT / solo (alone, on an idle cluster); run
 # slowdown = (end - start) / solo: the part that sharing causes, which is what
@@ -39,8 +40,10 @@ replay_metrics() {  # ROWS_FILE GPUS
   # Busy GPU-seconds: per GPU, the union of its jobs' [start, end]; a gang
   # keeps each of its GPUs busy.
   if ! awk -F'\t' '$7 == "-" { found = 1 } END { exit !found }' "$rows"; then
-    awk -F'\t' -v OFS='\t' '{ host = $7; sub(/:.*/, "", host); list = $7; sub(/^[^:]*:/, "", list)
-                              n = split(list, g, ","); for (i = 1; i <= n; i++) { $7 = host ":" g[i]; print } }' "$rows" |
+    awk -F'\t' -v OFS='\t' '{ m = split($7, part, "+")
+                              for (p = 1; p <= m; p++) {
+                                host = part[p]; sub(/:.*/, "", host); list = part[p]; sub(/^[^:]*:/, "", list)
+                                n = split(list, g, ","); for (i = 1; i <= n; i++) { $7 = host ":" g[i]; print } } }' "$rows" |
       sort -t$'\t' -k7,7 -k4,4g | awk -F'\t' -v gpus="$gpus" '
       $5 > makespan { makespan = $5 }
       $7 != gpu { if (gpu != "") busy += e - s; gpu = $7; s = $4; e = $5; next }

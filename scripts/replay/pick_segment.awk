@@ -1,6 +1,7 @@
 # The segment the live replay takes when none is named (--start auto): the
 # first run of `jobs` jobs of at most max_gpus GPUs of the trace (those
-# segment.awk takes: multi-GPU ones only where Gavel measured them; at job 0,
+# segment.awk takes: multi-GPU ones only where Gavel measured them, those
+# wider than a node's node_gpus only in whole nodes; at job 0,
 # jobs, 2*jobs, ...) whose offered load is within a quarter of the cluster's
 # GPUs. Offered load = the segment's work alone (GPU-seconds: a job's length
 # times its GPUs) / the time from its first arrival to its last job's end if
@@ -9,13 +10,13 @@
 # queue; far below it every job finds an empty GPU, far above it every
 # policy must share everything.
 #
-#   awk -v jobs=K -v gpus=G -v max_gpus=M -f pick_segment.awk gavel-solo.tsv TRACE
+#   awk -v jobs=K -v gpus=G -v max_gpus=M -v node_gpus=P -f pick_segment.awk gavel-solo.tsv TRACE
 #
 # gavel-solo.tsv as segment.awk reads it. Prints "start<TAB>load"; exits 1,
 # naming the closest segment, when none qualifies.
-BEGIN { FS = "\t"; if (max_gpus == "") max_gpus = 4 }
+BEGIN { FS = "\t"; if (max_gpus == "") max_gpus = 4; if (node_gpus == "") node_gpus = 4 }
 FILENAME == ARGV[1] { rate[$1, $2] = $3; next }
-$7 <= max_gpus && ($7 == 1 || (($1, $7) in rate)) {
+$7 <= max_gpus && ($7 <= node_gpus || $7 % node_gpus == 0) && ($7 == 1 || (($1, $7) in rate)) {
   i = n++ % jobs
   if (i == 0) { first = $6; work = 0; last = 0; bad = 0 }
   if (!(($1, $7) in rate)) bad = 1

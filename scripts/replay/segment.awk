@@ -1,7 +1,7 @@
 # A segment of a Gavel-format trace as jobs for the live replay
 # (scripts/live-replay.sh) and as a trace for iashim-clustersim.
 #
-#   awk -v start=N -v jobs=K -v scale=X -v every=M -v max_gpus=G -v trace_out=FILE \
+#   awk -v start=N -v jobs=K -v scale=X -v every=M -v max_gpus=G -v node_gpus=P -v trace_out=FILE \
 #       -f segment.awk gavel-solo.tsv profiles.tsv TRACE > jobs.tsv
 #
 # gavel-solo.tsv: "<Gavel job type>\t<GPUs>\t<v100 steps/s alone on them>".
@@ -10,11 +10,12 @@
 # TRACE:          job_type command num_steps_arg needs_data_dir total_steps
 #                 arrival_time_s scale_factor (bench/data/gavel/README.md).
 #
-# The segment: the trace's jobs of at most G GPUs (a node's) number start..
-# start+jobs-1 (0-based, in file order); the larger jobs that arrive among
-# them are left out and counted on stderr (a gang never spans nodes), and so
-# are multi-GPU jobs Gavel has no throughput for at their scale (A3C and
-# CycleGAN: iashim-clustersim skips them too). Each
+# The segment: the trace's jobs of at most G GPUs (the cluster's) number
+# start..start+jobs-1 (0-based, in file order), a job of more than P GPUs (a
+# node's, default 4) only in whole nodes (a multiple of P: Slurm's -N k/P
+# --gres=gpu:P); the others that arrive among them are left out and counted
+# on stderr, and so are multi-GPU jobs Gavel has no throughput for at their
+# scale (A3C and CycleGAN: iashim-clustersim skips them too). Each
 # job keeps its arrival (from the segment's first) and its length on its
 # GPUs on V100s (total_steps / Gavel's steps/s at its scale), both divided by
 # the time scale X; it runs the fake job profile of its model family (FAMILY
@@ -39,6 +40,7 @@ BEGIN {
   FAMILY["Transformer"] = "transformer"; FAMILY["LM"] = "lstm"
   FAMILY["Recommendation"] = "recoder"; FAMILY["CycleGAN"] = "resnet50"; FAMILY["A3C"] = "lstm"
   if (max_gpus == "") max_gpus = 4
+  if (node_gpus == "") node_gpus = 4
 }
 FILENAME == ARGV[1] { gavel_rate[$1, $2] = $3; next }
 FILENAME == ARGV[2] { gavel_type[$1] = $2; simgpu_rate[$1, $3] = $4; next }
@@ -46,6 +48,7 @@ FILENAME == ARGV[2] { gavel_type[$1] = $2; simgpu_rate[$1, $3] = $4; next }
   if (NF != 7) { printf "%s:%d: %d fields, not 7\n", FILENAME, FNR, NF > "/dev/stderr"; bad = 1; exit 1 }
   k = $7 + 0
   if (k > max_gpus) { if (taken > 0 && taken < jobs) too_big++; next }
+  if (k > node_gpus && k % node_gpus != 0) { if (taken > 0 && taken < jobs) part_nodes++; next }
   if (k > 1 && !(($1, k) in gavel_rate)) { if (taken > 0 && taken < jobs) unmeasured++; next }
   n = fitting++
   if (n < start || taken >= jobs) next
@@ -83,6 +86,6 @@ END {
     printf "the trace has %d jobs of at most %d GPUs from number %d, not %d\n", taken, max_gpus, start, jobs > "/dev/stderr"
     exit 1
   }
-  printf "%d of them on several GPUs; left out among them: %d of more than %d GPUs, %d that Gavel did not measure at their scale\n",
-         gangs + 0, too_big + 0, max_gpus, unmeasured + 0 > "/dev/stderr"
+  printf "%d of them on several GPUs; left out among them: %d of more than %d GPUs, %d of more than a node's %d in part of a node, %d that Gavel did not measure at their scale\n",
+         gangs + 0, too_big + 0, max_gpus, part_nodes + 0, node_gpus, unmeasured + 0 > "/dev/stderr"
 }

@@ -44,6 +44,11 @@ expect mean_slowdown 2.312
 printf '%s\n' "0	opportunistic	0	0	10	10	n:0,1" "1	opportunistic	0	5	20	15	n:1" >"$out/gang-rows.tsv"
 replay_metrics "$out/gang-rows.tsv" 2 >"$out/metrics.txt"
 expect gpu_util 0.750
+# A gang on two nodes keeps each GPU of both busy: m:0,1+n:0,1 over [0, 10],
+# then a job on n:1 over [5, 20]: 40 + 10 GPU-seconds of 4 GPUs x 20 s.
+printf '%s\n' "0	opportunistic	0	0	10	10	m:0,1+n:0,1" "1	opportunistic	0	5	20	15	n:1" >"$out/nodes-rows.tsv"
+replay_metrics "$out/nodes-rows.tsv" 4 >"$out/metrics.txt"
+expect gpu_util 0.625
 
 # --- a segment and its simulation, without a cluster.
 "$repo/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 120 --time-scale 100 \
@@ -88,7 +93,7 @@ grep -q "queue: slurm, a backfill pass every 2 s" "$out/run/report.txt" || fail 
 # GPUs one-GPU jobs use: plain shards' gang starts beside them, so firstfit's
 # schedule changes, and the report says which accounting was simulated.
 for busy in yes no; do
-  "$repo/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 0 --time-scale 100 \
+  "$repo/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 0 --time-scale 100 --max-gpus-per-job 4 \
     --gangs-take-busy-gpus "$busy" --out "$out/busy-$busy" --build-dir "$build" >"$out/busy-$busy.log" 2>&1 ||
     { cat "$out/busy-$busy.log"; fail "--gangs-take-busy-gpus $busy failed"; }
 done
@@ -97,6 +102,22 @@ cmp -s "$out/busy-yes/sim/jobs-firstfit.csv" "$out/busy-no/sim/jobs-firstfit.csv
 grep -q "gangs may be given GPUs whose shards are in use" "$out/busy-yes/report.txt" ||
   fail "report.txt does not say gangs took busy GPUs"
 grep -q "gangs take empty GPUs only" "$out/busy-no/report.txt" || fail "report.txt does not say gangs took empty GPUs"
+# Jobs wider than a node (3 nodes of 4 GPUs, by default jobs of up to all 12):
+# 8-GPU jobs on two whole nodes, in simgpu's throughputs across the fabric.
+# With at most 4 GPUs a job, they are left out and counted.
+awk -F'\t' '$9 == 8 { wide++ } $9 > 12 || ($9 > 4 && $9 % 4 != 0) { bad = 1 } END { exit bad || wide < 2 }' \
+  "$out/run/jobs.tsv" || fail "the segment has not two 8-GPU jobs and no others wider than a node: $(cut -f9 "$out/run/jobs.tsv" | sort | uniq -c | tr '\n' ' ')"
+grep -q "left out among them: 0 of more than 12 GPUs, 0 of more than a node's 4 in part of a node" "$out/run.log" ||
+  fail "the segment's log does not count what it left out: $(grep segment: "$out/run.log")"
+jq -e '[.v100 | to_entries[] | select(.key | test(", 8\\)$")) | .value.null] | length > 0 and all(. > 0)' \
+  "$out/run/simgpu-throughputs.json" >/dev/null || fail "simgpu-throughputs.json has no 8-GPU throughputs"
+awk -F, 'NR > 1 && $3 == 8 && $6 > $5 { n++ } END { exit n < 2 }' "$out/run/sim/jobs-iashim.csv" ||
+  fail "the simulator did not run the 8-GPU jobs: $(head -3 "$out/run/sim/jobs-iashim.csv")"
+"$repo/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 120 --time-scale 100 --max-gpus-per-job 4 \
+  --out "$out/node" --build-dir "$build" >"$out/node.log" 2>&1 || { cat "$out/node.log"; fail "--max-gpus-per-job 4 failed"; }
+awk -F'\t' '$9 > 4 { exit 1 }' "$out/node/jobs.tsv" || fail "--max-gpus-per-job 4 took a job wider than a node"
+grep -q "left out among them: [1-9][0-9]* of more than 4 GPUs" "$out/node.log" ||
+  fail "--max-gpus-per-job 4 did not count the 8-GPU jobs it left out: $(grep segment: "$out/node.log")"
 # One GPU per job at most: the segment as it was before gangs were replayed.
 "$repo/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 120 --time-scale 100 --max-gpus-per-job 1 \
   --out "$out/one" --build-dir "$build" >"$out/one.log" 2>&1 || { cat "$out/one.log"; fail "--max-gpus-per-job 1 failed"; }
@@ -140,9 +161,10 @@ refuses "--jobs must be an integer 1..200" --trace "$trace" --jobs 0
 refuses "--time-scale must be auto or a number" --trace "$trace" --time-scale fast
 refuses "unknown mode 'shards'" --trace "$trace" --modes plain,shards
 refuses "--guaranteed-every must be" --trace "$trace" --guaranteed-every -1
-refuses "pass --start" --trace "$repo/bench/data/gavel/msr-seed0/2869ce.trace"
-refuses "--max-gpus-per-job must be an integer 1..4" --trace "$trace" --max-gpus-per-job 8
-refuses "fewer than 40 jobs of at most 4 GPUs" --trace "$repo/bench/data/gavel/msr-seed0/23dbec.trace"
+refuses "pass --start" --trace "$repo/bench/data/gavel/msr-seed0/2869ce.trace" --max-gpus-per-job 4
+refuses "--max-gpus-per-job must be an integer 1..12" --trace "$trace" --max-gpus-per-job 16
+refuses "--max-gpus-per-job must be an integer 1..8" --trace "$trace" --nodes 2 --max-gpus-per-job 12
+refuses "fewer than 40 jobs of at most 12 GPUs" --trace "$repo/bench/data/gavel/msr-seed0/23dbec.trace"
 refuses "unknown argument '--bogus'" --trace "$trace" --bogus
 refuses "--queue must be reserve, greedy or slurm (got 'fifo')" --trace "$trace" --queue fifo
 refuses "--gangs-take-busy-gpus must be yes, no or auto (got 'maybe')" --trace "$trace" --gangs-take-busy-gpus maybe
