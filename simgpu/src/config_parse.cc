@@ -42,8 +42,6 @@ std::optional<double> ParseLinkGbps(std::string_view text) {
   return iashim::ParseDouble(Trim(text), 0.01, 100000);
 }
 
-std::optional<double> ParseFabricGbps(std::string_view text) { return ParseLinkGbps(text); }
-
 std::string FabricDirProblem(std::string_view path) {
   if (path.empty() || path.front() != '/') return "not an absolute path";
   // Room for "/collectives" within PATH_MAX.

@@ -27,12 +27,9 @@ bool ParseDeviceList(std::string_view text, std::string_view ns, std::vector<Dev
                      std::string* error);
 
 // SIMGPU_LINK_GBPS: the bus bandwidth of the links between a node's GPUs that
-// collectives use, in GB/s, 0.01..100000 (collective_cost.h).
+// collectives use, in GB/s, 0.01..100000 (collective_cost.h); and
+// SIMGPU_FABRIC_GBPS, the bandwidth between nodes, in the same range.
 std::optional<double> ParseLinkGbps(std::string_view text);
-
-// SIMGPU_FABRIC_GBPS: the bandwidth between nodes that a collective whose ranks
-// span nodes gets, in GB/s, in SIMGPU_LINK_GBPS's range.
-std::optional<double> ParseFabricGbps(std::string_view text);
 
 // SIMGPU_FABRIC: the directory, shared by the simulated nodes of one machine,
 // that holds their collective groups. Empty if `path` is the absolute path of

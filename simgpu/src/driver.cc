@@ -14,6 +14,23 @@
 #include "simgpu/src/timeline.h"
 
 namespace simgpu {
+namespace {
+
+// A bandwidth in GB/s from the environment variable `name`, `fallback` when it
+// is unset; nullopt, after a line on stderr saying what it should hold, when
+// it is not a number in SIMGPU_LINK_GBPS's range.
+std::optional<double> BandwidthFromEnv(const char* name, const char* what, double fallback) {
+  const char* text = std::getenv(name);
+  if (text == nullptr) return fallback;
+  const std::optional<double> gbps = ParseLinkGbps(text);
+  if (!gbps) {
+    std::fprintf(stderr, "simgpu: %s='%s' is invalid: give %s in GB/s, 0.01..100000\n", name,
+                 text, what);
+  }
+  return gbps;
+}
+
+}  // namespace
 
 Driver& Driver::Get() {
   static Driver* driver = new Driver();
@@ -47,30 +64,13 @@ CUresult Driver::DoInit() {
                  error.c_str());
     return CUDA_ERROR_INVALID_VALUE;
   }
-  link_gbps_ = kDefaultLinkGbps;
-  if (const char* link_env = std::getenv("SIMGPU_LINK_GBPS")) {
-    const std::optional<double> gbps = ParseLinkGbps(link_env);
-    if (!gbps) {
-      std::fprintf(stderr,
-                   "simgpu: SIMGPU_LINK_GBPS='%s' is invalid: give the links' bus bandwidth in "
-                   "GB/s, 0.01..100000\n",
-                   link_env);
-      return CUDA_ERROR_INVALID_VALUE;
-    }
-    link_gbps_ = *gbps;
-  }
-  fabric_gbps_ = kDefaultFabricGbps;
-  if (const char* fabric_env = std::getenv("SIMGPU_FABRIC_GBPS")) {
-    const std::optional<double> gbps = ParseFabricGbps(fabric_env);
-    if (!gbps) {
-      std::fprintf(stderr,
-                   "simgpu: SIMGPU_FABRIC_GBPS='%s' is invalid: give the bandwidth between "
-                   "nodes in GB/s, 0.01..100000\n",
-                   fabric_env);
-      return CUDA_ERROR_INVALID_VALUE;
-    }
-    fabric_gbps_ = *gbps;
-  }
+  const std::optional<double> link_gbps =
+      BandwidthFromEnv("SIMGPU_LINK_GBPS", "the links' bus bandwidth", kDefaultLinkGbps);
+  const std::optional<double> fabric_gbps =
+      BandwidthFromEnv("SIMGPU_FABRIC_GBPS", "the bandwidth between nodes", kDefaultFabricGbps);
+  if (!link_gbps || !fabric_gbps) return CUDA_ERROR_INVALID_VALUE;
+  link_gbps_ = *link_gbps;
+  fabric_gbps_ = *fabric_gbps;
   const char* visible_env = std::getenv("CUDA_VISIBLE_DEVICES");
   visible_ = ParseVisibleDevices(
       visible_env ? std::optional<std::string_view>(visible_env) : std::nullopt, physical_);

@@ -90,14 +90,6 @@ TEST(ValidNamespace, Characters) {
   EXPECT_FALSE(ValidNamespace(std::string(65, 'a')));
 }
 
-TEST(ParseFabricGbps, TheLinksRange) {
-  EXPECT_EQ(ParseFabricGbps("12.5"), 12.5);
-  EXPECT_EQ(ParseFabricGbps(" 0.01 "), 0.01);
-  EXPECT_FALSE(ParseFabricGbps("0").has_value());
-  EXPECT_FALSE(ParseFabricGbps("100001").has_value());
-  EXPECT_FALSE(ParseFabricGbps("fast").has_value());
-}
-
 TEST(FabricDirProblem, AnExistingWritableAbsoluteDirectory) {
   char dir[] = "/tmp/iashim-fabric-parse-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
