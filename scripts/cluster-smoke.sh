@@ -10,8 +10,9 @@
 #   - each node's simulated GPUs are its own (in the node's private /dev/shm);
 #   - a shim without the coordinator's key cannot register, and its job runs;
 #   - a data-parallel job on both nodes (srun -N 2 -n 8, each node's 4 GPUs)
-#     runs to its end: its ranks meet in their all-reduce across simgpu's
-#     fabric, and the coordinator holds each node's tasks as one gang there;
+#     runs to its end on the nodes the coordinator named to job_submit.lua:
+#     its ranks meet in their all-reduce across simgpu's fabric, and the
+#     coordinator holds each node's tasks as one gang there;
 #   - a node stopped abruptly is marked lost, with its job, within a few
 #     seconds (the heartbeat timeout, 3 s), and the other node's job does not
 #     slow; started again, it responds to Slurm and a shim on it is heard;
@@ -123,8 +124,13 @@ status_json | jq -e '[.gpus[].jobs[] | select(.job == "keyless")] | length == 0'
 grep -qi "key" "$cluster_dir/out/keyless.err" || fail "the keyless shim did not say why it stayed away: $(cat "$cluster_dir/out/keyless.err")"
 say "a shim without the coordinator's key stayed unregistered; its job ran"
 
-# --- a job on both nodes: 8 ranks, each node's 4 GPUs (Slurm starts it once
-# the shard jobs above are done), meeting across the fabric.
+# --- a job on both nodes: 8 ranks, each node's 4 GPUs, meeting across the
+# fabric. Once the jobs above (whole GPUs at the coordinator) are done, so
+# that the coordinator has both nodes to name to job_submit.lua.
+for _ in $(seq 60); do  # ~30 s; they run 12 s
+  [[ -z "$(on head squeue -h -j "$id1,$id2,$id3" -o %i 2>/dev/null)" ]] && break
+  sleep 0.5
+done
 wide_out=$cluster_dir/out/wide.out
 ( on head runuser -u nobody -- timeout 90 srun -J wide -N 2 -n 8 --ntasks-per-node=4 --gres=gpu:4 \
     --iashim=opportunistic -D "$cluster_dir/out" "$repo/scripts/slurm-rank.sh" \
@@ -142,7 +148,10 @@ wait "$wide" || fail "the job on both nodes failed: $(tail -c 600 "$cluster_dir/
    $(tr ' ' '\n' <<<"$gangs" | cut -d@ -f2 | sort -u | wc -l) -eq 2 ]] ||
   fail "the job on both nodes was not one gang on each node at the coordinator (saw: '${gangs:-none}')"
 [[ -s "$cluster_dir/fabric/collectives" ]] || fail "its ranks did not meet across the fabric ($cluster_dir/fabric)"
-say "a job of 8 ranks ran on both nodes, one gang on each ($gangs), meeting across the fabric"
+# job_submit.lua asked the coordinator for its nodes (both, on two nodes).
+grep -q "8 GPUs on 2 nodes, prefers nodes iashim-node[12],iashim-node[12] \[wide\]" "$cluster_dir/log/slurmctld.log" ||
+  fail "job_submit.lua did not bind the job on both nodes to the coordinator's: $(grep 'iashim:.*wide' "$cluster_dir/log/slurmctld.log" | tail -2)"
+say "a job of 8 ranks ran on both nodes the coordinator named, one gang on each ($gangs), meeting across the fabric"
 
 # --- a node dies: it and its job are shown lost, the other node's job runs on
 # at its speed; restarted, the node rejoins Slurm and the coordinator.

@@ -3,10 +3,12 @@
 // "key: value" a line so it is easy to read and to parse.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "common/text/text.h"
 #include "coordinator/cli/ask_coordinator.h"
 #include "coordinator/cli/commands.h"
@@ -56,6 +58,13 @@ int PlaceCommand(const CliOptions& options) {
   if (p.dry_run) std::printf("dry_run: true\n");
   std::printf("job: %s\n", p.job.c_str());
   std::printf("host: %s\n", p.host.c_str());
+  // A job wider than a node: its nodes, in rank order (job_submit.lua binds
+  // the job to them).
+  std::vector<std::string> hosts;
+  for (const std::string& h : p.gpu_hosts) {
+    if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
+  }
+  if (hosts.size() > 1) std::printf("hosts: %s\n", absl::StrJoin(hosts, ",").c_str());
   if (p.gpu >= 0) {
     std::printf("gpu: %d\n", p.gpu);
   } else {

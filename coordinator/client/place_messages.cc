@@ -67,13 +67,17 @@ Placement DecodePlacement(const wire::Envelope& envelope) {
   if (const auto* indices = reply->gpu_indices(); indices != nullptr && indices->size() > 0) {
     p.gpus.assign(indices->begin(), indices->end());
     const auto* uuids = reply->gpu_uuids();
+    const auto* hosts = reply->gpu_hosts();
     for (size_t i = 0; i < p.gpus.size(); ++i) {
       p.gpu_uuids.push_back(uuids != nullptr && i < uuids->size() ? wire::StringOf(uuids->Get(i))
                                                                   : std::string());
+      p.gpu_hosts.push_back(hosts != nullptr && i < hosts->size() ? wire::StringOf(hosts->Get(i))
+                                                                  : p.host);
     }
   } else if (p.gpu >= 0) {
     p.gpus = {p.gpu};  // a coordinator from before gangs
     p.gpu_uuids = {p.gpu_uuid};
+    p.gpu_hosts = {p.host};
   }
   p.share = reply->share();
   p.mem_limit_bytes = reply->mem_limit_bytes();

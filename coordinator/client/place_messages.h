@@ -33,6 +33,9 @@ struct Placement {
   // job, also from a coordinator that predates gangs; empty when none named.
   std::vector<int> gpus;
   std::vector<std::string> gpu_uuids;  // parallel to gpus ("" where not known)
+  // The host of each GPU, parallel to gpus (`host` where not said): a dry run
+  // for a job wider than a node names GPUs of several hosts.
+  std::vector<std::string> gpu_hosts;
   double share = 1.0;
   uint64_t mem_limit_bytes = 0;
   std::string token;  // the job's token (IASHIM_JOB_TOKEN); empty from an older coordinator,

@@ -133,6 +133,9 @@ class Simulation {
   // GPUs empty; with gangs_take_busy_gpus (shards), no GPU of it another
   // gang's and CPUs left for g tasks, the rule single-node gangs follow there.
   bool NodeFreeFor(int job, int node) const;
+  // BusyGangView with only the nodes free for the gang `job` across nodes:
+  // what the coordinator's dry run chooses among for Slurm.
+  ClusterState FreeWholeNodesView(int job) const;
   // The GPUs of the lowest-numbered NodesOf(job) nodes free for `job`
   // (Slurm's select/cons_tres), in node order; empty when fewer are free.
   std::vector<int> SlurmNodes(int job) const;
@@ -625,6 +628,16 @@ ClusterState Simulation::BusyGangView(int k) const {
   return view;
 }
 
+ClusterState Simulation::FreeWholeNodesView(int job) const {
+  ClusterState view = BusyGangView(TasksPerNode(job));
+  std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) {
+    if (NodeFreeFor(job, node_of_[gpu_index_.at(g.id)])) return false;
+    view.jobs.erase(g.id);
+    return true;
+  });
+  return view;
+}
+
 PlacementRequest Simulation::BusyGangRequest(int job) const {
   PlacementRequest request;
   request.job = jobs_[job].id;
@@ -766,16 +779,27 @@ absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
     const bool by_prediction = busy_gang && busy_gang_policy_ != nullptr;
     const ClusterState& unreserved = reserving_job_ >= 0 && job != reserving_job_ ? view_ : full_;
     if (SpansNodes(job)) {
-      // Slurm places a job wider than a node itself, under every policy:
-      // job_submit.lua leaves multi-node jobs to it in both modes, so no
-      // placement policy is asked (none is in the live replay either).
-      // select/cons_tres: the lowest-numbered whole nodes free in its
-      // accounting (SlurmNodes; MightFit found them).
-      std::vector<GpuId> ids;
-      for (int g : SlurmNodes(job)) ids.push_back(gpu_ids_[g]);
-      const PlacementDecision decision =
-          PlacementDecision::PlacedGang(std::move(ids), "Slurm: the lowest free whole nodes");
-      if (absl::Status s = Start(job, decision, unreserved); !s.ok()) return s;
+      // Slurm places a job wider than a node itself: on the whole nodes the
+      // coordinator's dry run names (busy_gang_policy: job_submit.lua asks it
+      // for them), among those free in Slurm's accounting, else on the
+      // lowest-numbered free ones (select/cons_tres; MightFit found them).
+      std::optional<ClusterState> nodes_view;
+      PlacementDecision decision = PlacementDecision::Queued("");
+      if (by_prediction) {
+        nodes_view = FreeWholeNodesView(job);
+        decision = busy_gang_policy_->Place(BusyGangRequest(job), *nodes_view);
+        ++result_.place_calls;
+      }
+      if (decision.outcome != PlacementDecision::Outcome::kPlaced) {
+        std::vector<GpuId> ids;
+        for (int g : SlurmNodes(job)) ids.push_back(gpu_ids_[g]);
+        decision =
+            PlacementDecision::PlacedGang(std::move(ids), "Slurm: the lowest free whole nodes");
+      }
+      if (absl::Status s = Start(job, decision, nodes_view.has_value() ? *nodes_view : unreserved);
+          !s.ok()) {
+        return s;
+      }
       waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(i));
       continue;  // the next job now sits at i
     }

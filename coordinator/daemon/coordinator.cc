@@ -535,9 +535,11 @@ std::string Coordinator::EncodePlaceReply(const PlaceReplyFields& r) const {
   // a client from before gangs reads).
   std::vector<int> indices;
   std::vector<std::string> uuids;
+  std::vector<std::string> hosts;
   if (job) {
     for (const policy::GpuId& id : GpusOf(*job)) {
       indices.push_back(id.index);
+      hosts.push_back(id.host);
       uuids.emplace_back();
       for (const policy::GpuInfo& g : cluster_.gpus) {
         if (g.id == id) uuids.back() = g.uuid;
@@ -548,14 +550,16 @@ std::string Coordinator::EncodePlaceReply(const PlaceReplyFields& r) const {
   const auto token = fbb.CreateString(job ? job->token : "");
   flatbuffers::Offset<flatbuffers::Vector<int32_t>> gpu_indices;
   flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> gpu_uuids;
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> gpu_hosts;
   if (!indices.empty()) {
     gpu_indices = fbb.CreateVector(indices);
     gpu_uuids = fbb.CreateVectorOfStrings(uuids);
+    gpu_hosts = fbb.CreateVectorOfStrings(hosts);
   }
   const auto reply = wire::CreatePlaceReply(
       fbb, r.ok, err, jid, host, job && job->gpu ? job->gpu->index : -1, u,
       job ? job->sent_share : 1.0, r.mem_limit_bytes.value_or(job ? job->mem_bytes : 0), r.queued,
-      token, r.dry_run, gpu_indices, gpu_uuids);
+      token, r.dry_run, gpu_indices, gpu_uuids, gpu_hosts);
   return EnvelopeBytes(fbb, wire::Payload::PlaceReply, reply.Union());
 }
 
@@ -735,14 +739,25 @@ policy::PlacementDecision Coordinator::TakeReservedGpus(const PlaceAsk& ask,
 
 void Coordinator::Reserve(const PlaceAsk& ask, const policy::PlacementRequest& p,
                           const policy::PlacementDecision& d, int64_t now_ns) {
-  Reservation r;
-  r.host = d.gpu.host;
-  r.gpus = GpuIndexes(d);
-  r.priority = p.priority;
-  r.kind = ask.kind;
-  r.mem_bytes = p.mem_bytes;
-  r.slowdown_target = p.slowdown_target;
-  reservations_.Add(std::move(r), now_ns);
+  // One reservation a host: a job on several nodes asks for real from each
+  // node, for that node's GPUs (the plugin's gang of the node's tasks).
+  const std::vector<policy::GpuId> gpus = d.gpus.empty() ? std::vector{d.gpu} : d.gpus;
+  std::vector<std::string> hosts;
+  for (const policy::GpuId& g : gpus) {
+    if (std::find(hosts.begin(), hosts.end(), g.host) == hosts.end()) hosts.push_back(g.host);
+  }
+  for (const std::string& host : hosts) {
+    Reservation r;
+    r.host = host;
+    for (const policy::GpuId& g : gpus) {
+      if (g.host == host) r.gpus.push_back(g.index);
+    }
+    r.priority = p.priority;
+    r.kind = ask.kind;
+    r.mem_bytes = p.mem_bytes;
+    r.slowdown_target = p.slowdown_target;
+    reservations_.Add(std::move(r), now_ns);
+  }
 }
 
 uint64_t Coordinator::JoinedGpusQuota(const policy::PlacementDecision& d) const {

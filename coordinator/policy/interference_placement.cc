@@ -779,6 +779,133 @@ PlacementDecision JoinBusyGpus(const PlacementRequest& r, const Scope& scope,
   return y;
 }
 
+// The most GPUs one node of the scope has.
+size_t LargestNode(const Scope& scope) {
+  size_t largest = 0;
+  for (size_t n = 0; n + 1 < scope.nodes.size(); ++n) {
+    largest = std::max(largest, scope.nodes[n + 1] - scope.nodes[n]);
+  }
+  return largest;
+}
+
+// What a whole node is worth to a job wider than a node: it runs at its
+// slowest rank's pace, so the least any GPU there leaves the job, then what
+// the residents lose.
+struct NodeChoice {
+  size_t node = 0;  // into Scope::nodes
+  double p_new = 1;
+  double loss = 0;
+};
+
+// A job wider than a node (more GPUs than any node of the scope has): whole
+// nodes, every GPU of each, as Slurm gives a job of several nodes (srun -N
+// k/g --gres=gpu:g). A node qualifies when every GPU of it can take a rank
+// now: empty, or, for a job that may join busy GPUs, held by no gang (Slurm
+// gives no gang's GPUs to another) and passing the rules a GPU of one node
+// must (Scorer::Score). Of those, the k/g nodes that leave the job most of
+// its speed (ties: what the residents lose, then node order), whatever
+// min_gain says: the scheduler runs it on whole nodes anyway, and this only
+// says which. A guaranteed job that finds too few without a guaranteed job
+// yields there, as on one node (JoinBusyGpus).
+PlacementDecision PlaceOnWholeNodes(const PlacementRequest& r, const Scope& scope,
+                                    const std::string& where,
+                                    const InterferencePredictor* predictor, const ShareRule* rule,
+                                    const InterferenceAwarePlacement::Options& options) {
+  const std::vector<GpuView>& views = scope.views;
+  const size_t per_node = LargestNode(scope);
+  const size_t k = static_cast<size_t>(r.gpu_count);
+  if (per_node == 0 || k % per_node != 0) {
+    return PlacementDecision::Rejected(
+        absl::StrCat("a job of ", k, " GPUs is wider than a node of ", per_node, " on ", where,
+                     " and not whole nodes: ask for a multiple of ", per_node));
+  }
+  const size_t wanted = k / per_node;
+  size_t whole = 0;
+  for (size_t n = 0; n + 1 < scope.nodes.size(); ++n) {
+    bool fits = scope.nodes[n + 1] - scope.nodes[n] == per_node;
+    for (size_t i = scope.nodes[n]; fits && i < scope.nodes[n + 1]; ++i) fits = views[i].fits_ever;
+    whole += fits ? 1 : 0;
+  }
+  if (whole < wanted) {
+    return PlacementDecision::Rejected(
+        absl::StrCat("a job of ", k, " GPUs needs ", wanted, " whole nodes of ", per_node, " with ",
+                     Asked(r.mem_bytes), " a GPU; ", where, " has ", whole));
+  }
+  const auto choose = [&](const PlacementRequest& request, Blocker* blocker) {
+    std::vector<NodeChoice> nodes;
+    std::optional<Scorer> scorer;
+    if (predictor != nullptr) scorer.emplace(request, *predictor, rule, options);
+    for (size_t n = 0; n + 1 < scope.nodes.size(); ++n) {
+      if (scope.nodes[n + 1] - scope.nodes[n] != per_node) continue;
+      NodeChoice c{.node = n};
+      bool fits = true;
+      for (size_t i = scope.nodes[n]; fits && i < scope.nodes[n + 1]; ++i) {
+        const GpuView& v = views[i];
+        fits = v.fits_ever;
+        if (!fits || v.jobs.empty()) continue;
+        fits = JoinsBusyGpus(request) && scorer.has_value() &&
+               std::none_of(v.jobs.begin(), v.jobs.end(),
+                            [](const PlacedJob& j) { return j.gpu_count > 1; });
+        GpuScore s;
+        fits = fits && scorer->Score(v, &s, blocker);
+        c.p_new = std::min(c.p_new, s.p_new);
+        c.loss += s.loss;
+      }
+      if (fits) nodes.push_back(c);
+    }
+    std::stable_sort(nodes.begin(), nodes.end(), [](const NodeChoice& a, const NodeChoice& b) {
+      return a.p_new != b.p_new ? a.p_new > b.p_new : a.loss < b.loss;
+    });
+    if (nodes.size() > wanted) nodes.resize(wanted);
+    return nodes;
+  };
+  Blocker blocker;
+  std::vector<NodeChoice> chosen = choose(r, &blocker);
+  bool yields = false;
+  if (chosen.size() < wanted && r.priority == Priority::kGuaranteed && JoinsBusyGpus(r)) {
+    PlacementRequest yielding = r;
+    yielding.priority = Priority::kOpportunistic;
+    Blocker ignored;
+    chosen = choose(yielding, &ignored);
+    yields = chosen.size() == wanted;
+  }
+  if (chosen.size() < wanted) {
+    std::string reason = absl::StrCat("no ", wanted, " whole nodes on ", where,
+                                      " can take a job of ", k, " GPUs now");
+    if (blocker.why != Blocker::Why::kNone) {
+      absl::StrAppend(&reason, " (e.g. ", Explain(blocker, r, options.max_jobs_per_gpu), ")");
+    }
+    return PlacementDecision::Queued(std::move(reason));
+  }
+  std::sort(chosen.begin(), chosen.end(),
+            [](const NodeChoice& a, const NodeChoice& b) { return a.node < b.node; });
+  std::vector<size_t> gpus;
+  double p_new = 1, loss = 0;
+  std::vector<std::string> guaranteed;
+  for (const NodeChoice& c : chosen) {
+    p_new = std::min(p_new, c.p_new);
+    loss += c.loss;
+    for (size_t i = scope.nodes[c.node]; i < scope.nodes[c.node + 1]; ++i) {
+      gpus.push_back(i);
+      for (const PlacedJob& j : views[i].jobs) {
+        if (j.priority == Priority::kGuaranteed) guaranteed.push_back(j.job);
+      }
+    }
+  }
+  std::vector<std::string> hosts;
+  for (const NodeChoice& c : chosen) hosts.push_back(views[scope.nodes[c.node]].gpu->id.host);
+  std::string reason =
+      absl::StrFormat("whole nodes %s: the job at %.2f of its speed, residents lose %.3f",
+                      absl::StrJoin(hosts, ", "), p_new, loss);
+  if (yields) {
+    absl::StrAppend(&reason, "; yields to guaranteed ", absl::StrJoin(guaranteed, ", "),
+                    ": opportunistic until ", guaranteed.size() == 1 ? "it ends" : "they end");
+  }
+  PlacementDecision d = PlacedOn(views, gpus, std::move(reason));
+  d.yields = yields;
+  return d;
+}
+
 // The scope's rooms, and how scarce capacity is: pressure = (capacity
 // allocated + asked by the queue + asked by this request) / capacity, at most 1.
 // A GPU of capacity left unusable costs a GPU's worth of progress when
@@ -821,6 +948,9 @@ PlacementDecision InterferenceAwarePlacement::Place(const PlacementRequest& r,
   CollectScope(r, state, &scope);
   if (auto placed = AlreadyPlaced(scope)) return *std::move(placed);
   const std::string where = ScopeName(r);
+  if (k > 1 && static_cast<size_t>(k) > LargestNode(scope) && !r.gpu.has_value()) {
+    return PlaceOnWholeNodes(r, scope, where, predictor_, rule_, options_);
+  }
   std::vector<const GpuInfo*> empty;
   if (auto rejected = RejectImpossible(r, scope, where, &empty)) return *std::move(rejected);
   const bool pack = mix_ != nullptr && !mix_->Classes().empty() && k == 1 && r.mem_bytes > 0 &&

@@ -26,7 +26,9 @@ submitted, not when it starts, and a pending job stays bound to that node
 (unless the choice is a preference);
 a user's own --nodelist wins; a coordinator that does not answer costs each
 --iashim submission up to the timeout and leaves the choice to Slurm; a job
-on several nodes is left to Slurm (a gang is one node's GPUs).
+of several nodes asks for whole nodes (each with the same GPUs, as srun -N 2
+--gres=gpu:4 does), and the coordinator names them all; one with other
+shapes (a node range, no GPUs) is left to Slurm.
 --]]
 
 local IASHIM = os.getenv("IASHIM_BIN") or "iashim"
@@ -126,6 +128,39 @@ local function ask_coordinator(options, gpus)
   return answer
 end
 
+-- A job of several nodes: the nodes the coordinator named (its "hosts"
+-- line), all required, or preferred as a set of features (each node carries
+-- its name as one) when the choice is a preference.
+local function bind_to_nodes(job_desc, answer, nodes, gpus, submit_uid)
+  local name = tostring(job_desc.name or "")
+  local hosts = {}
+  if answer.outcome == "placed" and answer.hosts ~= nil then
+    for host in string.gmatch(answer.hosts, "[^,]+") do
+      if not string.match(host, "^[%w._-]+$") then hosts = {} break end
+      table.insert(hosts, host)
+    end
+  end
+  if #hosts ~= nodes then
+    slurm.log_info("iashim: no %d nodes from the coordinator for a job of %d GPUs (%s); Slurm chooses them [%s]",
+                   nodes, gpus, table.concat(answer.lines, " | "), name)
+    return slurm.SUCCESS
+  end
+  local how = "goes to"
+  if PREFER_NODE and job_desc.prefer ~= nil and job_desc.prefer ~= "" then
+    slurm.log_info("iashim: job of uid %d has its own --prefer (%s); Slurm places it [%s]",
+                   submit_uid, job_desc.prefer, name)
+    return slurm.SUCCESS
+  elseif PREFER_NODE then
+    job_desc.prefer = table.concat(hosts, "|")
+    how = "prefers"
+  else
+    job_desc.req_nodes = table.concat(hosts, ",")
+  end
+  slurm.log_info("iashim: job of uid %d, %d GPUs on %d nodes, %s nodes %s [%s]",
+                 submit_uid, gpus, nodes, how, table.concat(hosts, ","), name)
+  return slurm.SUCCESS
+end
+
 function slurm_job_submit(job_desc, part_list, submit_uid)
   local options = iashim_options(job_desc)
   if options == nil then return slurm.SUCCESS end
@@ -136,14 +171,20 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
   end
   -- Slurm's "not set" is a huge number.
   local nodes = tonumber(job_desc.min_nodes or 1) or 1
-  if nodes > 1 and nodes < 0xFFFFFFF0 then
-    slurm.log_info("iashim: job of uid %d asks for %d nodes; Slurm places it", submit_uid, nodes)
+  if nodes >= 0xFFFFFFF0 then nodes = 1 end
+  local max_nodes = tonumber(job_desc.max_nodes or nodes) or nodes
+  local per_node = gpus_per_node(job_desc)
+  if nodes > 1 and (per_node < 2 or (max_nodes < 0xFFFFFFF0 and max_nodes ~= nodes)) then
+    slurm.log_info("iashim: job of uid %d asks for %d nodes of %d GPU(s) each (at most %d nodes); Slurm places it",
+                   submit_uid, nodes, per_node, max_nodes)
     return slurm.SUCCESS
   end
-  local gpus = gpus_per_node(job_desc)
-  slurm.log_debug("iashim: tres_per_node %s: %d GPU(s) of a node", tostring(job_desc.tres_per_node), gpus)
-  if gpus > 64 then
-    slurm.log_info("iashim: job of uid %d asks for %d GPUs of a node; Slurm places it",
+  -- A job of several nodes, each with the same GPUs (srun -N 2 --gres=gpu:4):
+  -- the coordinator names whole nodes for all of its GPUs.
+  local gpus = per_node * nodes
+  slurm.log_debug("iashim: tres_per_node %s: %d GPU(s) of a node", tostring(job_desc.tres_per_node), per_node)
+  if gpus > 64 then  -- iashim place --gpus: at most 64
+    slurm.log_info("iashim: job of uid %d asks for %d GPUs in all, past the coordinator's 64; Slurm places it",
                    submit_uid, gpus)
     return slurm.SUCCESS
   end
@@ -154,6 +195,9 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
   end
   -- The job has no id yet: its name tells the log's reader which it is.
   local name = tostring(job_desc.name or "")
+  if nodes > 1 then
+    return bind_to_nodes(job_desc, answer, nodes, gpus, submit_uid)
+  end
   if answer.outcome == "placed" and answer.host ~= nil and
      string.match(answer.host, "^[%w._-]+$") then
     local how = "goes to"

@@ -366,6 +366,31 @@ TEST_F(GangsTakeBusyGpus, ByPredictionTheGangAvoidsTheNodeWhereItWouldBeThrottle
   EXPECT_GT(r->jobs[4].finish_s, 50);
 }
 
+// The same for a job wider than a node: the coordinator's dry run names the
+// whole nodes (job_submit.lua binds the job to them), not Slurm's lowest
+// free ones. node000 holds two guaranteed A jobs, node001 and node002 one
+// opportunistic C job each; the 4-GPU gang of 2-GPU nodes keeps 0.8 beside C.
+TEST_F(GangsTakeBusyGpus, ByPredictionAJobOnSeveralNodesAvoidsTheNodeWhereItWouldBeThrottled) {
+  truth_.SetSolo({"C", 1}, 10);
+  truth_.SetSolo({"G", 4}, 40);
+  truth_.SetPair({"G", 1}, {"C", 1}, 8, 8);
+  std::vector<SimJob> jobs = {Job("a1", {"A", 1}, 1000, 0), Job("a2", {"A", 1}, 1000, 0),
+                              Job("c1", {"C", 1}, 1000, 0), Job("c2", {"C", 1}, 1000, 0),
+                              Job("g", {"G", 4}, 400, 1)};
+  jobs[0].priority = jobs[1].priority = policy::Priority::kGuaranteed;
+  SimConfig config = SlurmConfig(6, 2, 5);
+  config.gangs_take_busy_gpus = true;
+  config.share_control = true;
+  absl::StatusOr<SimResult> r = RunPredicted(jobs, config);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[4].start_s, 1);
+  EXPECT_DOUBLE_EQ(r->jobs[4].finish_s, 13.5);  // 400 steps at 40 * 0.8 steps/s
+  // Slurm's own choice, the lowest free nodes, includes node000: cut there.
+  r = Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GT(r->jobs[4].finish_s, 50);
+}
+
 // SimConfig::job_memory_share: under share control a gang starts beside
 // one-GPU jobs only in the memory they leave. a and b (FirstFit pairs them)
 // fill GPU 0 with half each; the gang (at 1) has nowhere with memory, so

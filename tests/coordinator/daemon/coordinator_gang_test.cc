@@ -149,8 +149,9 @@ TEST_F(CoordinatorGangTest, AGangNoNodeCanHoldIsRefusedSayingSo) {
   const PlaceResult r = Ask(*c, {.job = "huge", .host = "", .gpus = 8});
   EXPECT_FALSE(r.ok);
   EXPECT_FALSE(r.queued);
-  EXPECT_THAT(r.error, HasSubstr("a gang of 8 GPUs"));
-  EXPECT_THAT(r.error, HasSubstr("no node"));
+  // Wider than any node: whole nodes of 4, of which the cluster has one.
+  EXPECT_THAT(r.error, HasSubstr("a job of 8 GPUs needs 2 whole nodes of 4"));
+  EXPECT_THAT(r.error, HasSubstr("the cluster has 1"));
   // Out of range: refused before placement, naming the field.
   const PlaceResult bad = Ask(*c, {.job = "bad", .gpus = 65});
   EXPECT_FALSE(bad.ok);

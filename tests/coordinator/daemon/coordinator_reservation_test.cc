@@ -174,6 +174,32 @@ TEST_F(CoordinatorReservationTest, AGangsDryRunHoldsAllItsGpus) {
   EXPECT_TRUE(c->reservations().held().empty());
 }
 
+// A job wider than a node (srun -N 2 --gres=gpu:4): whole nodes, and one
+// reservation a node, which the gang of that node's tasks takes over.
+TEST_F(CoordinatorReservationTest, ADryRunForTwoNodesHoldsEachNodesGpusForItsGang) {
+  auto c = Make();
+  const PlaceResult dry = Ask(*c, Submission(8));
+  ASSERT_TRUE(dry.ok) << dry.error;
+  EXPECT_EQ(dry.gpu_indices.size(), 8u);
+  EXPECT_THAT(dry.gpu_hosts,
+              ElementsAre("node1", "node1", "node1", "node1", "node2", "node2", "node2", "node2"));
+  ASSERT_EQ(c->reservations().held().size(), 2u);
+  for (const Reservation& r : c->reservations().held()) {
+    EXPECT_THAT(r.gpus, ElementsAre(0, 1, 2, 3)) << r.host;
+  }
+  // Both nodes are spoken for.
+  EXPECT_TRUE(Ask(*c, Submission()).queued);
+  EXPECT_TRUE(Ask(*c, TaskStart("slurm-3.0.node0", "node1", 4), 2 * kSecond).ok);
+  EXPECT_TRUE(Ask(*c, TaskStart("slurm-3.0.node1", "node2", 4), 2 * kSecond).ok);
+  EXPECT_EQ(c->reservations().consumed_total(), 2u);
+  // Wider than the cluster, or not whole nodes: refused, saying why.
+  const PlaceResult wide = Ask(*c, Submission(12), 3 * kSecond);
+  EXPECT_FALSE(wide.ok);
+  EXPECT_FALSE(wide.queued);
+  EXPECT_THAT(wide.error, HasSubstr("needs 3 whole nodes of 4"));
+  EXPECT_THAT(Ask(*c, Submission(6), 3 * kSecond).error, HasSubstr("not whole nodes"));
+}
+
 // `iashim place --dry-run --gpu N` asks about one GPU; no job is on its way.
 TEST_F(CoordinatorReservationTest, ADryRunNamingItsGpuHoldsNothing) {
   auto c = Make();

@@ -163,6 +163,7 @@ struct PlaceResult {
   bool dry_run = false;
   std::vector<int> gpu_indices;  // every GPU of the job (PlaceReply.gpu_indices)
   std::vector<std::string> gpu_uuids;
+  std::vector<std::string> gpu_hosts;  // parallel to gpu_indices
 };
 // The last message in `out`, if it is a PlaceReply.
 PlaceResult LastPlaceReply(const std::vector<Outgoing>& out);

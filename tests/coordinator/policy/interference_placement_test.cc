@@ -597,6 +597,50 @@ TEST_F(InterferencePlacementTest, AGangOnItsSchedulersBusyGpusStartsBesideTheirR
   EXPECT_EQ(Place(r, s).outcome, Outcome::kQueued);
 }
 
+// A job wider than a node takes whole nodes (Slurm's srun -N k/g
+// --gres=gpu:g): those that leave it most of its speed, as it runs at its
+// slowest rank's pace; never a node another gang holds part of.
+TEST_F(InterferencePlacementTest, AJobWiderThanANodeTakesTheWholeNodesThatSlowItLeast) {
+  ClusterState s = Nodes({"a", "b", "c"}, 2);
+  s.jobs[{"a", 0}] = {Job("g", "G", kG)};
+  s.jobs[{"b", 1}] = {Job("o", "O", kO)};
+  predictor_.SetPair("N", "G", 0.5, 0.6);  // g would be held to its target: n cut far
+  predictor_.SetPair("N", "O", 0.8, 0.8);
+  PlacementRequest r = Request("n", "N", kO, /*mem=*/0, /*gpu_count=*/4);
+  // Whole GPUs only: one empty node, not two.
+  PlacementDecision d = Place(r, s);
+  EXPECT_EQ(d.outcome, Outcome::kQueued);
+  EXPECT_NE(d.reason.find("no 2 whole nodes on the cluster"), std::string::npos) << d.reason;
+  r.join_busy_gpus = true;
+  d = Place(r, s);
+  ASSERT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
+  EXPECT_EQ(d.gpus, (std::vector<GpuId>{{"b", 0}, {"b", 1}, {"c", 0}, {"c", 1}}));
+  EXPECT_NE(d.reason.find("whole nodes b, c: the job at 0.80"), std::string::npos) << d.reason;
+  EXPECT_FALSE(d.yields);
+  // A node where another gang runs is not given to it.
+  s.jobs[{"c", 1}] = {Job("h", "O", kO, /*mem=*/0, /*gpu_count=*/2)};
+  d = Place(r, s);
+  ASSERT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
+  EXPECT_EQ(d.gpus, (std::vector<GpuId>{{"a", 0}, {"a", 1}, {"b", 0}, {"b", 1}}));
+  // Guaranteed, with a guaranteed job on one of the only nodes left: it yields.
+  r.priority = kG;
+  d = Place(r, s);
+  ASSERT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
+  EXPECT_TRUE(d.yields);
+  EXPECT_NE(d.reason.find("yields to guaranteed g: opportunistic until it ends"), std::string::npos)
+      << d.reason;
+  // Not whole nodes, or more nodes than the cluster has: refused, saying why.
+  r.gpu_count = 3;
+  d = Place(r, s);
+  EXPECT_EQ(d.outcome, Outcome::kRejected);
+  EXPECT_NE(d.reason.find("not whole nodes: ask for a multiple of 2"), std::string::npos)
+      << d.reason;
+  r.gpu_count = 8;
+  d = Place(r, s);
+  EXPECT_EQ(d.outcome, Outcome::kRejected);
+  EXPECT_NE(d.reason.find("needs 4 whole nodes of 2"), std::string::npos) << d.reason;
+}
+
 // A gang that states its memory joins its scheduler's busy GPUs in that
 // much of what their residents leave, and waits where less is left.
 TEST_F(InterferencePlacementTest, AGangStatingItsMemoryJoinsBusyGpusWhereThatMuchIsLeft) {
