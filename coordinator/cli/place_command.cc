@@ -43,6 +43,9 @@ int PlaceCommand(const CliOptions& options) {
       return kExitRefused;
     case client::Placement::Outcome::kQueued:
       std::printf("queued: %s\n", p.reason.c_str());
+      if (!p.prefer_hosts.empty()) {
+        std::printf("prefer_hosts: %s\n", absl::StrJoin(p.prefer_hosts, ",").c_str());
+      }
       return kExitQueued;
     case client::Placement::Outcome::kPlaced:
       break;

@@ -82,6 +82,9 @@ Placement DecodePlacement(const wire::Envelope& envelope) {
   p.share = reply->share();
   p.mem_limit_bytes = reply->mem_limit_bytes();
   p.token = wire::StringOf(reply->token());
+  if (const auto* prefer = reply->prefer_hosts(); prefer != nullptr) {
+    for (const flatbuffers::String* h : *prefer) p.prefer_hosts.push_back(wire::StringOf(h));
+  }
   p.dry_run = reply->dry_run();
   // `queued` wins over `ok`: a coordinator that sets both has not placed the
   // job yet, and running it anyway would defeat the queue.

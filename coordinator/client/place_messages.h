@@ -36,6 +36,9 @@ struct Placement {
   // The host of each GPU, parallel to gpus (`host` where not said): a dry run
   // for a job wider than a node names GPUs of several hosts.
   std::vector<std::string> gpu_hosts;
+  // kQueued dry run of a job wider than a node: the nodes it would take once
+  // the gangs on them end (for job_submit.lua's preference); empty: none.
+  std::vector<std::string> prefer_hosts;
   double share = 1.0;
   uint64_t mem_limit_bytes = 0;
   std::string token;  // the job's token (IASHIM_JOB_TOKEN); empty from an older coordinator,

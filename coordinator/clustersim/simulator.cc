@@ -133,9 +133,11 @@ class Simulation {
   // GPUs empty; with gangs_take_busy_gpus (shards), no GPU of it another
   // gang's and CPUs left for g tasks, the rule single-node gangs follow there.
   bool NodeFreeFor(int job, int node) const;
-  // BusyGangView with only the nodes free for the gang `job` across nodes:
-  // what the coordinator's dry run chooses among for Slurm.
-  ClusterState FreeWholeNodesView(int job) const;
+  // A gang across nodes arriving: the whole nodes the coordinator's dry run
+  // names for it now (busy_gang_policy), placed or as those it would take
+  // once the gangs there end, as job_submit.lua asks when the job is
+  // submitted and binds it to them as a preference (named_nodes_).
+  void NoteSubmission(int job);
   // The GPUs of the lowest-numbered NodesOf(job) nodes free for `job`
   // (Slurm's select/cons_tres), in node order; empty when fewer are free.
   std::vector<int> SlurmNodes(int job) const;
@@ -229,6 +231,9 @@ class Simulation {
   int reserving_job_ = -1;
 
   std::vector<int> waiting_;  // arrival order
+  // Per job: the nodes the coordinator named at its submission (a gang
+  // across nodes; empty: none named).
+  std::vector<std::vector<int>> named_nodes_;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
   double now_ = 0;
   int busy_gpus_ = 0;
@@ -261,6 +266,7 @@ absl::Status Simulation::Init() {
   gangs_view_ = full_;
   cpus_used_.assign(node_gpus_.size(), 0);
   reserved_.assign(node_gpus_.size(), 0);
+  named_nodes_.assign(jobs_.size(), {});
   const int per_node = config_.gpus_per_node;
   const int whole_nodes = config_.gpus / per_node;  // a partial last node takes no wide gang
   const int largest_node = static_cast<int>(node_gpus_.front().size());
@@ -628,14 +634,20 @@ ClusterState Simulation::BusyGangView(int k) const {
   return view;
 }
 
-ClusterState Simulation::FreeWholeNodesView(int job) const {
-  ClusterState view = BusyGangView(TasksPerNode(job));
-  std::erase_if(view.cluster.gpus, [&](const policy::GpuInfo& g) {
-    if (NodeFreeFor(job, node_of_[gpu_index_.at(g.id)])) return false;
-    view.jobs.erase(g.id);
-    return true;
-  });
-  return view;
+void Simulation::NoteSubmission(int job) {
+  if (!SpansNodes(job) || !GangsTakeBusyGpus() || busy_gang_policy_ == nullptr) return;
+  // The coordinator's view: every job running, no Slurm accounting of CPUs.
+  const PlacementDecision d = busy_gang_policy_->Place(BusyGangRequest(job), BusyGangView(0));
+  ++result_.place_calls;
+  // Placed: those nodes; queued: those it would take once the gangs there
+  // end (PlacementDecision::preferred), a preference all the same.
+  const std::vector<GpuId>& gpus =
+      d.outcome == PlacementDecision::Outcome::kPlaced ? d.gpus : d.preferred;
+  for (const GpuId& id : gpus) {
+    const int node = node_of_[gpu_index_.at(id)];
+    std::vector<int>& named = named_nodes_[job];
+    if (std::find(named.begin(), named.end(), node) == named.end()) named.push_back(node);
+  }
 }
 
 PlacementRequest Simulation::BusyGangRequest(int job) const {
@@ -780,26 +792,24 @@ absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
     const ClusterState& unreserved = reserving_job_ >= 0 && job != reserving_job_ ? view_ : full_;
     if (SpansNodes(job)) {
       // Slurm places a job wider than a node itself: on the whole nodes the
-      // coordinator's dry run names (busy_gang_policy: job_submit.lua asks it
-      // for them), among those free in Slurm's accounting, else on the
+      // coordinator's dry run named when it was submitted (NoteSubmission),
+      // a preference Slurm follows when all of them are free, else on the
       // lowest-numbered free ones (select/cons_tres; MightFit found them).
-      std::optional<ClusterState> nodes_view;
-      PlacementDecision decision = PlacementDecision::Queued("");
-      if (by_prediction) {
-        nodes_view = FreeWholeNodesView(job);
-        decision = busy_gang_policy_->Place(BusyGangRequest(job), *nodes_view);
-        ++result_.place_calls;
+      std::vector<int> gpus;
+      const std::vector<int>& named = named_nodes_[job];
+      if (!named.empty() && std::all_of(named.begin(), named.end(),
+                                        [&](int node) { return NodeFreeFor(job, node); })) {
+        for (int node : named) {
+          gpus.insert(gpus.end(), node_gpus_[node].begin(), node_gpus_[node].end());
+        }
+      } else {
+        gpus = SlurmNodes(job);
       }
-      if (decision.outcome != PlacementDecision::Outcome::kPlaced) {
-        std::vector<GpuId> ids;
-        for (int g : SlurmNodes(job)) ids.push_back(gpu_ids_[g]);
-        decision =
-            PlacementDecision::PlacedGang(std::move(ids), "Slurm: the lowest free whole nodes");
-      }
-      if (absl::Status s = Start(job, decision, nodes_view.has_value() ? *nodes_view : unreserved);
-          !s.ok()) {
-        return s;
-      }
+      std::vector<GpuId> ids;
+      for (int g : gpus) ids.push_back(gpu_ids_[g]);
+      const PlacementDecision decision = PlacementDecision::PlacedGang(
+          std::move(ids), named.empty() ? "Slurm: the lowest free whole nodes" : "the named nodes");
+      if (absl::Status s = Start(job, decision, unreserved); !s.ok()) return s;
       waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(i));
       continue;  // the next job now sits at i
     }
@@ -886,6 +896,7 @@ absl::StatusOr<SimResult> Simulation::Run() {
       }
     }
     while (next < jobs_.size() && jobs_[next].arrival_s <= now_) {
+      NoteSubmission(static_cast<int>(next));
       waiting_.push_back(static_cast<int>(next++));
       event = true;
     }

@@ -556,10 +556,12 @@ std::string Coordinator::EncodePlaceReply(const PlaceReplyFields& r) const {
     gpu_uuids = fbb.CreateVectorOfStrings(uuids);
     gpu_hosts = fbb.CreateVectorOfStrings(hosts);
   }
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>> prefer_hosts;
+  if (!r.prefer_hosts.empty()) prefer_hosts = fbb.CreateVectorOfStrings(r.prefer_hosts);
   const auto reply = wire::CreatePlaceReply(
       fbb, r.ok, err, jid, host, job && job->gpu ? job->gpu->index : -1, u,
       job ? job->sent_share : 1.0, r.mem_limit_bytes.value_or(job ? job->mem_bytes : 0), r.queued,
-      token, r.dry_run, gpu_indices, gpu_uuids, gpu_hosts);
+      token, r.dry_run, gpu_indices, gpu_uuids, gpu_hosts, prefer_hosts);
   return EnvelopeBytes(fbb, wire::Payload::PlaceReply, reply.Union());
 }
 
@@ -824,6 +826,13 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
   if (ask->dry_run) ++counters_.dry_runs;
   r.error = d.reason;
   r.queued = d.outcome == policy::PlacementDecision::Outcome::kQueued;
+  if (ask->dry_run) {
+    for (const policy::GpuId& g : d.preferred) {
+      if (std::find(r.prefer_hosts.begin(), r.prefer_hosts.end(), g.host) == r.prefer_hosts.end()) {
+        r.prefer_hosts.push_back(g.host);
+      }
+    }
+  }
   if (!ask->dry_run) {
     if (r.queued) {
       Waiting& w = waiting_[p->job];

@@ -206,6 +206,9 @@ class Coordinator {
     // The memory quota the shim gets, when not the job's mem_bytes: whole
     // GPUs joined while busy (JoinedGpusQuota).
     std::optional<uint64_t> mem_limit_bytes;
+    // Queued dry run of a job wider than a node: the nodes it would take
+    // later (PlacementDecision::preferred).
+    std::vector<std::string> prefer_hosts;
   };
   // The memory a whole-GPU job placed beside other jobs may use
   // (PlacementRequest::join_busy_gpus): the least any of its GPUs has free

@@ -831,16 +831,25 @@ PlacementDecision PlaceOnWholeNodes(const PlacementRequest& r, const Scope& scop
         absl::StrCat("a job of ", k, " GPUs needs ", wanted, " whole nodes of ", per_node, " with ",
                      Asked(r.mem_bytes), " a GPU; ", where, " has ", whole));
   }
-  const auto choose = [&](const PlacementRequest& request, Blocker* blocker) {
+  // `past_gangs`: as if the gangs there had ended (a preference for later).
+  const auto choose = [&](const PlacementRequest& request, Blocker* blocker, bool past_gangs) {
     std::vector<NodeChoice> nodes;
     std::optional<Scorer> scorer;
     if (predictor != nullptr) scorer.emplace(request, *predictor, rule, options);
+    std::vector<PlacedJob> others;
     for (size_t n = 0; n + 1 < scope.nodes.size(); ++n) {
       if (scope.nodes[n + 1] - scope.nodes[n] != per_node) continue;
       NodeChoice c{.node = n};
       bool fits = true;
       for (size_t i = scope.nodes[n]; fits && i < scope.nodes[n + 1]; ++i) {
-        const GpuView& v = views[i];
+        GpuView v = views[i];
+        if (past_gangs) {
+          others.clear();
+          for (const PlacedJob& j : v.jobs) {
+            if (j.gpu_count <= 1) others.push_back(j);
+          }
+          v.jobs = others;
+        }
         fits = v.fits_ever;
         if (!fits || v.jobs.empty()) continue;
         fits = JoinsBusyGpus(request) && scorer.has_value() &&
@@ -860,13 +869,14 @@ PlacementDecision PlaceOnWholeNodes(const PlacementRequest& r, const Scope& scop
     return nodes;
   };
   Blocker blocker;
-  std::vector<NodeChoice> chosen = choose(r, &blocker);
+  std::vector<NodeChoice> chosen = choose(r, &blocker, false);
   bool yields = false;
-  if (chosen.size() < wanted && r.priority == Priority::kGuaranteed && JoinsBusyGpus(r)) {
-    PlacementRequest yielding = r;
-    yielding.priority = Priority::kOpportunistic;
+  PlacementRequest yielding = r;
+  yielding.priority = Priority::kOpportunistic;
+  const bool may_yield = r.priority == Priority::kGuaranteed && JoinsBusyGpus(r);
+  if (chosen.size() < wanted && may_yield) {
     Blocker ignored;
-    chosen = choose(yielding, &ignored);
+    chosen = choose(yielding, &ignored, false);
     yields = chosen.size() == wanted;
   }
   if (chosen.size() < wanted) {
@@ -875,7 +885,28 @@ PlacementDecision PlaceOnWholeNodes(const PlacementRequest& r, const Scope& scop
     if (blocker.why != Blocker::Why::kNone) {
       absl::StrAppend(&reason, " (e.g. ", Explain(blocker, r, options.max_jobs_per_gpu), ")");
     }
-    return PlacementDecision::Queued(std::move(reason));
+    PlacementDecision d = PlacementDecision::Queued(std::move(reason));
+    if (JoinsBusyGpus(r)) {
+      // Where it would go once the gangs there end, for the scheduler to
+      // prefer then (the job waits in its queue meanwhile).
+      Blocker ignored;
+      std::vector<NodeChoice> later = choose(r, &ignored, true);
+      if (later.size() < wanted && may_yield) later = choose(yielding, &ignored, true);
+      if (later.size() == wanted) {
+        std::sort(later.begin(), later.end(),
+                  [](const NodeChoice& a, const NodeChoice& b) { return a.node < b.node; });
+        std::vector<std::string> hosts;
+        for (const NodeChoice& c : later) {
+          hosts.push_back(views[scope.nodes[c.node]].gpu->id.host);
+          for (size_t i = scope.nodes[c.node]; i < scope.nodes[c.node + 1]; ++i) {
+            d.preferred.push_back(views[i].gpu->id);
+          }
+        }
+        absl::StrAppend(&d.reason, "; once the gangs there end, whole nodes ",
+                        absl::StrJoin(hosts, ", "));
+      }
+    }
+    return d;
   }
   std::sort(chosen.begin(), chosen.end(),
             [](const NodeChoice& a, const NodeChoice& b) { return a.node < b.node; });

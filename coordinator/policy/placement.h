@@ -71,6 +71,10 @@ struct PlacementDecision {
   // be defended, so it yields: it runs as an opportunistic job until that
   // job ends, rather than hold the GPUs the scheduler gave it idle.
   bool yields = false;
+  // kQueued, a job wider than a node that may join busy GPUs: the whole
+  // nodes it would take once the gangs on them end (their other residents
+  // as they are now), for a scheduler to prefer; empty: none.
+  std::vector<GpuId> preferred;
 
   static PlacementDecision Placed(GpuId gpu, std::string reason);
   static PlacementDecision PlacedGang(std::vector<GpuId> gpus, std::string reason);

@@ -130,12 +130,20 @@ end
 
 -- A job of several nodes: the nodes the coordinator named (its "hosts"
 -- line), all required, or preferred as a set of features (each node carries
--- its name as one) when the choice is a preference.
+-- its name as one) when the choice is a preference. Queued (no whole nodes
+-- now), it may name those it would take once the gangs there end
+-- ("prefer_hosts"): a preference only, for Slurm to follow when they free.
 local function bind_to_nodes(job_desc, answer, nodes, gpus, submit_uid)
   local name = tostring(job_desc.name or "")
   local hosts = {}
-  if answer.outcome == "placed" and answer.hosts ~= nil then
-    for host in string.gmatch(answer.hosts, "[^,]+") do
+  local named = nil
+  if answer.outcome == "placed" then
+    named = answer.hosts
+  elseif PREFER_NODE and string.sub(answer.outcome, 1, 7) == "queued:" then
+    named = answer.prefer_hosts
+  end
+  if named ~= nil then
+    for host in string.gmatch(named, "[^,]+") do
       if not string.match(host, "^[%w._-]+$") then hosts = {} break end
       table.insert(hosts, host)
     end

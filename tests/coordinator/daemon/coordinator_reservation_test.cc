@@ -189,9 +189,20 @@ TEST_F(CoordinatorReservationTest, ADryRunForTwoNodesHoldsEachNodesGpusForItsGan
   }
   // Both nodes are spoken for.
   EXPECT_TRUE(Ask(*c, Submission()).queued);
+  EXPECT_TRUE(Ask(*c, Submission(8)).queued);
   EXPECT_TRUE(Ask(*c, TaskStart("slurm-3.0.node0", "node1", 4), 2 * kSecond).ok);
   EXPECT_TRUE(Ask(*c, TaskStart("slurm-3.0.node1", "node2", 4), 2 * kSecond).ok);
   EXPECT_EQ(c->reservations().consumed_total(), 2u);
+  // The two gangs hold both nodes: a second such job waits, naming the nodes
+  // it would take once they end (job_submit.lua's preference).
+  DaemonOptions options;
+  options.join_busy_gpus = true;
+  Coordinator joins(options, TwoNodesOfFour(), nullptr, nullptr, 0);
+  ASSERT_TRUE(Ask(joins, TaskStart("slurm-4.0.node0", "node1", 4)).ok);
+  ASSERT_TRUE(Ask(joins, TaskStart("slurm-4.0.node1", "node2", 4)).ok);
+  const PlaceResult later = Ask(joins, Submission(8), 3 * kSecond);
+  EXPECT_TRUE(later.queued) << later.error;
+  EXPECT_THAT(later.prefer_hosts, ElementsAre("node1", "node2"));
   // Wider than the cluster, or not whole nodes: refused, saying why.
   const PlaceResult wide = Ask(*c, Submission(12), 3 * kSecond);
   EXPECT_FALSE(wide.ok);

@@ -142,6 +142,9 @@ PlaceResult LastPlaceReply(const std::vector<Outgoing>& out) {
   if (reply->gpu_uuids()) {
     for (const flatbuffers::String* u : *reply->gpu_uuids()) r.gpu_uuids.push_back(str(u));
   }
+  if (reply->prefer_hosts()) {
+    for (const flatbuffers::String* h : *reply->prefer_hosts()) r.prefer_hosts.push_back(str(h));
+  }
   if (reply->gpu_hosts()) {
     for (const flatbuffers::String* h : *reply->gpu_hosts()) r.gpu_hosts.push_back(str(h));
   }

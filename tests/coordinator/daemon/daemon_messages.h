@@ -164,6 +164,7 @@ struct PlaceResult {
   std::vector<int> gpu_indices;  // every GPU of the job (PlaceReply.gpu_indices)
   std::vector<std::string> gpu_uuids;
   std::vector<std::string> gpu_hosts;  // parallel to gpu_indices
+  std::vector<std::string> prefer_hosts;
 };
 // The last message in `out`, if it is a PlaceReply.
 PlaceResult LastPlaceReply(const std::vector<Outgoing>& out);

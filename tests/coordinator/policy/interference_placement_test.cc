@@ -629,6 +629,16 @@ TEST_F(InterferencePlacementTest, AJobWiderThanANodeTakesTheWholeNodesThatSlowIt
   EXPECT_TRUE(d.yields);
   EXPECT_NE(d.reason.find("yields to guaranteed g: opportunistic until it ends"), std::string::npos)
       << d.reason;
+  // Gangs on two of the nodes: no two whole nodes now, but it names those
+  // it would take once they end (a scheduler's preference): b and c, not a.
+  r.priority = kO;
+  s.jobs[{"a", 1}] = {Job("h2", "O", kO, /*mem=*/0, /*gpu_count=*/2)};
+  s.jobs[{"b", 0}] = {Job("h3", "O", kO, /*mem=*/0, /*gpu_count=*/2)};
+  d = Place(r, s);
+  ASSERT_EQ(d.outcome, Outcome::kQueued) << d.reason;
+  EXPECT_EQ(d.preferred, (std::vector<GpuId>{{"b", 0}, {"b", 1}, {"c", 0}, {"c", 1}}));
+  EXPECT_NE(d.reason.find("once the gangs there end, whole nodes b, c"), std::string::npos)
+      << d.reason;
   // Not whole nodes, or more nodes than the cluster has: refused, saying why.
   r.gpu_count = 3;
   d = Place(r, s);
