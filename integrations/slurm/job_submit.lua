@@ -128,6 +128,23 @@ local function ask_coordinator(options, gpus)
   return answer
 end
 
+-- Binds the job to `hosts` (the node, or a job's several nodes): required,
+-- or preferred as a set of features (each node carries its name as one) when
+-- the choice is a preference. Returns how ("goes to", "prefers"), or nil,
+-- logged, when the job has a --prefer of its own (it wins).
+local function bind(job_desc, hosts, submit_uid, name)
+  if PREFER_NODE and job_desc.prefer ~= nil and job_desc.prefer ~= "" then
+    slurm.log_info("iashim: job of uid %d has its own --prefer (%s); Slurm places it [%s]",
+                   submit_uid, job_desc.prefer, name)
+    return nil
+  elseif PREFER_NODE then
+    job_desc.prefer = table.concat(hosts, "|")
+    return "prefers"
+  end
+  job_desc.req_nodes = table.concat(hosts, ",")
+  return "goes to"
+end
+
 -- A job of several nodes: the nodes the coordinator named (its "hosts"
 -- line), all required, or preferred as a set of features (each node carries
 -- its name as one) when the choice is a preference. Queued (no whole nodes
@@ -153,17 +170,8 @@ local function bind_to_nodes(job_desc, answer, nodes, gpus, submit_uid)
                    nodes, gpus, table.concat(answer.lines, " | "), name)
     return slurm.SUCCESS
   end
-  local how = "goes to"
-  if PREFER_NODE and job_desc.prefer ~= nil and job_desc.prefer ~= "" then
-    slurm.log_info("iashim: job of uid %d has its own --prefer (%s); Slurm places it [%s]",
-                   submit_uid, job_desc.prefer, name)
-    return slurm.SUCCESS
-  elseif PREFER_NODE then
-    job_desc.prefer = table.concat(hosts, "|")
-    how = "prefers"
-  else
-    job_desc.req_nodes = table.concat(hosts, ",")
-  end
+  local how = bind(job_desc, hosts, submit_uid, name)
+  if how == nil then return slurm.SUCCESS end
   slurm.log_info("iashim: job of uid %d, %d GPUs on %d nodes, %s nodes %s [%s]",
                  submit_uid, gpus, nodes, how, table.concat(hosts, ","), name)
   return slurm.SUCCESS
@@ -208,17 +216,8 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
   end
   if answer.outcome == "placed" and answer.host ~= nil and
      string.match(answer.host, "^[%w._-]+$") then
-    local how = "goes to"
-    if PREFER_NODE and job_desc.prefer ~= nil and job_desc.prefer ~= "" then
-      slurm.log_info("iashim: job of uid %d has its own --prefer (%s); Slurm places it [%s]",
-                     submit_uid, job_desc.prefer, name)
-      return slurm.SUCCESS
-    elseif PREFER_NODE then
-      job_desc.prefer = answer.host
-      how = "prefers"
-    else
-      job_desc.req_nodes = answer.host
-    end
+    local how = bind(job_desc, { answer.host }, submit_uid, name)
+    if how == nil then return slurm.SUCCESS end
     if gpus > 1 then
       slurm.log_info("iashim: job of uid %d, a gang of %d GPUs, %s node %s (GPUs %s there now) [%s]",
                      submit_uid, gpus, how, answer.host, answer.gpus or "?", name)

@@ -391,6 +391,31 @@ TEST_F(GangsTakeBusyGpus, ByPredictionAJobOnSeveralNodesAvoidsTheNodeWhereItWoul
   EXPECT_GT(r->jobs[4].finish_s, 50);
 }
 
+// Submitted while another gang holds the nodes it would choose, a job wider
+// than a node is named the nodes it would take once that gang ends (its
+// --prefer), and Slurm starts it there then, not on the lowest free ones.
+// node000 holds a guaranteed A job for 100 s; h (4 GPUs of 2-GPU nodes) takes
+// node001 and node002 at 0.5 for 10 s; w, submitted at 1, waits for them.
+TEST_F(GangsTakeBusyGpus, AWaitingJobOnSeveralNodesStartsWhereItWasToldToPreferOnceFree) {
+  truth_.SetSolo({"G", 4}, 40);
+  std::vector<SimJob> jobs = {Job("a", {"A", 1}, 1000, 0), Job("h", {"G", 4}, 400, 0.5),
+                              Job("w", {"G", 4}, 400, 1)};
+  jobs[0].priority = policy::Priority::kGuaranteed;
+  SimConfig config = SlurmConfig(6, 2, 5);
+  config.gangs_take_busy_gpus = true;
+  config.share_control = true;
+  absl::StatusOr<SimResult> r = RunPredicted(jobs, config);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 10.5);
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 10.5);
+  EXPECT_DOUBLE_EQ(r->jobs[2].finish_s, 20.5);  // alone on node001 and node002
+  // Slurm's own choice at 10.5, the lowest free nodes, is node000 and node001:
+  // beside the guaranteed job, held to its least share.
+  r = Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GT(r->jobs[2].finish_s, 30);
+}
+
 // SimConfig::job_memory_share: under share control a gang starts beside
 // one-GPU jobs only in the memory they leave. a and b (FirstFit pairs them)
 // fill GPU 0 with half each; the gang (at 1) has nowhere with memory, so
