@@ -141,9 +141,11 @@ absl::StatusOr<std::string> RunHarvestMode(const BenchContext& ctx,
       Consider(coarse, i, *m);
     }
     // The short windows find the neighbourhood; the yardstick is measured over
-    // the control loop's own window length: the coarse best share and the next
-    // one up, and, while the last one measured is over the target, the next
-    // ones down (at most the sweep's length). One lucky short window (the
+    // the control loop's own window length: the coarse best share, the next
+    // one up and the next one down (the final choice is made against the mean
+    // of the solo speeds before and after, which can move a share at the
+    // target's edge over it), and, while the last one measured is over the
+    // target, the next ones down (at most the sweep's length). One lucky short window (the
     // slowdown of a job with millisecond iterations moves by a point or two
     // between 4 s windows) must not set it, nor leave it unset when a lower
     // share holds the target.
@@ -156,7 +158,10 @@ absl::StatusOr<std::string> RunHarvestMode(const BenchContext& ctx,
           return up.status();
         }
       }
-      for (size_t down = at; !WithinTarget(*held) && down > 0;) {
+      size_t down = at;
+      if (WithinTarget(*held) && down > 0) held = run_fixed(confirm_ctx, --down, true);
+      if (!held.ok()) return held.status();
+      while (!WithinTarget(*held) && down > 0) {
         held = run_fixed(confirm_ctx, --down, true);
         if (!held.ok()) return held.status();
       }

@@ -9,8 +9,10 @@ elseif(MODE STREQUAL "harvest")
   # One pair: the sweep, the confirmation, the guaranteed job alone before and
   # after, and the control loop under a coordinator.
   set(args --quick --mode harvest --models transformer+resnet18)
+  # The yardstick depends on timing (a busy machine may find no fixed share
+  # within the target): either a share and its harvest, or "none".
   set(expect "\\| transformer\\+resnet18 +\\| 0\\.05 "
-             "\\| transformer\\+resnet18 +\\| [0-9.]+ / [0-9.]+ +\\| [0-9.]+ +\\|.*[0-9.]+% +\\|")
+             "\\| transformer\\+resnet18 +\\| [0-9.]+ / [0-9.]+ +\\| ([0-9.]+ +\\| [0-9.]+ +\\| [0-9.]+|none within target +\\| - +\\| -) +\\| [0-9.]+ +\\| [0-9.]+ +\\| [0-9.]+ +\\| ([0-9.]+%|-) +\\|")
 else()
   message(FATAL_ERROR "MODE must be split or harvest, not '${MODE}'")
 endif()
