@@ -741,6 +741,26 @@ PlacementDecision JoinWhereSharingGainsMost(const PlacementRequest& r, const Sco
   return d;
 }
 
+// The guaranteed jobs on `gpus` (of `views`): those a job placed there as an
+// opportunistic one yields to.
+std::vector<std::string> GuaranteedOn(std::span<const GpuView> views,
+                                      const std::vector<GpuId>& gpus) {
+  std::vector<std::string> guaranteed;
+  for (const GpuView& v : views) {
+    if (std::find(gpus.begin(), gpus.end(), v.gpu->id) == gpus.end()) continue;
+    for (const PlacedJob& j : v.jobs) {
+      if (j.priority == Priority::kGuaranteed) guaranteed.push_back(j.job);
+    }
+  }
+  return guaranteed;
+}
+
+// What a yielding job's reason ends with (PlacementDecision::yields).
+std::string YieldsTo(const std::vector<std::string>& guaranteed) {
+  return absl::StrCat("; yields to guaranteed ", absl::StrJoin(guaranteed, ", "),
+                      ": opportunistic until ", guaranteed.size() == 1 ? "it ends" : "they end");
+}
+
 // A job free to join busy GPUs (PlacementRequest::join_busy_gpus): beside
 // their residents, a guaranteed one yielding to a guaranteed job there
 // (PlacementDecision::yields).
@@ -765,17 +785,10 @@ PlacementDecision JoinBusyGpus(const PlacementRequest& r, const Scope& scope,
   yielding.priority = Priority::kOpportunistic;
   PlacementDecision y = join(yielding);
   if (y.outcome != PlacementDecision::Outcome::kPlaced) return d;
-  std::vector<std::string> guaranteed;
-  for (const GpuView& v : scope.views) {
-    if (std::find(y.gpus.begin(), y.gpus.end(), v.gpu->id) == y.gpus.end()) continue;
-    for (const PlacedJob& j : v.jobs) {
-      if (j.priority == Priority::kGuaranteed) guaranteed.push_back(j.job);
-    }
-  }
+  const std::vector<std::string> guaranteed = GuaranteedOn(scope.views, y.gpus);
   if (guaranteed.empty()) return d;
   y.yields = true;
-  absl::StrAppend(&y.reason, "; yields to guaranteed ", absl::StrJoin(guaranteed, ", "),
-                  ": opportunistic until ", guaranteed.size() == 1 ? "it ends" : "they end");
+  absl::StrAppend(&y.reason, YieldsTo(guaranteed));
   return y;
 }
 
@@ -868,6 +881,16 @@ PlacementDecision PlaceOnWholeNodes(const PlacementRequest& r, const Scope& scop
     if (nodes.size() > wanted) nodes.resize(wanted);
     return nodes;
   };
+  // Their hosts and GPUs, in node order.
+  const auto in_node_order = [&](std::vector<NodeChoice>& nodes, std::vector<std::string>* hosts,
+                                 std::vector<size_t>* gpus) {
+    std::sort(nodes.begin(), nodes.end(),
+              [](const NodeChoice& a, const NodeChoice& b) { return a.node < b.node; });
+    for (const NodeChoice& c : nodes) {
+      hosts->push_back(views[scope.nodes[c.node]].gpu->id.host);
+      for (size_t i = scope.nodes[c.node]; i < scope.nodes[c.node + 1]; ++i) gpus->push_back(i);
+    }
+  };
   Blocker blocker;
   std::vector<NodeChoice> chosen = choose(r, &blocker, false);
   bool yields = false;
@@ -893,47 +916,30 @@ PlacementDecision PlaceOnWholeNodes(const PlacementRequest& r, const Scope& scop
       std::vector<NodeChoice> later = choose(r, &ignored, true);
       if (later.size() < wanted && may_yield) later = choose(yielding, &ignored, true);
       if (later.size() == wanted) {
-        std::sort(later.begin(), later.end(),
-                  [](const NodeChoice& a, const NodeChoice& b) { return a.node < b.node; });
         std::vector<std::string> hosts;
-        for (const NodeChoice& c : later) {
-          hosts.push_back(views[scope.nodes[c.node]].gpu->id.host);
-          for (size_t i = scope.nodes[c.node]; i < scope.nodes[c.node + 1]; ++i) {
-            d.preferred.push_back(views[i].gpu->id);
-          }
-        }
+        std::vector<size_t> gpus;
+        in_node_order(later, &hosts, &gpus);
+        for (size_t i : gpus) d.preferred.push_back(views[i].gpu->id);
         absl::StrAppend(&d.reason, "; once the gangs there end, whole nodes ",
                         absl::StrJoin(hosts, ", "));
       }
     }
     return d;
   }
-  std::sort(chosen.begin(), chosen.end(),
-            [](const NodeChoice& a, const NodeChoice& b) { return a.node < b.node; });
-  std::vector<size_t> gpus;
   double p_new = 1, loss = 0;
-  std::vector<std::string> guaranteed;
   for (const NodeChoice& c : chosen) {
     p_new = std::min(p_new, c.p_new);
     loss += c.loss;
-    for (size_t i = scope.nodes[c.node]; i < scope.nodes[c.node + 1]; ++i) {
-      gpus.push_back(i);
-      for (const PlacedJob& j : views[i].jobs) {
-        if (j.priority == Priority::kGuaranteed) guaranteed.push_back(j.job);
-      }
-    }
   }
   std::vector<std::string> hosts;
-  for (const NodeChoice& c : chosen) hosts.push_back(views[scope.nodes[c.node]].gpu->id.host);
-  std::string reason =
-      absl::StrFormat("whole nodes %s: the job at %.2f of its speed, residents lose %.3f",
-                      absl::StrJoin(hosts, ", "), p_new, loss);
-  if (yields) {
-    absl::StrAppend(&reason, "; yields to guaranteed ", absl::StrJoin(guaranteed, ", "),
-                    ": opportunistic until ", guaranteed.size() == 1 ? "it ends" : "they end");
-  }
-  PlacementDecision d = PlacedOn(views, gpus, std::move(reason));
+  std::vector<size_t> gpus;
+  in_node_order(chosen, &hosts, &gpus);
+  PlacementDecision d =
+      PlacedOn(views, gpus,
+               absl::StrFormat("whole nodes %s: the job at %.2f of its speed, residents lose %.3f",
+                               absl::StrJoin(hosts, ", "), p_new, loss));
   d.yields = yields;
+  if (yields) absl::StrAppend(&d.reason, YieldsTo(GuaranteedOn(views, d.gpus)));
   return d;
 }
 
