@@ -202,6 +202,12 @@ ShareAction ShareController::Control(int64_t now_ns, std::optional<double> worst
     state_.over_ratio_sum += *worst_ratio;
     return Cut(now_ns, *worst_ratio, shares);
   }
+  // A violation that ended without a change of shares since its samples
+  // (at the floor, or after a cut the measurement was still catching up
+  // with) ended because the plant changed: its samples say nothing of the
+  // operating point now, and left in its mean they would hold a raise back
+  // for as long as it takes calm samples to outweigh them.
+  if (state_.violating) RestartSpread();
   state_.violating = false;
   state_.over_steps = 0;
   state_.over_ratio_sum = 0;

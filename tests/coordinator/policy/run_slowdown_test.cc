@@ -51,8 +51,8 @@ TEST(RunSlowdown, TheTargetNeverGoesBelowTheFloor) {
   RunSlowdown run;
   Feed(run, 0, 5, 2.0);
   EXPECT_NEAR(*run.Slowdown(), 2.0, 1e-12);
-  EXPECT_DOUBLE_EQ(run.LoopTarget(0.10), 0.08);
-  EXPECT_DOUBLE_EQ(run.LoopTarget(0.40), 0.32);
+  EXPECT_DOUBLE_EQ(run.LoopTarget(0.10), 0.05);
+  EXPECT_DOUBLE_EQ(run.LoopTarget(0.40), 0.20);
 }
 
 TEST(RunSlowdown, UnknownStretchesAndLongGapsAreNotCounted) {

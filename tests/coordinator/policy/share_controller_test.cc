@@ -92,6 +92,20 @@ TEST(ShareControllerTest, AtTheFloorItSaysSo) {
   EXPECT_DOUBLE_EQ(step.shares[0].share, 0.05);
 }
 
+// Held at the floor while the guaranteed job suffers from something else
+// for a minute, then it recovers on its own: the shares climb back within a
+// cooldown and a few calm runs, not once a minute's calm samples outweigh the
+// bad minute in the operating point's mean.
+TEST(ShareControllerTest, AViolationThatEndsOnItsOwnAtTheFloorIsForgotten) {
+  ShareController c;
+  ShareStep step = c.Step(0, G(0.5), O(0.05));
+  for (int i = 1; i < 60; ++i) step = c.Step(i * kS, G(0.5), Apply(step));
+  ASSERT_EQ(step.action, ShareAction::kFloor);
+  int i = 60;
+  for (; i < 60 + 25; ++i) step = c.Step(i * kS, G(0.01), Apply(step));
+  EXPECT_GE(step.shares[0].share, 0.4) << ShareActionName(step.action);
+}
+
 TEST(ShareControllerTest, UnknownSlowdownHoldsButDoesNotBlockACut) {
   ShareController c;
   ShareStep step = c.Step(0, G(std::nullopt), O(0.3));
