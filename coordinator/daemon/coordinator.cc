@@ -415,6 +415,7 @@ bool Coordinator::AloneOnGpu(const Job& job) const {
 policy::ClusterState Coordinator::PlacementView(const std::string& without_reservations_on) const {
   policy::ClusterState view;
   view.cluster = cluster_;
+  view.co_runners_at_floor = co_runners_at_floor_;
   for (const auto& [id, job] : jobs_) {
     // A gang is listed on each of its GPUs (ClusterState's convention).
     const std::vector<policy::GpuId> gpus = GpusOf(job);

@@ -361,6 +361,11 @@ class Coordinator {
     double aim = -1;
   };
   std::map<policy::GpuId, LoopDecision> loop_decisions_;
+  // GPUs where the loop held every opportunistic job at its least share
+  // beside a guaranteed job at its last step there (a GPU a probe holds
+  // keeps its mark): placement gives them no more co-runners
+  // (ClusterState::co_runners_at_floor).
+  std::set<policy::GpuId> co_runners_at_floor_;
   // Connected jobs per GPU, kept with `connected`: AloneOnGpu runs on every
   // telemetry batch and must not walk all jobs (bench/load/README.md).
   std::map<policy::GpuId, int> connected_on_gpu_;

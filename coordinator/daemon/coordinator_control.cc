@@ -100,12 +100,14 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
   // budget for the whole job: a rank given more would only wait for the rest).
   std::vector<std::pair<Job*, double>> shares;  // in the order first stepped
   loop_decisions_.clear();
+  std::set<policy::GpuId> at_floor;
   // A yielding gang whose guaranteed co-runners ended is guaranteed again
   // from this tick (and its budget lifted below).
   RefreshYielding();
   for (auto& [gpu, jobs] : ConnectedJobsByGpu()) {
     if (ProbeHolds(jobs)) {
       loop_decisions_[gpu] = {.action = "probe holds the co-runners (measuring the solo speed)"};
+      if (co_runners_at_floor_.contains(gpu)) at_floor.insert(gpu);
       continue;
     }
     std::vector<policy::GuaranteedJob> guaranteed;
@@ -133,6 +135,12 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
                             .worst_ratio = step.worst_ratio,
                             .calm_below = band.calm,
                             .aim = band.headroom};
+    const double least = it->second.options().min_share + 1e-6;
+    if (!guaranteed.empty() &&
+        std::all_of(step.shares.begin(), step.shares.end(),
+                    [&](const policy::JobShare& s) { return s.share <= least; })) {
+      at_floor.insert(gpu);
+    }
     for (size_t i = 0; i < opp_jobs.size() && i < step.shares.size(); ++i) {
       const auto seen = std::find_if(shares.begin(), shares.end(),
                                      [&](const auto& s) { return s.first == opp_jobs[i]; });
@@ -143,6 +151,7 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
       }
     }
   }
+  co_runners_at_floor_ = std::move(at_floor);
   for (auto& [job, share] : shares) {
     // Refresh well before the budget's TTL runs out; send at once on a change.
     const bool changed = std::abs(share - job->sent_share) > 1e-4;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -34,6 +35,11 @@ struct ClusterState {
   // GPUs' worth of capacity asked by requests waiting in the queue (not the
   // one being placed): how scarce capacity is beyond what `jobs` shows.
   double queued_gpus = 0;
+  // GPUs whose control loop holds every opportunistic job at its least share
+  // to defend a guaranteed job there (measured, not predicted): a newcomer
+  // would get no share that the guaranteed job does not pay for, whatever
+  // the interference model says. Empty where no loop runs (the simulator).
+  std::set<GpuId> co_runners_at_floor;
 
   // nullptr when the cluster has no such GPU.
   const GpuInfo* FindGpu(const GpuId& id) const;

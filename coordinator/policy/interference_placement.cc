@@ -55,12 +55,22 @@ struct GpuView {
   const GpuInfo* gpu = nullptr;
   std::span<const PlacedJob> jobs;
   bool fits_ever = false;  // CanEverFit: the request's memory, were the GPU empty
+  bool at_floor = false;   // ClusterState::co_runners_at_floor
 };
 
 // Why a GPU cannot take the job now: the first one found (in GpuId order)
 // becomes the queued reason. Kept as values so no string is built per GPU.
 struct Blocker {
-  enum class Why { kNone, kFull, kMemory, kTwoGuaranteed, kShareRule, kNewTarget, kResidentTarget };
+  enum class Why {
+    kNone,
+    kFull,
+    kMemory,
+    kTwoGuaranteed,
+    kAtFloor,
+    kShareRule,
+    kNewTarget,
+    kResidentTarget
+  };
   Why why = Why::kNone;
   const GpuView* view = nullptr;
   const PlacedJob* resident = nullptr;
@@ -159,6 +169,9 @@ class Scorer {
         if (r.priority == Priority::kGuaranteed) return block(Blocker::Why::kTwoGuaranteed, &r);
       }
     }
+    // The loop there already spends all it may on its guaranteed job: the
+    // measurement outranks the model's prediction of room.
+    if (view.at_floor) return block(Blocker::Why::kAtFloor);
     pairs_.clear();
     for (const PlacedJob& r : jobs) {
       // A copy: the cache may rehash as it grows.
@@ -396,6 +409,10 @@ std::string Explain(const Blocker& b, const PlacementRequest& r, int max_jobs) {
                           Bytes(r.mem_bytes), " asked");
     case Blocker::Why::kTwoGuaranteed:
       return absl::StrCat(gpu, " already runs guaranteed job ", b.resident->job);
+    case Blocker::Why::kAtFloor:
+      return absl::StrCat(gpu, " runs ", Holders(*b.view),
+                          ", its co-runners held at the least share to keep its guaranteed job "
+                          "within target: no share left for another");
     case Blocker::Why::kShareRule:
       return absl::StrCat("job ", b.resident->job, " on ", gpu, " may not share a GPU with it");
     case Blocker::Why::kNewTarget:
@@ -480,6 +497,12 @@ void CollectScope(const PlacementRequest& r, const ClusterState& state, Scope* s
       }
       break;
     }
+  }
+  for (const GpuId& id : state.co_runners_at_floor) {  // a few GPUs at most
+    const auto it =
+        std::lower_bound(views.begin(), views.end(), id,
+                         [](const GpuView& v, const GpuId& g) { return v.gpu->id < g; });
+    if (it != views.end() && it->gpu->id == id) it->at_floor = true;
   }
 }
 
@@ -861,6 +884,8 @@ PlacementDecision PlaceOnWholeNodes(const PlacementRequest& r, const Scope& scop
           for (const PlacedJob& j : v.jobs) {
             if (j.gpu_count <= 1) others.push_back(j);
           }
+          // The loop's floor may be a gang's doing: said of now, not of then.
+          if (others.size() < v.jobs.size()) v.at_floor = false;
           v.jobs = others;
         }
         fits = v.fits_ever;

@@ -252,6 +252,75 @@ TEST_F(CoordinatorInterferenceTest, AGuaranteedJobPlacedNextToARunningOneCutsIts
   EXPECT_DOUBLE_EQ(c.jobs().at("o").sent_share, with_place.front());  // held: g's slowdown unknown
 }
 
+// The control loop holds a co-runner at its least share and the guaranteed
+// job is still over its target (slowed by something no share reaches): the
+// model still predicts room there, but the GPU takes no further co-runner,
+// and the reply says why. Once the loop raises the share again, it does.
+TEST_F(CoordinatorInterferenceTest, AGpuWhoseLoopHoldsItsCoRunnerAtTheFloorTakesNoMore) {
+  DaemonOptions options;
+  options.min_gain = -1;  // the model would place it wherever it fits
+  options.probe = false;  // the baseline from the job's time alone
+  Coordinator c(options, Gpus(2), nullptr, nullptr, 0);
+  c.OnMessage("cli", Bytes(Place({.job = "w", .mem_bytes = 0, .gpu = 1})), 0, kUnix, &out_);
+  ASSERT_TRUE(LastPlaceReply(out_).ok) << LastPlaceReply(out_).error;
+  c.OnMessage("cli", Bytes(Place({.job = "g", .mem_bytes = 8ULL << 30, .gpu = 0})), 0, kUnix,
+              &out_);
+  ASSERT_TRUE(LastPlaceReply(out_).ok) << LastPlaceReply(out_).error;
+  c.OnMessage("shim-g", Bytes(Hello({.pid = 1, .job = "g", .token = LastPlaceReply(out_).token})),
+              0, kUnix, &out_);
+  int64_t t = 0;
+  uint64_t seq = 0;
+  for (; seq < 30; ++seq, t += kTick) {  // alone: 100 ms iterations
+    c.OnMessage("shim-g", Bytes(Telemetry({.seq = seq, .start_ns = t, .iteration_ms = 100})), t,
+                kUnix + t, &out_);
+    c.OnTick(t, kUnix + t, &out_);
+  }
+  c.OnMessage("cli", Bytes(PlaceKind("o", "")), t, kUnix + t, &out_);
+  ASSERT_TRUE(LastPlaceReply(out_).ok) << LastPlaceReply(out_).error;
+  c.OnMessage("shim-o",
+              Bytes(Hello({.pid = 2,
+                           .job = "o",
+                           .priority = w::Priority::Opportunistic,
+                           .token = LastPlaceReply(out_).token})),
+              t, kUnix + t, &out_);
+  // g runs `g_ms` iterations for `seconds`, o at the share it was sent.
+  const auto run = [&](double g_ms, int seconds) {
+    for (int i = 0; i < seconds * 10; ++i, ++seq, t += kTick) {
+      c.OnMessage("shim-g", Bytes(Telemetry({.seq = seq, .start_ns = t, .iteration_ms = g_ms})), t,
+                  kUnix + t, &out_);
+      c.OnMessage("shim-o",
+                  Bytes(Telemetry({.seq = seq,
+                                   .start_ns = t,
+                                   .iteration_ms = 50,
+                                   .share = c.jobs().at("o").sent_share})),
+                  t, kUnix + t, &out_);
+      c.OnTick(t, kUnix + t, &out_);
+    }
+  };
+  // Places a third job (opportunistic, 8 GiB): GPU 0 is the only one with room.
+  const auto place_third = [&](const std::string& job) {
+    c.OnMessage("cli", Bytes(PlaceKind(job, "")), t, kUnix + t, &out_);
+    const PlaceResult r = LastPlaceReply(out_);
+    if (r.ok) c.OnMessage("cli", Bytes(testing::Release(job, r.token)), t, kUnix + t, &out_);
+    return r;
+  };
+  run(102, 20);  // within target: the loop raises o from its first cap
+  EXPECT_GT(c.jobs().at("o").sent_share, 0.06);
+  EXPECT_TRUE(place_third("n1").ok);
+  run(150, 30);  // 50% slower whatever o's share: the loop cuts o to its floor
+  ASSERT_LE(c.jobs().at("o").sent_share, 0.05 + 1e-9);
+  PlaceResult r = place_third("n2");
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(r.queued);
+  EXPECT_NE(r.error.find("node1:0 runs jobs g, o, its co-runners held at the least share"),
+            std::string::npos)
+      << r.error;
+  run(100, 40);  // g recovers: the loop raises o again
+  EXPECT_GT(c.jobs().at("o").sent_share, 0.06);
+  r = place_third("n3");
+  EXPECT_TRUE(r.ok) << r.error;
+}
+
 // Packing: a pair known to share almost for free (0.98 of solo speed each),
 // and whole-GPU jobs among the requests seen. A memory share then goes next
 // to its compatible partner rather than onto the last empty GPU, which the

@@ -542,6 +542,43 @@ TEST_F(InterferencePlacementTest, CountsTheThrottlingThatDefendsAGuaranteedJob) 
   EXPECT_EQ(d.outcome, Outcome::kQueued);
 }
 
+// A GPU whose control loop already holds its co-runners at the least share
+// to keep its guaranteed job within target takes no one more, whatever the
+// model predicts: the measurement says there is no share left to give.
+TEST_F(InterferencePlacementTest, AGpuWhoseLoopHoldsItsCoRunnersAtTheFloorTakesNoOneMore) {
+  ClusterState s = Nodes({"a", "b"}, 1);
+  s.jobs[{"a", 0}] = {Job("g", "G", kG), Job("o", "O", kO)};
+  s.jobs[{"b", 0}] = {Job("g2", "G", kG), Job("o2", "O", kO)};
+  predictor_.fallback = 0.95;  // the model sees room on both
+  options_.max_jobs_per_gpu = 3;
+  s.co_runners_at_floor = {{"a", 0}};
+  PlacementDecision d = Place(Request("n", "N"), s);
+  ASSERT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
+  EXPECT_EQ(d.gpu, (GpuId{"b", 0}));
+  // Both at the floor: queued, saying why.
+  s.co_runners_at_floor.insert({"b", 0});
+  d = Place(Request("n", "N"), s);
+  ASSERT_EQ(d.outcome, Outcome::kQueued);
+  EXPECT_NE(d.reason.find("a:0 runs jobs g, o, its co-runners held at the least share"),
+            std::string::npos)
+      << d.reason;
+  // A guaranteed job free to join busy GPUs (as a gang given them by its
+  // scheduler is) would yield there: it waits instead of joining at the floor.
+  PlacementRequest gang = Request("n", "N", kG, /*mem=*/0, /*gpu_count=*/1);
+  gang.host = "a";
+  gang.join_busy_gpus = true;
+  EXPECT_EQ(Place(gang, s).outcome, Outcome::kQueued);
+  // A job wider than a node takes no node with such a GPU.
+  s = Nodes({"a", "b", "c"}, 2);
+  s.jobs[{"a", 0}] = {Job("g", "G", kG), Job("o", "O", kO)};
+  s.co_runners_at_floor = {{"a", 0}};
+  PlacementRequest wide = Request("w", "N", kO, /*mem=*/0, /*gpu_count=*/4);
+  wide.join_busy_gpus = true;
+  d = Place(wide, s);
+  ASSERT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
+  EXPECT_EQ(d.gpus, (std::vector<GpuId>{{"b", 0}, {"b", 1}, {"c", 0}, {"c", 1}}));
+}
+
 // A guaranteed newcomer beside an opportunistic resident: the resident is
 // throttled so the newcomer keeps its target, and its loss is counted.
 TEST_F(InterferencePlacementTest, AGuaranteedNewcomerThrottlesTheResident) {
