@@ -593,8 +593,15 @@ struct Packing {
   }
 };
 
-// Whether a shared candidate passes admission (step 3).
-bool Admissible(const SetScore& score, const InterferenceAwarePlacement::Options& options) {
+// Whether a shared candidate passes admission (step 3). A guaranteed job
+// passes wherever it was scored: Score has checked that its target holds
+// there, and its co-runners, opportunistic all (never two guaranteed), are
+// the jobs that give way; queued so that they lose less, it would wait for
+// lower-priority work (live, a 0.5 s guaranteed job waited 80 s on the node
+// Slurm had started it on).
+bool Admissible(const PlacementRequest& r, const SetScore& score,
+                const InterferenceAwarePlacement::Options& options) {
+  if (r.priority == Priority::kGuaranteed) return true;
   return score.adjusted + options.exploration * score.uncertainty >= options.min_gain;
 }
 
@@ -644,7 +651,7 @@ SharedChoice ChooseShared(const Scope& scope, Scorer& scorer,
           best.best_any = i;
           best.best_any_score = alone;
         }
-        if (!Admissible(alone, options)) continue;
+        if (!Admissible(r, alone, options)) continue;
         rank -= packing->pressure * packing->Added(scope, i, r.mem_bytes, options.max_jobs_per_gpu);
       }
       node.push_back({i, s, rank});
@@ -707,7 +714,7 @@ PlacementDecision Admit(const PlacementRequest& r, const Scope& scope, const Sha
       "%.3f, uncertainty %.3f)",
       GpuNames(views, choice.gpus), JobNames(views, choice.gpus), score.gain, score.p_new,
       score.loss, score.uncertainty);
-  if (!Admissible(score, options)) {
+  if (!Admissible(r, score, options)) {
     return PlacementDecision::Queued(absl::StrFormat(
         "sharing would not pay: best candidate %s; min_gain %.3f", detail, options.min_gain));
   }

@@ -580,19 +580,33 @@ TEST_F(InterferencePlacementTest, AGpuWhoseLoopHoldsItsCoRunnersAtTheFloorTakesN
 }
 
 // A guaranteed newcomer beside an opportunistic resident: the resident is
-// throttled so the newcomer keeps its target, and its loss is counted.
+// throttled so the newcomer keeps its target, and its loss is counted. The
+// resident gives way: no bar on the gain keeps the guaranteed job waiting.
 TEST_F(InterferencePlacementTest, AGuaranteedNewcomerThrottlesTheResident) {
-  ClusterState s = Nodes({"a"}, 1);
+  ClusterState s = Nodes({"a", "b"}, 1);
   s.jobs[{"a", 0}] = {Job("o", "O", kO)};
+  s.jobs[{"b", 0}] = {Job("o2", "O2", kO)};
   predictor_.SetPair("N", "O", 0.8, 0.9);  // n unthrottled 0.8 < 1/1.1
   // share = 0.0909 / 0.2 = 0.4545: o runs at 0.9 * 0.4545 = 0.409, losing
-  // 0.591; n runs at 0.909: gain 0.318 > min_gain.
+  // 0.591; n runs at 0.909: gain 0.318. Beside o2, n is held at its floor
+  // by cutting o2 to 0.0909 / 0.9 = 0.101: o2 loses 0.899, gain 0.010.
+  predictor_.SetPair("N", "O2", 0.1, 1.0);
   PlacementDecision d = Place(Request("n", "N", kG), s);
   ASSERT_EQ(d.outcome, Outcome::kPlaced);
-  // At a higher bar it waits.
+  EXPECT_EQ(d.gpu, (GpuId{"a", 0})) << d.reason;
+  // Whatever the bar: the least loss still chooses, and nothing waits.
   options_.min_gain = 0.4;
   d = Place(Request("n", "N", kG), s);
-  EXPECT_EQ(d.outcome, Outcome::kQueued);
+  ASSERT_EQ(d.outcome, Outcome::kPlaced);
+  EXPECT_EQ(d.gpu, (GpuId{"a", 0})) << d.reason;
+  s.jobs.erase({"a", 0});
+  s.jobs[{"a", 0}] = {Job("o3", "O2", kO)};
+  d = Place(Request("n", "N", kG), s);
+  ASSERT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
+  EXPECT_LT(d.reason.find("predicted gain 0.010"), d.reason.size()) << d.reason;
+  // An opportunistic job predicted the same waits at that bar.
+  predictor_.SetPair("P", "O2", 0.5, 0.5);
+  EXPECT_EQ(Place(Request("p", "P"), s).outcome, Outcome::kQueued);
 }
 
 // The whole GPUs a batch system gave a gang, one busy (Slurm 22.05's gpu:k
