@@ -135,12 +135,7 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
                             .worst_ratio = step.worst_ratio,
                             .calm_below = band.calm,
                             .aim = band.headroom};
-    const double least = it->second.options().min_share + 1e-6;
-    if (!guaranteed.empty() &&
-        std::all_of(step.shares.begin(), step.shares.end(),
-                    [&](const policy::JobShare& s) { return s.share <= least; })) {
-      at_floor.insert(gpu);
-    }
+    if (step.at_floor) at_floor.insert(gpu);
     for (size_t i = 0; i < opp_jobs.size() && i < step.shares.size(); ++i) {
       const auto seen = std::find_if(shares.begin(), shares.end(),
                                      [&](const auto& s) { return s.first == opp_jobs[i]; });

@@ -185,10 +185,9 @@ ShareStep ShareController::Step(int64_t now_ns, std::span<const GuaranteedJob> g
     RestartSpread();  // the plant moves to a new point: measured afresh there
     state_.last_change_ns = now_ns;
   }
-  if (out.worst_ratio.has_value() && *out.worst_ratio > 1) {
-    out.saturated = std::all_of(out.shares.begin(), out.shares.end(),
-                                [&](const JobShare& s) { return s.share <= min_share + kEpsilon; });
-  }
+  out.at_floor = std::all_of(out.shares.begin(), out.shares.end(),
+                             [&](const JobShare& s) { return s.share <= min_share + kEpsilon; });
+  out.saturated = out.at_floor && out.worst_ratio.has_value() && *out.worst_ratio > 1;
   return out;
 }
 

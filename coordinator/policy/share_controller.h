@@ -172,8 +172,12 @@ struct ShareStep {
   ShareAction action = ShareAction::kIdle;
   std::vector<JobShare> shares;       // one per opportunistic job, in input order
   std::optional<double> worst_ratio;  // max slowdown/target over known guaranteed jobs
-  // Over target with every share at min_share: only moving a job can help
-  // (the daemon's or placement's business).
+  // Every share at min_share, with a guaranteed job to defend: the loop has
+  // no share left to give a newcomer (placement's ClusterState::
+  // co_runners_at_floor).
+  bool at_floor = false;
+  // At the floor and over target: only moving a job can help (the daemon's
+  // or placement's business).
   bool saturated = false;
 };
 

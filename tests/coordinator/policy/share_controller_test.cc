@@ -88,8 +88,14 @@ TEST(ShareControllerTest, AtTheFloorItSaysSo) {
   ShareController c;
   const ShareStep step = c.Step(0, G(0.5), O(0.05));
   EXPECT_EQ(step.action, ShareAction::kFloor);
+  EXPECT_TRUE(step.at_floor);
   EXPECT_TRUE(step.saturated);
   EXPECT_DOUBLE_EQ(step.shares[0].share, 0.05);
+  // Within target at the floor: no share left to give, but nothing to move.
+  const ShareStep calm = ShareController().Step(0, G(0.01), O(0.05));
+  EXPECT_TRUE(calm.at_floor);
+  EXPECT_FALSE(calm.saturated);
+  EXPECT_FALSE(ShareController().Step(0, {}, O(0.05)).at_floor);  // nothing to defend
 }
 
 // Held at the floor while the guaranteed job suffers from something else
