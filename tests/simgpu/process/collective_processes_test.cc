@@ -34,6 +34,7 @@ constexpr double kTransferMs = 2 * (5.0 + 0.005);
 
 const char kCollectiveImage[] =
     "simgpu-module 1\n"
+    "kernel lead_50ms fixed_us=50000 mem=0.5\n"
     "kernel compute_5ms fixed_us=5000 mem=0.5\n"
     "kernel compute_300ms fixed_us=300000 mem=0.5\n"
     "kernel all_reduce collective=allreduce mem=0.1\n";
@@ -49,6 +50,9 @@ simgpu_collective_args Args(const char* group, uint32_t rank, uint32_t nranks, u
 
 // One rank on device `device`: its compute kernel, then the all-reduce; the
 // stream's time between events around both goes to `fd` (in microseconds).
+// A 50 ms kernel ahead of the first event keeps the device busy while the host
+// enqueues the rest, so a host stall between the launches (a loaded CI
+// machine, a sanitizer, the first launch's set-up) is not in the span.
 struct Rank {
   CUcontext ctx = nullptr;
   CUmodule module = nullptr;
@@ -66,11 +70,15 @@ struct Rank {
   }
   // Enqueues compute + all-reduce between the events; returns the result of the launch.
   CUresult Step(const char* compute, simgpu_collective_args* args) {
-    CUfunction f, all_reduce;
+    CUfunction lead, f, all_reduce;
     if (cuCtxSetCurrent(ctx) != CUDA_SUCCESS) return CUDA_ERROR_INVALID_CONTEXT;
-    if (cuModuleGetFunction(&f, module, compute) != CUDA_SUCCESS ||
+    if (cuModuleGetFunction(&lead, module, "lead_50ms") != CUDA_SUCCESS ||
+        cuModuleGetFunction(&f, module, compute) != CUDA_SUCCESS ||
         cuModuleGetFunction(&all_reduce, module, "all_reduce") != CUDA_SUCCESS)
       return CUDA_ERROR_NOT_FOUND;
+    if (CUresult rc = cuLaunchKernel(lead, 80, 1, 1, 128, 1, 1, 0, stream, nullptr, nullptr);
+        rc != CUDA_SUCCESS)
+      return rc;
     cuEventRecord(start, stream);
     if (CUresult rc = cuLaunchKernel(f, 80, 1, 1, 128, 1, 1, 0, stream, nullptr, nullptr);
         rc != CUDA_SUCCESS)
