@@ -104,8 +104,12 @@ TEST_F(DriverApiTest, KernelOccupiesTheDeviceForItsDurationWithoutSpinning) {
   const double cpu_used = CpuSeconds() - cpu_before;
   EXPECT_CU(cuStreamQuery(nullptr));
   ASSERT_CU(cuEventElapsedTime(&ms, start, stop));
-  EXPECT_NEAR(ms, 200.0, 1.0);  // simulated device time: exact up to rounding
-  EXPECT_LT(cpu_used, 0.05);    // waiting sleeps, it does not spin
+  // Simulated device time: the ten kernels back to back, plus only what the
+  // host took between the first record and the first launch (a sanitizer, a
+  // loaded CI machine).
+  EXPECT_GE(ms, 199.0);
+  EXPECT_LE(ms, 210.0);
+  EXPECT_LT(cpu_used, 0.05);  // waiting sleeps, it does not spin
   EXPECT_CU(cuEventDestroy(start));
   EXPECT_CU(cuEventDestroy(stop));
 }
