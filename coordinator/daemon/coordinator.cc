@@ -483,45 +483,52 @@ double Coordinator::InitialShare(const Job& job) const {
   // Join at the share the GPU's other opportunistic jobs hold, so a newcomer
   // does not undo what the control loop has established for the guaranteed
   // ones, and no higher than what the model predicts keeps each of those
-  // within its target.
-  const policy::JobTraits newcomer = Traits(job);
+  // within its target beside all of that GPU's opportunistic jobs, the
+  // newcomer among them: two co-runners at a share harm it about twice what
+  // one does.
   double share = 1.0;
   bool guaranteed = false;
   // A gang's every GPU: it runs at the least share any of them gives it.
-  const std::vector<policy::GpuId> mine = GpusOf(job);
-  const auto shares_a_gpu = [&](const Job& other) {
-    const std::vector<policy::GpuId> theirs = GpusOf(other);
-    return std::any_of(mine.begin(), mine.end(), [&](const policy::GpuId& g) {
-      return std::find(theirs.begin(), theirs.end(), g) != theirs.end();
-    });
-  };
-  for (const auto& [id, other] : jobs_) {
-    if (id == job.id || !shares_a_gpu(other)) continue;
-    if (other.acting_priority() == policy::Priority::kGuaranteed) {
-      guaranteed = true;
-      share = std::min(share, ProtectiveShare(other, newcomer));
+  for (const policy::GpuId& gpu : GpusOf(job)) {
+    std::vector<const Job*> guaranteed_here;
+    std::vector<policy::JobTraits> opportunistic_here{Traits(job)};
+    for (const auto& [id, other] : jobs_) {
+      const std::vector<policy::GpuId> theirs = GpusOf(other);
+      if (id == job.id || std::find(theirs.begin(), theirs.end(), gpu) == theirs.end()) continue;
+      if (other.acting_priority() == policy::Priority::kGuaranteed) {
+        guaranteed_here.push_back(&other);
+      } else {
+        opportunistic_here.push_back(Traits(other));
+        share = std::min(share, other.held ? other.share_before_hold : other.sent_share);
+      }
     }
-    if (other.acting_priority() == policy::Priority::kOpportunistic) {
-      share = std::min(share, other.held ? other.share_before_hold : other.sent_share);
+    for (const Job* g : guaranteed_here) {
+      guaranteed = true;
+      share = std::min(share, ProtectiveShare(*g, opportunistic_here));
     }
   }
   return guaranteed ? share : 1.0;
 }
 
 double Coordinator::ProtectiveShare(const Job& guaranteed,
-                                    const policy::JobTraits& newcomer) const {
+                                    std::span<const policy::JobTraits> co_runners) const {
   // Also for a pair never seen together: the model's estimate from the kinds'
   // families, features and biases (its prior mean before any observation).
-  // Erring low costs the newcomer a few seconds until the loop raises it;
+  // Erring low costs the co-runners a few seconds until the loop raises them;
   // erring high costs the guaranteed job the seconds of the loop's cuts.
   const policy::JobTraits victim = Traits(guaranteed);
-  const policy::InterferencePrediction p = interference_.Predict(victim, newcomer);
   const double target = TargetOf(guaranteed);
-  // The guaranteed job loses (1 - p) next to the newcomer at full speed; at
-  // share s, about s times that (its kernels run s of the time they would),
-  // or what the loop found a share to cost where it has held such pairs.
-  const double kept =
-      budget_memory_.EquivalentKept(victim.kind, newcomer.kind, p.throughput).value_or(p.throughput);
+  // The guaranteed job keeps the product of what each co-runner at full speed
+  // leaves it (placement's model, interference_placement.cc), each pair's
+  // figure the model's or what the loop found a share to cost where it has
+  // held such pairs; at share s it loses about s times the rest (its kernels
+  // run s of the time they would), the same s for every co-runner.
+  double kept = 1.0;
+  for (const policy::JobTraits& aggressor : co_runners) {
+    const policy::InterferencePrediction p = interference_.Predict(victim, aggressor);
+    kept *= budget_memory_.EquivalentKept(victim.kind, aggressor.kind, p.throughput)
+                .value_or(p.throughput);
+  }
   return std::clamp(policy::ProtectiveShare(kept, target),
                     policy::ShareControllerOptions{}.min_share, 1.0);
 }

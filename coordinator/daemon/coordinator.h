@@ -264,16 +264,19 @@ class Coordinator {
   std::vector<std::string> GuaranteedBeside(const Job& gang) const;
   // Sets every guaranteed gang's yields_to from the placements now.
   void RefreshYielding();
-  // The highest share at which the model, or what the control loop found on
-  // pairs it held (budget_memory_), expects `guaranteed` to keep its target
-  // next to `newcomer` (1 when no harm past the target is expected).
-  double ProtectiveShare(const Job& guaranteed, const policy::JobTraits& newcomer) const;
+  // The highest share, the same for each, at which the model, or what the
+  // control loop found on pairs it held (budget_memory_), expects
+  // `guaranteed` to keep its target next to all of `co_runners` (1 when no
+  // harm past the target is expected).
+  double ProtectiveShare(const Job& guaranteed,
+                         std::span<const policy::JobTraits> co_runners) const;
   // The job's slowdown target, --slowdown-target for one that has none.
   double TargetOf(const Job& job) const {
     return job.slowdown_target > 0 ? job.slowdown_target : options_.slowdown_target;
   }
   // `opportunistic`'s share in force, capped at ProtectiveShare for each
-  // guaranteed job in `on_gpu` it has not been capped for yet (recorded).
+  // guaranteed job in `on_gpu` (the jobs on one GPU) it has not been capped
+  // for yet (recorded), beside every opportunistic job in `on_gpu`.
   double CapForNewGuaranteed(Job& opportunistic, const std::vector<Job*>& on_gpu);
   // A guaranteed job just placed: its running opportunistic co-runners are
   // cut now (CapForNewGuaranteed), before its process starts, not on the

@@ -164,10 +164,17 @@ double Coordinator::CapForNewGuaranteed(Job& opportunistic, const std::vector<Jo
   // loop's cuts, at most halving once per decrease_hold_s, take seconds to
   // reach the budget: the model's estimate gets there at once.
   double share = opportunistic.sent_share;
+  std::vector<policy::JobTraits> co_runners;
   for (const Job* g : on_gpu) {
     if (g->acting_priority() != policy::Priority::kGuaranteed) continue;
     if (!opportunistic.capped_for.insert(g->id).second) continue;
-    share = std::min(share, ProtectiveShare(*g, Traits(opportunistic)));
+    if (co_runners.empty()) {
+      for (const Job* o : on_gpu) {
+        if (o->acting_priority() == policy::Priority::kOpportunistic)
+          co_runners.push_back(Traits(*o));
+      }
+    }
+    share = std::min(share, ProtectiveShare(*g, co_runners));
   }
   return share;
 }
@@ -179,12 +186,16 @@ void Coordinator::CapCoRunnersOfPlaced(Job& guaranteed, int64_t now_ns, int64_t 
   // period away. A GPU a probe holds is left to the probe: its co-runners
   // are capped when they come back (RunControl).
   if (!options_.control) return;
-  const std::vector<Job*> with_placed{&guaranteed};
   const std::map<policy::GpuId, std::vector<Job*>> by_gpu = ConnectedJobsByGpu();
   std::set<Job*> capped;
   for (const policy::GpuId& gpu : GpusOf(guaranteed)) {
     const auto on = by_gpu.find(gpu);
     if (on == by_gpu.end() || ProbeHolds(on->second)) continue;
+    // The GPU's jobs with the placed one, which has not connected yet.
+    std::vector<Job*> with_placed = on->second;
+    if (std::find(with_placed.begin(), with_placed.end(), &guaranteed) == with_placed.end()) {
+      with_placed.push_back(&guaranteed);
+    }
     for (Job* job : on->second) {
       if (job->acting_priority() != policy::Priority::kOpportunistic ||
           !capped.insert(job).second) {

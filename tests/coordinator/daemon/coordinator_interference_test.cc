@@ -252,6 +252,54 @@ TEST_F(CoordinatorInterferenceTest, AGuaranteedJobPlacedNextToARunningOneCutsIts
   EXPECT_DOUBLE_EQ(c.jobs().at("o").sent_share, with_place.front());  // held: g's slowdown unknown
 }
 
+// Two co-runners at a share harm a guaranteed job about twice what one does:
+// placed next to two running opportunistic jobs, it has both cut at once to
+// the share that keeps it within target beside both, (1 - 1/1.1) / (1 -
+// 0.58^2) = 0.137, not to the 0.216 that would do beside one of them (found
+// live: a 1.9 s guaranteed job beside three opportunistic ones ran 64% slower,
+// each of them cut as if it were alone). A third opportunistic job placed
+// next to it later starts at that joint share too.
+TEST_F(CoordinatorInterferenceTest,
+       AGuaranteedJobPlacedNextToTwoRunningOnesCutsThemBothToTheJointShare) {
+  Record(20, "membound", "membound", 1 / 0.58 - 1, 1 / 0.58 - 1);
+  auto store = OpenStore();
+  DaemonOptions options;
+  options.min_gain = -1;  // placed wherever it fits: the share is the point
+  options.probe = false;  // the cut, not a baseline measured under a hold
+  Coordinator c(options, Gpus(1), store.get(), nullptr, 0);
+  for (const std::string o : {"o1", "o2"}) {
+    c.OnMessage("cli", Bytes(PlaceKind(o, "membound")), 0, kUnix, &out_);
+    const PlaceResult placed = LastPlaceReply(out_);
+    ASSERT_TRUE(placed.ok) << placed.error;
+    EXPECT_EQ(placed.share, 1.0);  // no guaranteed job: unthrottled
+    c.OnMessage("shim-" + o,
+                Bytes(Hello({.pid = o == "o1" ? 1 : 2,
+                             .job = o,
+                             .priority = w::Priority::Opportunistic,
+                             .token = placed.token})),
+                0, kUnix, &out_);
+  }
+  std::vector<Outgoing> placing;
+  c.OnMessage("cli",
+              Bytes(Place({.job = "g",
+                           .priority = w::Priority::Guaranteed,
+                           .mem_bytes = 8ULL << 30,
+                           .slowdown_target = 0.10,
+                           .kind = "membound"})),
+              kTick, kUnix, &placing);
+  const PlaceResult g = LastPlaceReply(placing);
+  ASSERT_TRUE(g.ok) << g.error;
+  const double joint = (1 - 1 / 1.1) / (1 - 0.58 * 0.58);
+  EXPECT_NEAR(c.jobs().at("o1").sent_share, joint, 0.02);
+  EXPECT_NEAR(c.jobs().at("o2").sent_share, joint, 0.02);
+  c.OnMessage("cli", Bytes(PlaceKind("o3", "membound")), kTick, kUnix, &out_);
+  const PlaceResult o3 = LastPlaceReply(out_);
+  ASSERT_TRUE(o3.ok) << o3.error;
+  // Beside three: at most what keeps g within target beside all three, and
+  // no more than the others hold.
+  EXPECT_NEAR(o3.share, (1 - 1 / 1.1) / (1 - 0.58 * 0.58 * 0.58), 0.02);
+}
+
 // The control loop holds a co-runner at its least share and the guaranteed
 // job is still over its target (slowed by something no share reaches): the
 // model still predicts room there, but the GPU takes no further co-runner,
