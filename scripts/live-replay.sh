@@ -78,7 +78,9 @@
 #   job-memory-shares.tsv       each profile's Gavel job type and the share of
 #                               a GPU's memory its one-GPU jobs ask
 #                               (iashim-clustersim)
-#   sim/                        iashim-clustersim's output (exclusive, firstfit, iashim)
+#   sim/                        iashim-clustersim's output (exclusive, firstfit, iashim,
+#                               and oracle: iashim's placement with perfect predictions)
+#   sim-unprotected/            the same with no job guaranteed (what protection costs)
 #   sim-v100/                   the same with Gavel's measured V100 pairs as ground truth
 #   live-<mode>.tsv             per job: id priority arrival start end solo gpus
 #                               (gpus: node:index[,index...], a job on
@@ -182,7 +184,7 @@ for f in bench/iashim-fakejob bench/iashim-gpu-energy bench/predict/iashim-simgp
   [[ -x "$build/$f" ]] || die "$build/$f is not built (scripts/setup.sh builds it)"
 done
 out=${out:-$build/live-replay}
-mkdir -p "$out/sim" "$out/sim-v100"
+mkdir -p "$out/sim" "$out/sim-unprotected" "$out/sim-v100"
 out=$(cd "$out" && pwd)
 gpus=$((nodes * node_gpus))
 
@@ -239,15 +241,16 @@ awk -F'\t' '{ solo += $6 * $9; if ($5 + $6 > last) last = $5 + $6 }
   "$out/jobs.tsv"
 
 # --- simulated --------------------------------------------------------------------------
-simulate() {  # THROUGHPUTS_FILE DIR
+simulate() {  # THROUGHPUTS_FILE DIR GUARANTEED_EVERY
   "$build/coordinator/clustersim/iashim-clustersim" --trace "$out/segment.trace" \
     --throughputs "$1" --gpu-type v100 --gpus "$gpus" --gpus-per-node "$node_gpus" \
-    --guaranteed-every "$every" "${queue_flags[@]}" --policy exclusive,firstfit,iashim --json --out "$2" \
+    --guaranteed-every "$3" "${queue_flags[@]}" --policy exclusive,firstfit,iashim,oracle --json --out "$2" \
     >"$2/summary.jsonl" 2>"$2/stderr.txt" ||
     die "iashim-clustersim failed: $(tail -3 "$2/stderr.txt")"
 }
-simulate "$out/simgpu-throughputs.json" "$out/sim"
-simulate "$repo/bench/data/gavel/simulation_throughputs.json" "$out/sim-v100"
+simulate "$out/simgpu-throughputs.json" "$out/sim" "$every"
+simulate "$out/simgpu-throughputs.json" "$out/sim-unprotected" 0
+simulate "$repo/bench/data/gavel/simulation_throughputs.json" "$out/sim-v100" "$every"
 sim_policy() { case "$1" in plain) echo firstfit ;; iashim) echo iashim ;; esac; }
 # Its per-job rows in the live rows' form: its job "segment:L" is the
 # segment's line L, job L-1.
@@ -512,6 +515,19 @@ value() {  # MODE SOURCE METRIC: 4 significant digits, "-" when not known
     printf '%s, simulated with measured V100 pairs: mean JCT %s s, guaranteed max run slowdown %s\n' \
       "$mode" "$(value "$mode" sim_v100 mean_jct_s)" "$(value "$mode" sim_v100 guaranteed_max_run_slowdown)"
   done
+  # What iashim's distance from plain Slurm in the simulator is made of: the
+  # learner's errors (the same placement with perfect predictions, oracle)
+  # and the guarantee itself (the same segment with no job guaranteed, where
+  # no co-runner is throttled).
+  sim_jct() {  # DIR POLICY
+    jq -r --arg p "$2" 'select(.policy == $p) | .mean_jct_s' "$out/$1/summary.jsonl"
+  }
+  awk -v f="$(sim_jct sim firstfit)" -v i="$(sim_jct sim iashim)" -v o="$(sim_jct sim oracle)" \
+      -v fu="$(sim_jct sim-unprotected firstfit)" -v iu="$(sim_jct sim-unprotected iashim)" \
+      -v ou="$(sim_jct sim-unprotected oracle)" 'BEGIN {
+    if (f + 0 == 0 || fu + 0 == 0) exit
+    printf "simulated (simgpu pairs), iashim / plain mean JCT: %.3f as run, %.3f with perfect predictions (oracle);\n", i / f, o / f
+    printf "  with no job guaranteed (no co-runner throttled): %.3f, %.3f with perfect predictions\n", iu / fu, ou / fu }'
   if [[ $live -eq 1 && " ${mode_list[*]} " == *" plain "* && " ${mode_list[*]} " == *" iashim "* ]]; then
     awk -v p="$(value plain live mean_jct_s)" -v i="$(value iashim live mean_jct_s)" \
         -v g="$(value iashim live guaranteed_max_run_slowdown)" -v gp="$(value plain live guaranteed_max_run_slowdown)" 'BEGIN {

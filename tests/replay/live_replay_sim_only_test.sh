@@ -140,6 +140,16 @@ done
 cmp -s "$out/run/sim/jobs-firstfit.csv" "$out/run/sim-v100/jobs-firstfit.csv" &&
   fail "the measured V100 pairs gave firstfit the very run simgpu's did"
 grep -q "^mean_jct_s " "$out/run/report.txt" || fail "report.txt has no mean JCT row"
+# What iashim's distance from plain is made of: the learner (oracle) and the
+# guarantee (no job guaranteed). Plain shards know no priority, so their run
+# is the same without one.
+[[ $(wc -l <"$out/run/sim/jobs-oracle.csv") -eq 13 ]] || fail "sim/jobs-oracle.csv has not 12 jobs"
+cmp -s "$out/run/sim/jobs-firstfit.csv" "$out/run/sim-unprotected/jobs-firstfit.csv" ||
+  fail "with no job guaranteed, firstfit (which knows no priority) ran otherwise"
+grep -q "^simulated (simgpu pairs), iashim / plain mean JCT: [0-9.]* as run, [0-9.]* with perfect predictions (oracle);$" \
+  "$out/run/report.txt" || fail "report.txt lacks the simulated iashim / plain line"
+grep -q "^  with no job guaranteed (no co-runner throttled): [0-9.]*, [0-9.]* with perfect predictions$" \
+  "$out/run/report.txt" || fail "report.txt lacks the line with no job guaranteed"
 [[ -s "$out/run/jct.png" ]] || fail "no jct.png"
 # Under iashim's share control no guaranteed job is simulated past its 10%.
 awk -F, '$1 == "iashim" && $2 == "sim" && $3 == "guaranteed_max_run_slowdown" { exit !($4 <= 1.1001) }' \
