@@ -52,6 +52,14 @@ class CoordinatorInterferenceTest : public ::testing::Test {
     return std::make_unique<Coordinator>(DaemonOptions{}, Gpus(1), store, nullptr, now);
   }
 
+  // Options under which a job is placed wherever it fits (the share is the
+  // point) and a guaranteed job's co-runners are cut, not held for a probe.
+  static DaemonOptions PlacesAnywhereUnprobed() {
+    DaemonOptions options;
+    options.min_gain = -1;
+    options.probe = false;
+    return options;
+  }
   // Stores `n` observations of kinds a and b sharing a GPU unthrottled, at
   // these slowdowns, as an earlier run of the coordinator would have.
   void Record(int n, const std::string& a, const std::string& b, double slowdown_a,
@@ -209,10 +217,7 @@ TEST_F(CoordinatorInterferenceTest, AJobJoinsAGuaranteedOneAtThePredictedProtect
 TEST_F(CoordinatorInterferenceTest, AGuaranteedJobPlacedNextToARunningOneCutsItsCoRunnerAtOnce) {
   Record(20, "membound", "membound", 1 / 0.58 - 1, 1 / 0.58 - 1);
   auto store = OpenStore();
-  DaemonOptions options;
-  options.min_gain = -1;  // placed wherever it fits: the share is the point
-  options.probe = false;  // the cut, not a baseline measured under a hold
-  Coordinator c(options, Gpus(1), store.get(), nullptr, 0);
+  Coordinator c(PlacesAnywhereUnprobed(), Gpus(1), store.get(), nullptr, 0);
   c.OnMessage("cli", Bytes(PlaceKind("o", "membound")), 0, kUnix, &out_);
   const PlaceResult o = LastPlaceReply(out_);
   ASSERT_TRUE(o.ok) << o.error;
@@ -263,10 +268,7 @@ TEST_F(CoordinatorInterferenceTest,
        AGuaranteedJobPlacedNextToTwoRunningOnesCutsThemBothToTheJointShare) {
   Record(20, "membound", "membound", 1 / 0.58 - 1, 1 / 0.58 - 1);
   auto store = OpenStore();
-  DaemonOptions options;
-  options.min_gain = -1;  // placed wherever it fits: the share is the point
-  options.probe = false;  // the cut, not a baseline measured under a hold
-  Coordinator c(options, Gpus(1), store.get(), nullptr, 0);
+  Coordinator c(PlacesAnywhereUnprobed(), Gpus(1), store.get(), nullptr, 0);
   for (const std::string o : {"o1", "o2"}) {
     c.OnMessage("cli", Bytes(PlaceKind(o, "membound")), 0, kUnix, &out_);
     const PlaceResult placed = LastPlaceReply(out_);
