@@ -38,6 +38,16 @@ policy::InterferenceAwarePlacement::Options BusyGangOptions(const ReplayOptions&
   return o;
 }
 
+// The simulator's rules for a policy the coordinator runs (iashim, oracle):
+// its share control, and under Slurm's queue Slurm's choice of a one-GPU
+// job's node (SimConfig::slurm_chooses_the_node).
+SimConfig CoordinatorConfig(const SimConfig& common) {
+  SimConfig sim = common;
+  sim.share_control = true;
+  sim.slurm_chooses_the_node = common.queue == QueueModel::kSlurmNoTimeLimits;
+  return sim;
+}
+
 // Simulates one policy by name, with its predictor and learner.
 absl::StatusOr<PolicyRun> RunPolicy(std::string_view name, const PreparedJobs& prepared,
                                     const GavelThroughputs& truth, const ReplayOptions& options) {
@@ -56,8 +66,7 @@ absl::StatusOr<PolicyRun> RunPolicy(std::string_view name, const PreparedJobs& p
     result = Simulate(prepared.jobs, truth, options.sim, IadeepPlacement(&table, &rule), &learner);
     error = learner.error();
   } else if (name == "iashim") {
-    SimConfig sim = options.sim;
-    sim.share_control = true;
+    SimConfig sim = CoordinatorConfig(options.sim);
     policy::InterferenceModel::Options model_options;
     model_options.seed = options.seed;
     policy::InterferenceModel model(model_options);
@@ -67,8 +76,7 @@ absl::StatusOr<PolicyRun> RunPolicy(std::string_view name, const PreparedJobs& p
     result = Simulate(prepared.jobs, truth, sim, placement, &learner, &gangs);
     error = learner.error();
   } else if (name == "oracle") {
-    SimConfig sim = options.sim;
-    sim.share_control = true;
+    SimConfig sim = CoordinatorConfig(options.sim);
     const OraclePredictor oracle(truth);
     const policy::InterferenceAwarePlacement placement(&oracle, &rule, PlacementOptions(options));
     const policy::InterferenceAwarePlacement gangs(&oracle, nullptr, BusyGangOptions(options));

@@ -30,6 +30,10 @@ using policy::PlacementRequest;
 // blocks sharing: MeasuredPairRule stands for the memory check.
 constexpr uint64_t kNominalJobBytes = 1;
 
+// How long a dry run's reservation holds its GPU for a job not started yet:
+// the daemon's --reservation-ttl-s default (coordinator/daemon/reservations.h).
+constexpr double kReservationTtlS = 30;
+
 std::string HostName(int node) { return absl::StrFormat("node%03d", node); }
 
 class Simulation {
@@ -136,8 +140,19 @@ class Simulation {
   // A gang across nodes arriving: the whole nodes the coordinator's dry run
   // names for it now (busy_gang_policy), placed or as those it would take
   // once the gangs there end, as job_submit.lua asks when the job is
-  // submitted and binds it to them as a preference (named_nodes_).
+  // submitted and binds it to them as a preference (named_nodes_). With
+  // slurm_chooses_the_node, a one-GPU job's node alike (DryRunView).
   void NoteSubmission(int job);
+  // What a one-GPU job's dry run sees: every job placed, and each job not
+  // started yet whose dry run named a GPU within kReservationTtlS, there.
+  ClusterState DryRunView() const;
+  // The node Slurm starts the one-GPU `job` on (slurm_chooses_the_node): its
+  // named node if that has room, else the lowest-numbered with room; none
+  // when no node has.
+  std::optional<int> SlurmNodeFor(int job) const;
+  bool SlurmHasRoom(int node) const;
+  // What the policy is asked for `job` when Slurm starts it.
+  PlacementRequest RequestFor(int job) const;
   // The GPUs of the lowest-numbered NodesOf(job) nodes free for `job`
   // (Slurm's select/cons_tres), in node order; empty when fewer are free.
   std::vector<int> SlurmNodes(int job) const;
@@ -180,7 +195,10 @@ class Simulation {
   void AddToStates(int gpu, const PlacedJob& placed);
   void RemoveFromStates(int gpu, const std::string& id);
   bool Hidden(int gpu) const { return reserving_job_ >= 0 && reserved_[node_of_[gpu]]; }
-  void StateChanged() { std::fill(queued_kind_.begin(), queued_kind_.end(), false); }
+  void StateChanged() {
+    std::fill(queued_kind_.begin(), queued_kind_.end(), false);
+    std::fill(queued_on_node_.begin(), queued_on_node_.end(), false);
+  }
 
   std::span<const SimJob> jobs_;
   const GavelThroughputs& truth_;
@@ -232,8 +250,19 @@ class Simulation {
 
   std::vector<int> waiting_;  // arrival order
   // Per job: the nodes the coordinator named at its submission (a gang
-  // across nodes; empty: none named).
+  // across nodes, or with slurm_chooses_the_node a one-GPU job; empty: none
+  // named).
   std::vector<std::vector<int>> named_nodes_;
+  // One-GPU jobs not started whose dry run named a GPU: (job, GPU, until).
+  struct DryRunReservation {
+    int job;
+    int gpu;
+    double until_s;
+  };
+  std::vector<DryRunReservation> reservations_;
+  // With slurm_chooses_the_node: (queue class, node) pairs the policy queued
+  // since the state last changed, as queued_kind_ is for the whole cluster.
+  std::vector<char> queued_on_node_;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions_;
   double now_ = 0;
   int busy_gpus_ = 0;
@@ -336,6 +365,7 @@ absl::Status Simulation::Init() {
     }
   }
   queued_kind_.assign(kinds_.size() * 2, 0);
+  queued_on_node_.assign(kinds_.size() * 2 * node_gpus_.size(), 0);
   return absl::OkStatus();
 }
 
@@ -635,6 +665,15 @@ ClusterState Simulation::BusyGangView(int k) const {
 }
 
 void Simulation::NoteSubmission(int job) {
+  if (config_.slurm_chooses_the_node && !IsGang(job)) {
+    const PlacementDecision d = policy_.Place(RequestFor(job), DryRunView());
+    ++result_.place_calls;
+    if (d.outcome != PlacementDecision::Outcome::kPlaced) return;  // Slurm chooses
+    const int gpu = gpu_index_.at(d.gpu);
+    named_nodes_[job] = {node_of_[gpu]};
+    reservations_.push_back({job, gpu, now_ + kReservationTtlS});
+    return;
+  }
   if (!SpansNodes(job) || !GangsTakeBusyGpus() || busy_gang_policy_ == nullptr) return;
   // The coordinator's view: every job running, no Slurm accounting of CPUs.
   const PlacementDecision d = busy_gang_policy_->Place(BusyGangRequest(job), BusyGangView(0));
@@ -648,6 +687,50 @@ void Simulation::NoteSubmission(int job) {
     std::vector<int>& named = named_nodes_[job];
     if (std::find(named.begin(), named.end(), node) == named.end()) named.push_back(node);
   }
+}
+
+ClusterState Simulation::DryRunView() const {
+  ClusterState view = full_;
+  for (const DryRunReservation& r : reservations_) {
+    if (r.until_s <= now_) continue;
+    PlacedJob held;
+    held.job = absl::StrCat("(reserved for ", jobs_[r.job].id, ")");
+    held.priority = jobs_[r.job].priority;
+    held.mem_bytes = kNominalJobBytes;
+    held.traits = traits_[r.job];
+    view.jobs[gpu_ids_[r.gpu]].push_back(std::move(held));
+  }
+  return view;
+}
+
+bool Simulation::SlurmHasRoom(int node) const {
+  if (!HasCpusFor(node, 1)) return false;
+  int slots = 0, used = 0;
+  for (int g : node_gpus_[node]) {
+    if (HoldsAGang(g)) continue;
+    slots += 2;
+    used += static_cast<int>(on_gpu_[g].size());
+  }
+  return used < slots;
+}
+
+std::optional<int> Simulation::SlurmNodeFor(int job) const {
+  const std::vector<int>& named = named_nodes_[job];
+  if (!named.empty() && SlurmHasRoom(named.front())) return named.front();
+  for (size_t node = 0; node < node_gpus_.size(); ++node) {
+    if (SlurmHasRoom(static_cast<int>(node))) return static_cast<int>(node);
+  }
+  return std::nullopt;
+}
+
+PlacementRequest Simulation::RequestFor(int job) const {
+  PlacementRequest request;
+  request.job = jobs_[job].id;
+  request.priority = jobs_[job].priority;
+  request.mem_bytes = kNominalJobBytes;
+  request.traits = traits_[job];
+  request.gpu_count = jobs_[job].type.scale;
+  return request;
 }
 
 PlacementRequest Simulation::BusyGangRequest(int job) const {
@@ -766,6 +849,9 @@ absl::Status Simulation::Start(int job, const PlacementDecision& decision,
     reserving_job_ = -1;
     std::fill(reserved_.begin(), reserved_.end(), 0);
   }
+  std::erase_if(reservations_, [&](const DryRunReservation& held) {
+    return held.job == job || held.until_s <= now_;
+  });
   StateChanged();
   return absl::OkStatus();
 }
@@ -813,12 +899,22 @@ absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
       waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(i));
       continue;  // the next job now sits at i
     }
-    PlacementRequest request;
-    request.job = jobs_[job].id;
-    request.priority = jobs_[job].priority;
-    request.mem_bytes = kNominalJobBytes;
-    request.traits = traits_[job];
-    request.gpu_count = jobs_[job].type.scale;
+    PlacementRequest request = RequestFor(job);
+    // Slurm's node, the policy's GPU there (SimConfig::slurm_chooses_the_node).
+    std::optional<int> slurm_node;
+    if (config_.slurm_chooses_the_node && !IsGang(job)) {
+      slurm_node = SlurmNodeFor(job);
+      const size_t cached = slurm_node.has_value()
+                                ? static_cast<size_t>(QueueClass(job)) * node_gpus_.size() +
+                                      static_cast<size_t>(*slurm_node)
+                                : 0;
+      if (!slurm_node.has_value() || queued_on_node_[cached]) {
+        if (stop_at_blocked) break;
+        ++i;
+        continue;
+      }
+      request.host = HostName(*slurm_node);
+    }
     std::optional<ClusterState> gang_view;
     PlacementDecision decision;
     if (by_prediction) {
@@ -844,7 +940,12 @@ absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
         break;  // the next job now sits at i
       case PlacementDecision::Outcome::kQueued:
         if (head && ReservesANode(job)) Reserve(job);
-        if (job != reserving_job_) queued_kind_[QueueClass(job)] = true;
+        if (slurm_node.has_value()) {
+          queued_on_node_[static_cast<size_t>(QueueClass(job)) * node_gpus_.size() +
+                          static_cast<size_t>(*slurm_node)] = true;
+        } else if (job != reserving_job_) {
+          queued_kind_[QueueClass(job)] = true;
+        }
         if (stop_at_blocked) return absl::OkStatus();
         ++i;
         break;

@@ -124,6 +124,20 @@ struct SimConfig {
   // until that job ends (policy::PlacementDecision::yields; two targets
   // cannot both be defended). Not modelled: a rank held back by
   // a slower one leaves its own GPU's co-runners more time.
+  // With kSlurmNoTimeLimits, for the coordinator's policies (iashim, oracle):
+  // Slurm chooses a one-GPU job's node and the policy only its GPU there, as
+  // the live replay's --iashim runs it. When the job is submitted,
+  // job_submit.lua's dry run asks the policy (seeing where the dry runs of
+  // jobs not started yet put them, the coordinator's reservations, for
+  // kReservationTtlS) and names that node as the job's preference; a dry run
+  // the policy queued names none. Slurm starts the job on its named node if
+  // that has room, else on the lowest-numbered node with room (room: Slurm's
+  // shards, two one-GPU jobs per GPU that no gang holds, and a CPU), and the
+  // policy is asked for a GPU there. Off: the policy chooses among all GPUs
+  // (a coordinator placing jobs itself, `iashim run`). Not modelled: a job
+  // Slurm started where the coordinator then queues it holds its allocation
+  // (here it waits in Slurm's queue).
+  bool slurm_chooses_the_node = false;
   // With gangs_take_busy_gpus: a node's CPUs (Slurm's CPUs=), each job
   // taking one per GPU (a gang wider than a node: g on each of its nodes),
   // so a gang joins one-GPU jobs on a node only while CPUs are left for its

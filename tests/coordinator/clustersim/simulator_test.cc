@@ -236,6 +236,64 @@ TEST(Simulate, UnderSlurmAGangTakesANodeThatEmptiesBetweenBackfillPasses) {
   EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 22);
 }
 
+// Slurm chooses a one-GPU job's node and the coordinator only its GPU there
+// (SimConfig::slurm_chooses_the_node, the live replay's --iashim). Two nodes
+// of 2 GPUs, all held by the 4-GPU gang g until 10 s. x1, x2 (A) and y (B)
+// arrive at 1: every dry run is queued, so none names a node, and when g
+// ends Slurm starts all three on the lowest-numbered node with room (node
+// 0: two jobs a GPU), where y must share with an A, while node 1 stands
+// empty (found live: seven jobs on one node's four GPUs beside four empty
+// ones). A coordinator choosing among all GPUs gives y node 1.
+TEST(Simulate, UnderSlurmAJobTheCoordinatorQueuedStartsOnTheNodeSlurmChooses) {
+  GavelThroughputs truth = Truth();
+  truth.SetSolo({"G", 4}, 20);
+  const MeasuredPairRule rule(&truth);
+  const OraclePredictor oracle(truth);
+  policy::InterferenceAwarePlacement::Options options;
+  options.max_jobs_per_gpu = 2;
+  const policy::InterferenceAwarePlacement placement(&oracle, &rule, options);
+  const std::vector<SimJob> jobs = {Job("g", {"G", 4}, 200, 0), Job("x1", {"A", 1}, 100, 1),
+                                    Job("x2", {"A", 1}, 100, 1), Job("y", {"B", 1}, 50, 1)};
+  for (const bool slurm_chooses : {true, false}) {
+    SimConfig config = SlurmConfig(4, 2, 5);
+    config.slurm_chooses_the_node = slurm_chooses;
+    absl::StatusOr<SimResult> r = Simulate(jobs, truth, config, placement, nullptr);
+    ASSERT_TRUE(r.ok()) << r.status();
+    for (size_t j = 1; j < jobs.size(); ++j) {
+      EXPECT_DOUBLE_EQ(r->jobs[j].start_s, 10) << jobs[j].id;
+    }
+    EXPECT_EQ(r->jobs[3].shared, slurm_chooses) << "Slurm chooses the node: " << slurm_chooses;
+  }
+}
+
+// The dry runs of a burst see where the earlier ones put their jobs (the
+// coordinator's reservations), so they name different GPUs and Slurm spreads
+// the jobs: four A jobs and a B at once on two nodes of 2 GPUs start at
+// once, the four alone, the B beside one of them (A beside A was never
+// measured: they may not share).
+TEST(Simulate, UnderSlurmABurstsDryRunsSpreadItOverTheNodes) {
+  const GavelThroughputs truth = Truth();
+  const MeasuredPairRule rule(&truth);
+  const OraclePredictor oracle(truth);
+  policy::InterferenceAwarePlacement::Options options;
+  options.max_jobs_per_gpu = 2;
+  const policy::InterferenceAwarePlacement placement(&oracle, &rule, options);
+  const std::vector<SimJob> jobs = {Job("a1", {"A", 1}, 100, 0), Job("a2", {"A", 1}, 100, 0),
+                                    Job("a3", {"A", 1}, 100, 0), Job("a4", {"A", 1}, 100, 0),
+                                    Job("b", {"B", 1}, 50, 0)};
+  SimConfig config = SlurmConfig(4, 2, 5);
+  config.slurm_chooses_the_node = true;
+  absl::StatusOr<SimResult> r = Simulate(jobs, truth, config, placement, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  int shared = 0;
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    EXPECT_DOUBLE_EQ(r->jobs[j].start_s, 0) << jobs[j].id;
+    shared += r->jobs[j].shared ? 1 : 0;
+  }
+  EXPECT_TRUE(r->jobs[4].shared);
+  EXPECT_EQ(shared, 2);
+}
+
 // Slurm 22.05's shards (SimConfig::gangs_take_busy_gpus). One node of 2
 // GPUs: a (A, 10 s alone) on GPU 0 from 0; the gang g (G, 2 GPUs, 10 s
 // alone) at 1; x (A, 1 s alone) at 2. A and G's one-GPU model keep half
