@@ -542,6 +542,34 @@ TEST_F(InterferencePlacementTest, CountsTheThrottlingThatDefendsAGuaranteedJob) 
   EXPECT_EQ(d.outcome, Outcome::kQueued);
 }
 
+// Guaranteed jobs together, opportunistic ones apart from them: node a holds
+// a guaranteed job, node b an opportunistic one, each with one empty GPU
+// (best fit alone would give both newcomers a:1, the first). A node with a
+// guaranteed job throttles whatever shares its GPUs, a gang Slurm gives
+// them too, so the opportunistic newcomer takes b:1 and the guaranteed one
+// a:1. Where its side has no empty GPU, best fit decides: with a full, the
+// guaranteed newcomer takes b's.
+TEST_F(InterferencePlacementTest, GuaranteedJobsGoTogetherAndOpportunisticOnesApartFromThem) {
+  ClusterState s = Nodes({"a", "b"}, 2);
+  s.jobs[{"a", 0}] = {Job("g", "G", kG)};
+  s.jobs[{"b", 0}] = {Job("o", "O", kO)};
+  PlacementDecision d = Place(Request("n", "N", kO), s);
+  ASSERT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
+  EXPECT_EQ(d.gpu, (GpuId{"b", 1}));
+  d = Place(Request("n", "N", kG), s);
+  ASSERT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
+  EXPECT_EQ(d.gpu, (GpuId{"a", 1}));
+  // Node a full: the guaranteed newcomer's side has no empty GPU, and best
+  // fit among the others takes b's last one, keeping c whole.
+  s = Nodes({"a", "b", "c"}, 2);
+  s.jobs[{"a", 0}] = {Job("g", "G", kG)};
+  s.jobs[{"a", 1}] = {Job("o", "O", kO)};
+  s.jobs[{"b", 0}] = {Job("o2", "O", kO)};
+  d = Place(Request("n", "N", kG), s);
+  ASSERT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
+  EXPECT_EQ(d.gpu, (GpuId{"b", 1}));
+}
+
 // A GPU whose control loop already holds its co-runners at the least share
 // to keep its guaranteed job within target takes no one more, whatever the
 // model predicts: the measurement says there is no share left to give.
