@@ -236,6 +236,21 @@ TEST(Simulate, UnderSlurmAGangTakesANodeThatEmptiesBetweenBackfillPasses) {
   EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 22);
 }
 
+// The coordinator's placement as the replay runs it for `oracle`: measured
+// pairs only, two jobs a GPU at most, perfect predictions.
+struct CoordinatorPolicy {
+  static policy::InterferenceAwarePlacement::Options TwoAGpu() {
+    policy::InterferenceAwarePlacement::Options options;
+    options.max_jobs_per_gpu = 2;
+    return options;
+  }
+  explicit CoordinatorPolicy(const GavelThroughputs& truth)
+      : rule(&truth), oracle(truth), placement(&oracle, &rule, TwoAGpu()) {}
+  const MeasuredPairRule rule;
+  const OraclePredictor oracle;
+  const policy::InterferenceAwarePlacement placement;
+};
+
 // Slurm chooses a one-GPU job's node and the coordinator only its GPU there
 // (SimConfig::slurm_chooses_the_node, the live replay's --iashim). Two nodes
 // of 2 GPUs, all held by the 4-GPU gang g until 10 s. x1, x2 (A) and y (B)
@@ -247,11 +262,8 @@ TEST(Simulate, UnderSlurmAGangTakesANodeThatEmptiesBetweenBackfillPasses) {
 TEST(Simulate, UnderSlurmAJobTheCoordinatorQueuedStartsOnTheNodeSlurmChooses) {
   GavelThroughputs truth = Truth();
   truth.SetSolo({"G", 4}, 20);
-  const MeasuredPairRule rule(&truth);
-  const OraclePredictor oracle(truth);
-  policy::InterferenceAwarePlacement::Options options;
-  options.max_jobs_per_gpu = 2;
-  const policy::InterferenceAwarePlacement placement(&oracle, &rule, options);
+  const CoordinatorPolicy coordinator(truth);
+  const policy::PlacementPolicy& placement = coordinator.placement;
   const std::vector<SimJob> jobs = {Job("g", {"G", 4}, 200, 0), Job("x1", {"A", 1}, 100, 1),
                                     Job("x2", {"A", 1}, 100, 1), Job("y", {"B", 1}, 50, 1)};
   for (const bool slurm_chooses : {true, false}) {
@@ -273,11 +285,8 @@ TEST(Simulate, UnderSlurmAJobTheCoordinatorQueuedStartsOnTheNodeSlurmChooses) {
 // measured: they may not share).
 TEST(Simulate, UnderSlurmABurstsDryRunsSpreadItOverTheNodes) {
   const GavelThroughputs truth = Truth();
-  const MeasuredPairRule rule(&truth);
-  const OraclePredictor oracle(truth);
-  policy::InterferenceAwarePlacement::Options options;
-  options.max_jobs_per_gpu = 2;
-  const policy::InterferenceAwarePlacement placement(&oracle, &rule, options);
+  const CoordinatorPolicy coordinator(truth);
+  const policy::PlacementPolicy& placement = coordinator.placement;
   const std::vector<SimJob> jobs = {Job("a1", {"A", 1}, 100, 0), Job("a2", {"A", 1}, 100, 0),
                                     Job("a3", {"A", 1}, 100, 0), Job("a4", {"A", 1}, 100, 0),
                                     Job("b", {"B", 1}, 50, 0)};
