@@ -734,14 +734,11 @@ PlacementRequest Simulation::RequestFor(int job) const {
 }
 
 PlacementRequest Simulation::BusyGangRequest(int job) const {
-  PlacementRequest request;
-  request.job = jobs_[job].id;
-  request.priority = jobs_[job].priority;
+  PlacementRequest request = RequestFor(job);
   request.mem_bytes = 0;  // whole GPUs, as gpu:k, in the memory their jobs leave
   request.join_busy_gpus = true;
   // Its ranks share GPUs as its one-GPU model does (KeptBeside).
   request.traits = TraitsOf(JobType{jobs_[job].type.name, 1});
-  request.gpu_count = jobs_[job].type.scale;
   return request;
 }
 
@@ -900,15 +897,16 @@ absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
       continue;  // the next job now sits at i
     }
     PlacementRequest request = RequestFor(job);
-    // Slurm's node, the policy's GPU there (SimConfig::slurm_chooses_the_node).
-    std::optional<int> slurm_node;
+    // Slurm's node, the policy's GPU there (SimConfig::slurm_chooses_the_node);
+    // the job's (queue class, node) slot in queued_on_node_.
+    std::optional<size_t> queued_slot;
     if (config_.slurm_chooses_the_node && !IsGang(job)) {
-      slurm_node = SlurmNodeFor(job);
-      const size_t cached = slurm_node.has_value()
-                                ? static_cast<size_t>(QueueClass(job)) * node_gpus_.size() +
-                                      static_cast<size_t>(*slurm_node)
-                                : 0;
-      if (!slurm_node.has_value() || queued_on_node_[cached]) {
+      const std::optional<int> slurm_node = SlurmNodeFor(job);
+      if (slurm_node.has_value()) {
+        queued_slot = static_cast<size_t>(QueueClass(job)) * node_gpus_.size() +
+                      static_cast<size_t>(*slurm_node);
+      }
+      if (!queued_slot.has_value() || queued_on_node_[*queued_slot]) {
         if (stop_at_blocked) break;
         ++i;
         continue;
@@ -940,9 +938,8 @@ absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
         break;  // the next job now sits at i
       case PlacementDecision::Outcome::kQueued:
         if (head && ReservesANode(job)) Reserve(job);
-        if (slurm_node.has_value()) {
-          queued_on_node_[static_cast<size_t>(QueueClass(job)) * node_gpus_.size() +
-                          static_cast<size_t>(*slurm_node)] = true;
+        if (queued_slot.has_value()) {
+          queued_on_node_[*queued_slot] = true;
         } else if (job != reserving_job_) {
           queued_kind_[QueueClass(job)] = true;
         }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -577,21 +578,20 @@ std::optional<PlacementDecision> RejectImpossible(const PlacementRequest& r, con
 // waited.
 std::vector<const GpuInfo*> EmptyOnItsSide(const PlacementRequest& r, const Scope& scope,
                                            std::span<const GpuInfo* const> empty, int k) {
-  std::vector<std::string_view> guaranteed_hosts;
+  // A set: on a cluster of thousands of GPUs a list searched per empty GPU
+  // would cost nodes x GPUs comparisons a decision.
+  absl::flat_hash_set<std::string_view> guaranteed_hosts;
   for (const GpuView& v : scope.views) {
-    const bool holds = std::any_of(v.jobs.begin(), v.jobs.end(), [](const PlacedJob& j) {
-      return j.priority == Priority::kGuaranteed;
-    });
-    if (holds && (guaranteed_hosts.empty() || guaranteed_hosts.back() != v.gpu->id.host)) {
-      guaranteed_hosts.push_back(v.gpu->id.host);
+    if (std::any_of(v.jobs.begin(), v.jobs.end(),
+                    [](const PlacedJob& j) { return j.priority == Priority::kGuaranteed; })) {
+      guaranteed_hosts.insert(v.gpu->id.host);
     }
   }
+  if (guaranteed_hosts.empty()) return BestFitEmptyGpus(empty, k);  // no sides
   const bool guaranteed = r.priority == Priority::kGuaranteed;
   std::vector<const GpuInfo*> side;
   for (const GpuInfo* g : empty) {
-    const bool holds = std::find(guaranteed_hosts.begin(), guaranteed_hosts.end(), g->id.host) !=
-                       guaranteed_hosts.end();
-    if (holds == guaranteed) side.push_back(g);
+    if (guaranteed_hosts.contains(g->id.host) == guaranteed) side.push_back(g);
   }
   std::vector<const GpuInfo*> alone = BestFitEmptyGpus(side, k);
   return alone.empty() ? BestFitEmptyGpus(empty, k) : alone;
