@@ -244,7 +244,7 @@ awk -F'\t' '{ solo += $6 * $9; if ($5 + $6 > last) last = $5 + $6 }
 simulate() {  # THROUGHPUTS_FILE DIR GUARANTEED_EVERY
   "$build/coordinator/clustersim/iashim-clustersim" --trace "$out/segment.trace" \
     --throughputs "$1" --gpu-type v100 --gpus "$gpus" --gpus-per-node "$node_gpus" \
-    --guaranteed-every "$3" "${queue_flags[@]}" --policy exclusive,firstfit,iashim,oracle --json --out "$2" \
+    --guaranteed-every "$3" "${queue_flags[@]}" --policy exclusive,firstfit,firstfit-whole,iashim,oracle --json --out "$2" \
     >"$2/summary.jsonl" 2>"$2/stderr.txt" ||
     die "iashim-clustersim failed: $(tail -3 "$2/stderr.txt")"
 }
@@ -528,6 +528,11 @@ value() {  # MODE SOURCE METRIC: 4 significant digits, "-" when not known
     if (f + 0 == 0 || fu + 0 == 0) exit
     printf "simulated (simgpu pairs), iashim / plain mean JCT: %.3f as run, %.3f with perfect predictions (oracle);\n", i / f, o / f
     printf "  with no job guaranteed (no co-runner throttled): %.3f, %.3f with perfect predictions\n", iu / fu, ou / fu }'
+  # What plain Slurm pays to keep guaranteed jobs at their speed without
+  # iashim: a whole GPU each (--gres=gpu:1), the other jobs on shards.
+  awk -v w="$(sim_jct sim firstfit-whole)" -v i="$(sim_jct sim iashim)" -v every="$every" 'BEGIN {
+    if (every + 0 == 0 || w + 0 == 0) exit
+    printf "  plain with every guaranteed job on a whole GPU (--gres=gpu:1, the rest shards): mean JCT %.1f s, iashim / that %.3f\n", w, i / w }'
   if [[ $live -eq 1 && " ${mode_list[*]} " == *" plain "* && " ${mode_list[*]} " == *" iashim "* ]]; then
     awk -v p="$(value plain live mean_jct_s)" -v i="$(value iashim live mean_jct_s)" \
         -v g="$(value iashim live guaranteed_max_run_slowdown)" -v gp="$(value plain live guaranteed_max_run_slowdown)" 'BEGIN {

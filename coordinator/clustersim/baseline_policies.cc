@@ -85,8 +85,13 @@ PlacementDecision FirstFitPlacement::Place(const PlacementRequest& request,
     if (std::optional<PlacementDecision> d = PlaceOnEmpty(request, state)) return *d;
     return NoRoom(request);
   }
+  const auto whole = [&](policy::Priority p) {
+    return guaranteed_take_whole_gpus_ && p == policy::Priority::kGuaranteed;
+  };
   for (const policy::GpuInfo& g : state.cluster.gpus) {
-    if (state.JobsOn(g.id).empty()) return PlacementDecision::Placed(g.id, "the first GPU: empty");
+    const std::span<const policy::PlacedJob> here = state.JobsOn(g.id);
+    if (here.empty()) return PlacementDecision::Placed(g.id, "the first GPU: empty");
+    if (whole(request.priority) || whole(here[0].priority)) continue;
     if (MayJoin(request, state, g.id, *rule_)) {
       return PlacementDecision::Placed(g.id, "the first GPU that fits: shared");
     }

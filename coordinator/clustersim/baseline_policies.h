@@ -6,7 +6,10 @@
 //    order comes from the simulator's queue).
 //  - FirstFitPlacement: a one-GPU job goes to the first GPU, in GpuId order,
 //    where it fits (empty, or one job the ShareRule lets it join), even when
-//    another GPU is empty: packing, blind to interference.
+//    another GPU is empty: packing, blind to interference. With
+//    guaranteed_take_whole_gpus, a guaranteed job takes only an empty GPU
+//    and no job joins it: plain Slurm giving guaranteed jobs --gres=gpu:1
+//    and the rest shards (SimConfig::guaranteed_take_whole_gpus).
 //  - IadeepPlacement: IADeep's published rule. An empty GPU first; otherwise
 //    the shareable GPU with the lowest predicted interference (the largest
 //    sum of both jobs' predicted normalised throughputs); it never refuses to
@@ -50,12 +53,14 @@ class ExclusivePlacement : public policy::PlacementPolicy {
 
 class FirstFitPlacement : public policy::PlacementPolicy {
  public:
-  explicit FirstFitPlacement(const policy::ShareRule* rule) : rule_(rule) {}
+  explicit FirstFitPlacement(const policy::ShareRule* rule, bool guaranteed_take_whole_gpus = false)
+      : rule_(rule), guaranteed_take_whole_gpus_(guaranteed_take_whole_gpus) {}
   policy::PlacementDecision Place(const policy::PlacementRequest& request,
                                   const policy::ClusterState& state) const override;
 
  private:
   const policy::ShareRule* rule_;  // not owned
+  bool guaranteed_take_whole_gpus_;
 };
 
 class IadeepPlacement : public policy::PlacementPolicy {

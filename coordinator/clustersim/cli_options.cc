@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 #include <set>
+#include <span>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -17,9 +18,9 @@
 namespace iashim::clustersim {
 namespace {
 
-std::string PolicyList() {
+std::string PolicyList(std::span<const std::string_view> names) {
   std::string list;
-  for (std::string_view name : kPolicyNames) Append(&list, list.empty() ? "" : ",", name);
+  for (std::string_view name : names) Append(&list, list.empty() ? "" : ",", name);
   return list;
 }
 
@@ -50,8 +51,8 @@ absl::StatusOr<std::vector<std::string>> ParsePolicies(std::string_view text) {
   for (std::string_view name : Split(text, ',')) {
     if (std::find(std::begin(kPolicyNames), std::end(kPolicyNames), name) ==
         std::end(kPolicyNames)) {
-      return FlagError("--policy",
-                       Cat("unknown policy \"", name, "\" (known: ", PolicyList(), ")"));
+      return FlagError(
+          "--policy", Cat("unknown policy \"", name, "\" (known: ", PolicyList(kPolicyNames), ")"));
     }
     if (std::find(out.begin(), out.end(), name) != out.end()) {
       return FlagError("--policy", Cat("\"", name, "\" given twice"));
@@ -265,7 +266,9 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       return FlagError(busy_only, "applies only with --gangs-take-busy-gpus");
     }
   }
-  if (o.policies.empty()) o.policies.assign(std::begin(kPolicyNames), std::end(kPolicyNames));
+  if (o.policies.empty()) {
+    o.policies.assign(std::begin(kDefaultPolicyNames), std::end(kDefaultPolicyNames));
+  }
   if (o.variants > 0) {
     // Every policy runs on every variant: the ratios need them all.
     for (const char* single_run_only : {"--policy", "--out", "--seed"}) {
@@ -294,9 +297,10 @@ std::string Usage() {
       "       iashim-clustersim --alibaba-nodes F --alibaba-pods F ...   (Alibaba replay)\n"
       "\n"
       "Replays Gavel's traces on N GPUs of TYPE, with Gavel's measured solo and paired\n"
-      "throughputs as ground truth, under each policy (default: all of ",
-      PolicyList(),
-      ").\n"
+      "throughputs as ground truth, under each policy (default: ",
+      PolicyList(kDefaultPolicyNames),
+      "; also firstfit-whole:\n"
+      "firstfit with every guaranteed job on a whole GPU, --gres=gpu:1).\n"
       "  --gpus-per-node K     GPUs per node, gangs stay on one (default 8)\n"
       "  --arrival-scale X     divide arrival times by X (2 = twice as fast; default 1)\n"
       "  --out DIR             write summary.csv, summary.json and jobs-<policy>.csv\n"

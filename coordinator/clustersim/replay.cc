@@ -60,6 +60,10 @@ absl::StatusOr<PolicyRun> RunPolicy(std::string_view name, const PreparedJobs& p
     result = Simulate(prepared.jobs, truth, sim, ExclusivePlacement(), nullptr);
   } else if (name == "firstfit") {
     result = Simulate(prepared.jobs, truth, options.sim, FirstFitPlacement(&rule), nullptr);
+  } else if (name == "firstfit-whole") {
+    SimConfig sim = options.sim;
+    sim.guaranteed_take_whole_gpus = true;
+    result = Simulate(prepared.jobs, truth, sim, FirstFitPlacement(&rule, true), nullptr);
   } else if (name == "iadeep") {
     policy::PairTable table;
     Learner<policy::PairTable> learner(&table);

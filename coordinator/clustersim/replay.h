@@ -19,9 +19,16 @@
 
 namespace iashim::clustersim {
 
-// The policies, in the order they are reported.
-inline constexpr std::string_view kPolicyNames[] = {"exclusive", "firstfit", "iadeep", "iashim",
-                                                    "oracle"};
+// The policies, in the order they are reported. firstfit-whole is firstfit
+// with every guaranteed job on a whole GPU (SimConfig::
+// guaranteed_take_whole_gpus): what keeping guaranteed jobs at their speed
+// costs a cluster without iashim.
+inline constexpr std::string_view kPolicyNames[] = {"exclusive", "firstfit", "firstfit-whole",
+                                                    "iadeep",    "iashim",   "oracle"};
+// Those replayed when no --policy is given: firstfit-whole differs from
+// firstfit only with guaranteed jobs (--guaranteed-every).
+inline constexpr std::string_view kDefaultPolicyNames[] = {"exclusive", "firstfit", "iadeep",
+                                                           "iashim", "oracle"};
 
 // iashim's InterferenceAwarePlacement settings (README.md says why these).
 inline constexpr double kDefaultMinGain = 0.0;

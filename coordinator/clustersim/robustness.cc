@@ -35,7 +35,7 @@ absl::StatusOr<std::vector<VariantResult>> ReplayVariants(
   for (int i = 0; i < variants; ++i) {
     const std::vector<TraceJob> trace = MakeVariant(vcs, variant_seed, i);
     ReplayOptions o = options;
-    o.policies.assign(std::begin(kPolicyNames), std::end(kPolicyNames));
+    o.policies.assign(std::begin(kDefaultPolicyNames), std::end(kDefaultPolicyNames));
     o.seed = VariantSeed(variant_seed, i);
     const PreparedJobs prepared = PrepareJobs(trace, truth, o.sim, o.arrival_scale, o.guaranteed_every);
     absl::StatusOr<std::vector<PolicyRun>> runs = Replay(prepared, truth, o);

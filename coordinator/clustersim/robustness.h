@@ -22,7 +22,7 @@
 
 namespace iashim::clustersim {
 
-// One variant's replay: a summary per policy, in kPolicyNames order.
+// One variant's replay: a summary per policy, in kDefaultPolicyNames order.
 struct VariantResult {
   int index = 0;
   uint64_t seed = 0;  // the learner's

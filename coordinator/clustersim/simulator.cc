@@ -156,9 +156,16 @@ class Simulation {
   // The GPUs of the lowest-numbered NodesOf(job) nodes free for `job`
   // (Slurm's select/cons_tres), in node order; empty when fewer are free.
   std::vector<int> SlurmNodes(int job) const;
-  bool HoldsAGang(int gpu) const {
+  // A guaranteed one-GPU job on a whole GPU (SimConfig::
+  // guaranteed_take_whole_gpus): it shares with no one.
+  bool TakesAWholeGpu(int job) const {
+    return config_.guaranteed_take_whole_gpus && Guaranteed(job) && !IsGang(job);
+  }
+  // Whether `gpu` is closed to a gang given busy GPUs: a gang's, or a
+  // guaranteed job's whole GPU.
+  bool ClosedToGangs(int gpu) const {
     return std::any_of(on_gpu_[gpu].begin(), on_gpu_[gpu].end(),
-                       [&](int j) { return IsGang(j); });
+                       [&](int j) { return IsGang(j) || TakesAWholeGpu(j); });
   }
   // Whether a gang may be given GPUs that one-GPU jobs hold (Slurm 22.05's
   // shards; with exclusive one-GPU jobs there are no shards).
@@ -517,7 +524,10 @@ void Simulation::Retime(int job) {
 void Simulation::AddToStates(int gpu, const PlacedJob& placed) {
   full_.jobs[gpu_ids_[gpu]].push_back(placed);
   if (!Hidden(gpu)) view_.jobs[gpu_ids_[gpu]].push_back(placed);
-  if (placed.gpu_count > 1) gangs_view_.jobs[gpu_ids_[gpu]].push_back(placed);
+  // What a gang given busy GPUs sees: the GPUs it may not have.
+  const bool whole = config_.guaranteed_take_whole_gpus && placed.gpu_count == 1 &&
+                     placed.priority == policy::Priority::kGuaranteed;
+  if (placed.gpu_count > 1 || whole) gangs_view_.jobs[gpu_ids_[gpu]].push_back(placed);
 }
 
 void Simulation::RemoveFromStates(int gpu, const std::string& id) {
@@ -564,7 +574,7 @@ bool Simulation::NodeFreeFor(int job, int node) const {
   if (job != reserving_job_ && Hidden(gpus[0])) return false;
   if (GangsTakeBusyGpus()) {
     return HasCpusFor(node, config_.gpus_per_node) &&
-           std::none_of(gpus.begin(), gpus.end(), [&](int g) { return HoldsAGang(g); });
+           std::none_of(gpus.begin(), gpus.end(), [&](int g) { return ClosedToGangs(g); });
   }
   return std::all_of(gpus.begin(), gpus.end(), [&](int g) { return on_gpu_[g].empty(); });
 }
@@ -592,10 +602,11 @@ bool Simulation::MightFit(int job) const {
     if (takes_busy && !HasCpusFor(static_cast<int>(node), k)) continue;
     int empty = 0;
     for (int g : node_gpus_[node]) {
-      if (on_gpu_[g].empty() || (takes_busy && !HoldsAGang(g))) {
+      if (on_gpu_[g].empty() || (takes_busy && !ClosedToGangs(g))) {
         if (++empty >= k) return true;
       } else if (k == 1 && config_.policy_may_share && on_gpu_[g].size() == 1 &&
-                 may_share_[kind_of_[job]][kind_of_[on_gpu_[g][0]]]) {
+                 may_share_[kind_of_[job]][kind_of_[on_gpu_[g][0]]] && !TakesAWholeGpu(job) &&
+                 !TakesAWholeGpu(on_gpu_[g][0])) {
         return true;
       }
     }
@@ -707,7 +718,7 @@ bool Simulation::SlurmHasRoom(int node) const {
   if (!HasCpusFor(node, 1)) return false;
   int slots = 0, used = 0;
   for (int g : node_gpus_[node]) {
-    if (HoldsAGang(g)) continue;
+    if (ClosedToGangs(g)) continue;
     slots += 2;
     used += static_cast<int>(on_gpu_[g].size());
   }
@@ -774,7 +785,9 @@ absl::Status Simulation::Validate(int job, const std::vector<int>& gpus,
     if (here.empty()) continue;
     if (!config_.policy_may_share) return bad("shared by a policy declared never to share");
     if (j.type.scale > 1 && GangsTakeBusyGpus()) {
-      if (HoldsAGang(g)) return bad(Cat(policy::GpuName(gpu_ids_[g]), " is another gang's"));
+      if (ClosedToGangs(g))
+        return bad(Cat(policy::GpuName(gpu_ids_[g]),
+                       " is another gang's or a guaranteed job's whole GPU"));
       if (!HasCpusFor(node_of_[g], TasksPerNode(job))) {
         return bad("a node with no CPUs left for it");
       }
@@ -783,6 +796,9 @@ absl::Status Simulation::Validate(int job, const std::vector<int>& gpus,
     if (j.type.scale != 1 || here.size() != 1 || jobs_[here[0]].type.scale != 1) {
       return bad(Cat(policy::GpuName(gpu_ids_[g]), " cannot take it: gangs never share "
                                                             "and a GPU holds at most two jobs"));
+    }
+    if (TakesAWholeGpu(job) || TakesAWholeGpu(here[0])) {
+      return bad(Cat(policy::GpuName(gpu_ids_[g]), " shared by a guaranteed job on a whole GPU"));
     }
     if (!may_share_[kind_of_[job]][kind_of_[here[0]]]) {
       return bad(Cat("next to ", jobs_[here[0]].id,

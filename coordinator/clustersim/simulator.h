@@ -138,6 +138,17 @@ struct SimConfig {
   // Slurm started where the coordinator then queues it holds its allocation
   // (here it waits in Slurm's queue).
   bool slurm_chooses_the_node = false;
+  // Plain Slurm keeping guaranteed jobs at their speed the only way it can:
+  // a whole GPU each (--gres=gpu:1), the other jobs on shards. A guaranteed
+  // one-GPU job then starts only on an empty GPU, and no job joins it there,
+  // neither a shard job nor a gang given busy GPUs (gangs_take_busy_gpus).
+  // The policy places by the same rule (FirstFitPlacement's
+  // guaranteed_take_whole_gpus); the simulator refuses a placement that
+  // breaks it. A whole GPU as Slurm means it: Debian's 22.05 gives a gpu:1
+  // request a GPU whose shards are in use, as it does a gang's gpu:k, so a
+  // cluster on that version would need its guaranteed jobs on nodes of their
+  // own.
+  bool guaranteed_take_whole_gpus = false;
   // With gangs_take_busy_gpus: a node's CPUs (Slurm's CPUs=), each job
   // taking one per GPU (a gang wider than a node: g on each of its nodes),
   // so a gang joins one-GPU jobs on a node only while CPUs are left for its

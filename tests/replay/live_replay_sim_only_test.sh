@@ -150,6 +150,12 @@ grep -q "^simulated (simgpu pairs), iashim / plain mean JCT: [0-9.]* as run, [0-
   "$out/run/report.txt" || fail "report.txt lacks the simulated iashim / plain line"
 grep -q "^  with no job guaranteed (no co-runner throttled): [0-9.]*, [0-9.]* with perfect predictions$" \
   "$out/run/report.txt" || fail "report.txt lacks the line with no job guaranteed"
+grep -q "^  plain with every guaranteed job on a whole GPU (--gres=gpu:1, the rest shards): mean JCT [0-9.]* s, iashim / that [0-9.]*$" \
+  "$out/run/report.txt" || fail "report.txt lacks the line with guaranteed jobs on whole GPUs"
+# There no guaranteed one-GPU job (every 4th, job "segment:L" is line L)
+# shares its GPU: each runs as fast as alone.
+awk -F, 'NR > 1 { split($1, id, ":"); if ((id[2] - 1) % 4 == 0 && $3 == 1 && $6 - $5 > 1.0001 * $8) bad = 1 }
+  END { exit bad }' "$out/run/sim/jobs-firstfit-whole.csv" || fail "a guaranteed job on a whole GPU ran slower than alone"
 [[ -s "$out/run/jct.png" ]] || fail "no jct.png"
 # Under iashim's share control no guaranteed job is simulated past its 10%.
 awk -F, '$1 == "iashim" && $2 == "sim" && $3 == "guaranteed_max_run_slowdown" { exit !($4 <= 1.1001) }' \

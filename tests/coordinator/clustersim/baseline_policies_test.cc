@@ -114,6 +114,30 @@ TEST(FirstFitPlacement, GangsTakeEmptyGpusOnly) {
             PlacementDecision::Outcome::kQueued);
 }
 
+// Plain Slurm giving guaranteed jobs --gres=gpu:1: a guaranteed job takes
+// the first empty GPU, not the first it could share, and no job joins it.
+TEST(FirstFitPlacement, WithGuaranteedJobsOnWholeGpusNoOneSharesTheirs) {
+  const NoBig rule;
+  const FirstFitPlacement whole(&rule, /*guaranteed_take_whole_gpus=*/true);
+  ClusterState s = State(4, 2);
+  Put(&s, kN0G0, "A");
+  PlacementRequest guaranteed = Request("B");
+  guaranteed.priority = policy::Priority::kGuaranteed;
+  EXPECT_EQ(FirstFitPlacement(&rule).Place(guaranteed, s).gpu, kN0G0);  // shards: shares
+  PlacementDecision d = whole.Place(guaranteed, s);
+  ASSERT_EQ(d.outcome, PlacementDecision::Outcome::kPlaced);
+  EXPECT_EQ(d.gpu, kN0G1);
+  Put(&s, kN0G1, "B");
+  s.jobs[kN0G1][0].priority = policy::Priority::kGuaranteed;
+  d = whole.Place(Request("B"), s);  // an opportunistic job passes it by
+  EXPECT_EQ(d.gpu, kN0G0);
+  Put(&s, kN0G0, "B");
+  EXPECT_EQ(whole.Place(Request("B"), s).gpu, kN1G0);
+  Put(&s, kN1G0, "A");
+  Put(&s, kN1G1, "A");
+  EXPECT_EQ(whole.Place(guaranteed, s).outcome, PlacementDecision::Outcome::kQueued);
+}
+
 TEST(IadeepPlacement, IdleGpuFirst) {
   const NoBig rule;
   FixedPredictor predictor;

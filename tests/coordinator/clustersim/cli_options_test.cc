@@ -22,9 +22,20 @@ TEST(ParseCliOptions, ReplayDefaults) {
   EXPECT_EQ(o->gpus, 64);
   EXPECT_EQ(o->gpus_per_node, 8);
   EXPECT_EQ(o->arrival_scale, 1);
-  EXPECT_EQ(o->policies.size(), 5u);
+  // firstfit-whole only when asked for (it answers what guarantees cost plain Slurm).
+  EXPECT_EQ(o->policies,
+            (std::vector<std::string>{"exclusive", "firstfit", "iadeep", "iashim", "oracle"}));
   EXPECT_FALSE(o->json);
   EXPECT_EQ(o->queue, QueueModel::kReserveForGangs);
+}
+
+TEST(ParseCliOptions, FirstFitWithGuaranteedJobsOnWholeGpusIsAPolicyToAskFor) {
+  std::vector<std::string> args = Base();
+  args.push_back("--policy");
+  args.push_back("firstfit,firstfit-whole");
+  absl::StatusOr<CliOptions> o = ParseCliOptions(args);
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->policies, (std::vector<std::string>{"firstfit", "firstfit-whole"}));
 }
 
 TEST(ParseCliOptions, EverySetting) {

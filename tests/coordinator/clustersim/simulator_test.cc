@@ -394,6 +394,30 @@ TEST_F(GangsTakeBusyGpus, UnderShareControlTheGuaranteedSideKeepsItsFloor) {
   EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 20);
 }
 
+// Plain Slurm keeping a guaranteed job at its speed with --gres=gpu:1: its
+// GPU takes neither the gang (which waits for a to end at 10 and then runs
+// alone: 200 steps at 20/s) nor x, a B that could share with it, which the
+// backfill pass at 5 starts on GPU 1, empty: 10 steps at 5/s.
+TEST_F(GangsTakeBusyGpus, AGuaranteedJobOnAWholeGpuSharesItWithNoOne) {
+  jobs_[0].priority = policy::Priority::kGuaranteed;
+  jobs_[2] = Job("x", {"B", 1}, 10, 2);
+  SimConfig config = SlurmConfig(2, 2, 5);
+  config.gangs_take_busy_gpus = true;
+  config.guaranteed_take_whole_gpus = true;
+  absl::StatusOr<SimResult> r =
+      Simulate(jobs_, truth_, config, FirstFitPlacement(&rule_, true), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 10);
+  EXPECT_FALSE(r->jobs[0].shared);
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 10);
+  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 20);
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 5);
+  EXPECT_DOUBLE_EQ(r->jobs[2].finish_s, 7);
+  // A policy that shares its GPU anyway (x, first fit: GPU 0) is refused.
+  r = Simulate(jobs_, truth_, config, FirstFitPlacement(&rule_), nullptr);
+  EXPECT_FALSE(r.ok());
+}
+
 // Two targets cannot both be defended: a guaranteed gang beside a
 // guaranteed job yields to it, running as an opportunistic gang until it
 // ends (as above: a ends at 10.9, the gang at 20), rather than hold its
