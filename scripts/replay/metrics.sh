@@ -10,6 +10,9 @@
 # JCT = end - arrival; slowdown = JCT / solo (alone, on an idle cluster); run
 # slowdown = (end - start) / solo: the part that sharing causes, which is what
 # a guaranteed job's 10% target bounds (the wait before start is the queue's).
+# The long guaranteed jobs are those of 4 s or more alone: a shorter one's run
+# here is mostly its processes' start-up (0.2-1 s for a one-GPU job, more for
+# a gang's ranks), which no share can help.
 # Percentiles interpolate linearly between ranks, as iashim-clustersim's do.
 # GPU utilisation = GPU-seconds with at least one job / (GPUs x makespan),
 # makespan = the last end (arrivals start at 0).
@@ -29,12 +32,15 @@ replay_metrics() {  # ROWS_FILE GPUS
       n++; sum_jct += jct; sum_sd += sd; sum_wait += $4 - $3; sum_run += $5 - $4
       if ($5 > makespan) makespan = $5
       if ($2 == "guaranteed") { g++; g_sd += sd; g_run += run; if (run > g_run_max) g_run_max = run
-                                if (sd > g_sd_max) g_sd_max = sd } }
+                                if (sd > g_sd_max) g_sd_max = sd
+                                if ($6 >= 4) { lg++; lg_run += run; if (run > lg_run_max) lg_run_max = run } } }
     END { printf "jobs %d\nmean_jct_s %.2f\nmean_slowdown %.3f\nmean_wait_s %.2f\nmean_run_s %.2f\n",
                  n, sum_jct / n, sum_sd / n, sum_wait / n, sum_run / n
           printf "makespan_s %.1f\nguaranteed %d\n", makespan, g
           if (g > 0) printf "guaranteed_mean_slowdown %.3f\nguaranteed_max_slowdown %.3f\nguaranteed_mean_run_slowdown %.3f\nguaranteed_max_run_slowdown %.3f\n",
-                            g_sd / g, g_sd_max, g_run / g, g_run_max }' "$rows"
+                            g_sd / g, g_sd_max, g_run / g, g_run_max
+          if (lg > 0) printf "long_guaranteed_mean_run_slowdown %.3f\nlong_guaranteed_max_run_slowdown %.3f\n",
+                             lg_run / lg, lg_run_max }' "$rows"
   echo "p99_jct_s $(awk -F'\t' '{ print $5 - $3 }' "$rows" | percentile 0.99)"
   echo "p99_slowdown $(awk -F'\t' '{ print ($5 - $3) / $6 }' "$rows" | percentile 0.99)"
   # Busy GPU-seconds: per GPU, the union of its jobs' [start, end]; a gang

@@ -39,6 +39,12 @@ expect guaranteed_mean_run_slowdown 1.125
 expect guaranteed_max_run_slowdown 1.250
 expect guaranteed_max_slowdown 3.750
 expect mean_slowdown 2.312
+# The long guaranteed jobs, 4 s or more alone: not the 2 s one (run 1.3).
+printf '%s\n' "0	guaranteed	0	0	2.6	2	a" "1	guaranteed	0	0	11	10	b" >"$out/long-rows.tsv"
+replay_metrics "$out/long-rows.tsv" 2 >"$out/metrics.txt"
+expect guaranteed_max_run_slowdown 1.300
+expect long_guaranteed_mean_run_slowdown 1.100
+expect long_guaranteed_max_run_slowdown 1.100
 # A gang keeps each of its GPUs busy: n:0,1 over [0, 10], then a job on n:1
 # over [5, 20]: 10 + 20 GPU-seconds of 2 GPUs x 20 s.
 printf '%s\n' "0	opportunistic	0	0	10	10	n:0,1" "1	opportunistic	0	5	20	15	n:1" >"$out/gang-rows.tsv"
