@@ -28,6 +28,9 @@
 # and placement by learned interference makes more progress than round-robin
 # (the integration test runs it so). --build-dir uses an existing build and
 # skips scripts/setup.sh.
+# The body is one block, read whole before any of it runs, so that a script
+# edited or updated by git while it runs goes on as it was read.
+{
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -353,3 +356,5 @@ if [[ $check == 1 ]]; then
   }
   echo "demo.sh --check: passed"
 fi
+exit
+}

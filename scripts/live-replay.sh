@@ -94,6 +94,9 @@
 # Takes its own cluster (state in /run/iashim-replay) up and down. Root only.
 # Exit status: 0 done; 1 a mode failed (a job failed, or time ran out); 2 a
 # bad argument or a failed setup.
+# The body is one block, read whole before any of it runs, so that a script
+# edited or updated by git while it runs goes on as it was read.
+{
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -565,3 +568,4 @@ plot $(IFS=,; echo "${plot_args[*]}")
 EOF
 say "report: $out/report.txt, $out/summary.csv, $out/jct.png"
 exit $status
+}

@@ -31,6 +31,9 @@
 #   scripts/slurm-test.sh [--build-dir DIR] [--seconds N] [--user NAME]
 #
 # Jobs are submitted as NAME (default nobody), as a site's users submit them.
+# The body is one block, read whole before any of it runs, so that a script
+# edited or updated by git while it runs goes on as it was read.
+{
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -589,3 +592,5 @@ for entry in "${mix[@]}"; do
 done
 echo
 say "passed"
+exit
+}

@@ -10,6 +10,9 @@
 #
 # The sanitizer trees build in the background while the default suite runs
 # (their log: build/sanitizer-builds.log).
+# The body is one block, read whole before any of it runs, so that a script
+# edited or updated by git while it runs goes on as it was read.
+{
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
@@ -129,3 +132,5 @@ if [[ $quick -eq 0 ]]; then
   stage fuzz scripts/fuzz.sh --short
 fi
 echo "test.sh: all suites passed"
+exit
+}

@@ -169,6 +169,23 @@ awk -F, '$1 == "iashim" && $2 == "sim" && $3 == "guaranteed_max_run_slowdown" { 
 awk -F, '$1 == "iashim" && $2 == "sim_v100" && $3 == "guaranteed_max_run_slowdown" { exit !($4 <= 1.1001) }' \
   "$out/run/summary.csv" || fail "a guaranteed job past 1.10 under iashim (sim, measured V100 pairs)"
 
+# --- overwritten in place while it runs (an editor saving it, a checkout
+# writing into it), a copy goes on as it was read: its body is one block,
+# read whole before it starts.
+mkdir -p "$out/copy"
+cp -r "$repo/scripts" "$out/copy/scripts"
+ln -s "$repo/bench" "$out/copy/bench"
+"$out/copy/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 120 --time-scale 100 \
+  --out "$out/edited" --build-dir "$build" >"$out/edited.log" 2>&1 &
+copy_pid=$!
+for _ in $(seq 200); do [[ -s $out/edited.log ]] && break; sleep 0.05; done
+[[ -s $out/edited.log ]] || fail "the copy printed nothing in 10 s"
+awk 'BEGIN { for (i = 0; i < 20000; i++) print "exit 7" }' >"$out/copy/scripts/live-replay.sh"
+kill -0 "$copy_pid" 2>/dev/null || fail "the copy ended before it was overwritten: that proves nothing"
+wait "$copy_pid" || { cat "$out/edited.log"; fail "overwritten while it ran, the copy failed"; }
+cmp -s "$out/run/summary.csv" "$out/edited/summary.csv" ||
+  fail "overwritten while it ran, the copy's summary.csv differs from the first run's"
+
 # --- what it refuses, with exit status 2 and the argument named.
 refuses() {  # TEXT ARGS...: exit 2, and TEXT in stderr
   local text=$1 rc=0
