@@ -161,11 +161,12 @@ class Simulation {
   bool TakesAWholeGpu(int job) const {
     return config_.guaranteed_take_whole_gpus && Guaranteed(job) && !IsGang(job);
   }
-  // Whether `gpu` is closed to a gang given busy GPUs: a gang's, or a
-  // guaranteed job's whole GPU.
+  // Whether `job` closes its GPUs to a gang given busy GPUs: a gang, or a
+  // guaranteed job on a whole GPU.
+  bool ClosesItsGpus(int job) const { return IsGang(job) || TakesAWholeGpu(job); }
   bool ClosedToGangs(int gpu) const {
     return std::any_of(on_gpu_[gpu].begin(), on_gpu_[gpu].end(),
-                       [&](int j) { return IsGang(j) || TakesAWholeGpu(j); });
+                       [&](int j) { return ClosesItsGpus(j); });
   }
   // Whether a gang may be given GPUs that one-GPU jobs hold (Slurm 22.05's
   // shards; with exclusive one-GPU jobs there are no shards).
@@ -199,7 +200,8 @@ class Simulation {
     return config_.queue == QueueModel::kReserveForGangs && jobs_[job].type.scale > 1 &&
            reserving_job_ < 0;
   }
-  void AddToStates(int gpu, const PlacedJob& placed);
+  // Records `job`, as `placed`, on `gpu` in every view that shows it.
+  void AddToStates(int gpu, int job, const PlacedJob& placed);
   void RemoveFromStates(int gpu, const std::string& id);
   bool Hidden(int gpu) const { return reserving_job_ >= 0 && reserved_[node_of_[gpu]]; }
   void StateChanged() {
@@ -521,13 +523,11 @@ void Simulation::Retime(int job) {
   for (int g : r.gpus) UpdateOccupancy(g);
 }
 
-void Simulation::AddToStates(int gpu, const PlacedJob& placed) {
+void Simulation::AddToStates(int gpu, int job, const PlacedJob& placed) {
   full_.jobs[gpu_ids_[gpu]].push_back(placed);
   if (!Hidden(gpu)) view_.jobs[gpu_ids_[gpu]].push_back(placed);
-  // What a gang given busy GPUs sees: the GPUs it may not have.
-  const bool whole = config_.guaranteed_take_whole_gpus && placed.gpu_count == 1 &&
-                     placed.priority == policy::Priority::kGuaranteed;
-  if (placed.gpu_count > 1 || whole) gangs_view_.jobs[gpu_ids_[gpu]].push_back(placed);
+  // What a gang given busy GPUs sees: the jobs that close GPUs to it.
+  if (ClosesItsGpus(job)) gangs_view_.jobs[gpu_ids_[gpu]].push_back(placed);
 }
 
 void Simulation::RemoveFromStates(int gpu, const std::string& id) {
@@ -785,9 +785,10 @@ absl::Status Simulation::Validate(int job, const std::vector<int>& gpus,
     if (here.empty()) continue;
     if (!config_.policy_may_share) return bad("shared by a policy declared never to share");
     if (j.type.scale > 1 && GangsTakeBusyGpus()) {
-      if (ClosedToGangs(g))
+      if (ClosedToGangs(g)) {
         return bad(Cat(policy::GpuName(gpu_ids_[g]),
                        " is another gang's or a guaranteed job's whole GPU"));
+      }
       if (!HasCpusFor(node_of_[g], TasksPerNode(job))) {
         return bad("a node with no CPUs left for it");
       }
@@ -839,7 +840,7 @@ absl::Status Simulation::Start(int job, const PlacementDecision& decision,
   for (int g : gpus) {
     neighbours.insert(neighbours.end(), on_gpu_[g].begin(), on_gpu_[g].end());
     on_gpu_[g].push_back(job);
-    AddToStates(g, placed);
+    AddToStates(g, job, placed);
   }
   for (int g : gpus) ++cpus_used_[node_of_[g]];  // a CPU per GPU, on each node
   r.waiting_for_gpus = GangWaits(job);
