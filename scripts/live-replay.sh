@@ -244,16 +244,18 @@ awk -F'\t' '{ solo += $6 * $9; if ($5 + $6 > last) last = $5 + $6 }
   "$out/jobs.tsv"
 
 # --- simulated --------------------------------------------------------------------------
-simulate() {  # THROUGHPUTS_FILE DIR GUARANTEED_EVERY
+simulate() {  # THROUGHPUTS_FILE DIR GUARANTEED_EVERY POLICIES
   "$build/coordinator/clustersim/iashim-clustersim" --trace "$out/segment.trace" \
     --throughputs "$1" --gpu-type v100 --gpus "$gpus" --gpus-per-node "$node_gpus" \
-    --guaranteed-every "$3" "${queue_flags[@]}" --policy exclusive,firstfit,firstfit-whole,iashim,oracle --json --out "$2" \
+    --guaranteed-every "$3" "${queue_flags[@]}" --policy "$4" --json --out "$2" \
     >"$2/summary.jsonl" 2>"$2/stderr.txt" ||
     die "iashim-clustersim failed: $(tail -3 "$2/stderr.txt")"
 }
-simulate "$out/simgpu-throughputs.json" "$out/sim" "$every"
-simulate "$out/simgpu-throughputs.json" "$out/sim-unprotected" 0
-simulate "$repo/bench/data/gavel/simulation_throughputs.json" "$out/sim-v100" "$every"
+# Plain Slurm with guaranteed jobs on whole GPUs (firstfit-whole) only where
+# the report reads it: with no job guaranteed it is firstfit.
+simulate "$out/simgpu-throughputs.json" "$out/sim" "$every" exclusive,firstfit,firstfit-whole,iashim,oracle
+simulate "$out/simgpu-throughputs.json" "$out/sim-unprotected" 0 exclusive,firstfit,iashim,oracle
+simulate "$repo/bench/data/gavel/simulation_throughputs.json" "$out/sim-v100" "$every" exclusive,firstfit,iashim,oracle
 sim_policy() { case "$1" in plain) echo firstfit ;; iashim) echo iashim ;; esac; }
 # Its per-job rows in the live rows' form: its job "segment:L" is the
 # segment's line L, job L-1.
