@@ -636,6 +636,7 @@ absl::StatusOr<policy::PlacementRequest> Coordinator::ResolvePlacement(const Pla
   } else if (p.gpu_count > 1) {
     p.join_busy_gpus = GivenExactly(ask, p);
   }
+  if (p.join_busy_gpus && GivenExactly(ask, p)) p.step_runs_on = StepRunsOn(ask.batch, p.host);
   if (p.gpu && drained_.contains(*p.gpu)) {
     return absl::FailedPreconditionError(
         absl::StrFormat("GPU %s is drained (iashim undrain)", policy::GpuName(*p.gpu)));
@@ -654,6 +655,18 @@ double Coordinator::NoteRequest(const policy::PlacementRequest& p, bool dry_run,
     if (job != p.job) queued += w.gpus;
   }
   return queued;
+}
+
+std::string Coordinator::StepRunsOn(const BatchIds& batch, const std::string& host) const {
+  if (batch.system.empty()) return "";
+  for (const auto& [id, job] : jobs_) {
+    if (!job.gpu || job.gpu->host == host) continue;
+    if (job.batch.system == batch.system && job.batch.job == batch.job &&
+        job.batch.step == batch.step) {
+      return job.gpu->host;
+    }
+  }
+  return "";
 }
 
 bool Coordinator::GivenExactly(const PlaceAsk& ask, const policy::PlacementRequest& p) const {

@@ -217,6 +217,10 @@ class Coordinator {
   // Whether the batch system gave the job exactly its GPUs (allowed_gpus
   // names gpu_count GPUs of its host).
   bool GivenExactly(const PlaceAsk& ask, const policy::PlacementRequest& p) const;
+  // The host where another part of `batch`'s step already runs (a job placed
+  // with the same system, job and step on a host other than `host`); empty:
+  // none, or no batch system (PlacementRequest::step_runs_on).
+  std::string StepRunsOn(const BatchIds& batch, const std::string& host) const;
   std::string EncodePlaceReply(const PlaceReplyFields& reply) const;
   void OnRelease(std::string_view identity, const wire::ReleaseRequest& request,
                  std::vector<Outgoing>* out);

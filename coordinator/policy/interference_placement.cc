@@ -138,7 +138,11 @@ class Scorer {
  public:
   Scorer(const PlacementRequest& request, const InterferencePredictor& predictor,
          const ShareRule* rule, const InterferenceAwarePlacement::Options& options)
-      : request_(request), predictor_(predictor), rule_(rule), options_(options) {
+      : request_(request),
+        predictor_(predictor),
+        rule_(rule),
+        options_(options),
+        rest_of_running_step_(JoinsBusyGpus(request) && !request.step_runs_on.empty()) {
     cache_.reserve(64);
   }
 
@@ -172,7 +176,7 @@ class Scorer {
     }
     // The loop there already spends all it may on its guaranteed job: the
     // measurement outranks the model's prediction of room.
-    if (view.at_floor) return block(Blocker::Why::kAtFloor);
+    if (view.at_floor && !rest_of_running_step_) return block(Blocker::Why::kAtFloor);
     pairs_.clear();
     for (const PlacedJob& r : jobs) {
       // A copy: the cache may rehash as it grows.
@@ -193,13 +197,15 @@ class Scorer {
     if (options_.protect_by_throttling && (guaranteed || resident_guaranteed != nullptr)) {
       return ScoreProtected(view, s, resident_guaranteed, score, block);
     }
-    if (guaranteed && s.p_new < ThroughputFloor(request_.slowdown_target) - kEpsilon) {
+    if (guaranteed && !rest_of_running_step_ &&
+        s.p_new < ThroughputFloor(request_.slowdown_target) - kEpsilon) {
       return block(Blocker::Why::kNewTarget, nullptr, s.p_new, request_.slowdown_target);
     }
     for (size_t i = 0; i < jobs.size(); ++i) {
       const ResidentEffect e = Effect(view, i, pairs_[i]);
       const PlacedJob& r = jobs[i];
-      if (r.priority == Priority::kGuaranteed && e.after < ThroughputFloor(r.slowdown_target) - kEpsilon) {
+      if (r.priority == Priority::kGuaranteed && !rest_of_running_step_ &&
+          e.after < ThroughputFloor(r.slowdown_target) - kEpsilon) {
         return block(Blocker::Why::kResidentTarget, &r, e.after, r.slowdown_target);
       }
       s.loss += e.loss;
@@ -260,7 +266,8 @@ class Scorer {
   // (harm taken as proportional to the share, the controller's own model),
   // which brings the guaranteed job to its floor and scales the
   // opportunistic jobs' throughput by s. Below the controller's smallest
-  // share the target cannot be defended, and the GPU is not a candidate.
+  // share the target cannot be defended, and the GPU is not a candidate
+  // (but for the rest of a running step: there the share is the smallest).
   template <typename Block>
   bool ScoreProtected(const GpuView& view, GpuScore s, const PlacedJob* resident_guaranteed,
                       GpuScore* score, Block& block) {
@@ -278,9 +285,14 @@ class Scorer {
     const auto throttle = [&](std::vector<double>& t, size_t count, size_t g, double target) {
       const double floor = ThroughputFloor(target);
       if (t[g] >= floor - kEpsilon) return true;
-      const double share = ProtectiveShare(t[g], target);
-      if (share < options_.min_share) return false;
-      for (size_t i = 0; i < count; ++i) t[i] = i == g ? floor : t[i] * share;
+      double share = ProtectiveShare(t[g], target);
+      double kept = floor;
+      if (share < options_.min_share) {
+        if (!rest_of_running_step_) return false;
+        share = options_.min_share;
+        kept = 1.0 - (1.0 - t[g]) * share;  // harm in proportion to the share
+      }
+      for (size_t i = 0; i < count; ++i) t[i] = i == g ? kept : t[i] * share;
       return true;
     };
     const bool new_guaranteed = resident_guaranteed == nullptr;
@@ -345,6 +357,9 @@ class Scorer {
   const InterferencePredictor& predictor_;
   const ShareRule* rule_;
   const InterferenceAwarePlacement::Options& options_;
+  // PlacementRequest::step_runs_on: held by no prediction or measurement of
+  // room, only by memory, the share rule and max_jobs_per_gpu.
+  const bool rest_of_running_step_;
   absl::flat_hash_map<TraitsKey, PairInfo> cache_;
   std::vector<double> before_, after_;  // ScoreProtected's scratch
   std::vector<PairInfo> pairs_;                                   // scratch for Score
@@ -785,6 +800,10 @@ std::optional<PlacementDecision> PlaceBesideResidents(
       "the scheduler's GPUs %s, beside %s: predicted gain %.3f solo-GPU equivalents (the job at "
       "%.2f, residents lose %.3f)",
       GpuNames(views, chosen), JobNames(views, chosen), score.gain, score.p_new, score.loss);
+  if (!r.step_runs_on.empty()) {
+    absl::StrAppend(&reason, "; the rest of its step runs on ", r.step_runs_on,
+                    ", waiting for it: started whatever room the control loop has left");
+  }
   return PlacedOn(views, chosen, std::move(reason));
 }
 

@@ -57,6 +57,15 @@ struct PlacementRequest {
   // to it (PlacementDecision::yields). Only InterferenceAwarePlacement reads
   // it.
   bool join_busy_gpus = false;
+  // The node where the rest of this job's batch step already runs (empty:
+  // nowhere yet): a step on several nodes asks once per node, and the ranks
+  // already started wait in their first collective for this part. So on
+  // the GPUs the batch system gave it (join_busy_gpus) it is not held for
+  // want of room for the control loop or a target throttling cannot keep
+  // (it runs at the least share): holding it frees nothing and keeps the
+  // whole step's GPUs waiting. Memory, the share rule and max_jobs_per_gpu
+  // still hold. Only InterferenceAwarePlacement reads it.
+  std::string step_runs_on;
 };
 
 struct PlacementDecision {

@@ -1,5 +1,6 @@
 // The coordinator's interference model: what it learns from jobs sharing a
 // GPU, what it remembers across a restart, and how placement uses it.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@ namespace {
 namespace w = iashim::wire;
 using testing::Bytes;
 using testing::Gpus;
+using ::testing::HasSubstr;
 using testing::Hello;
 using testing::kSecond;
 using testing::kTick;
@@ -24,6 +26,7 @@ using testing::LastPlaceReply;
 using testing::Place;
 using testing::PlaceResult;
 using testing::Telemetry;
+using testing::TwoNodes;
 
 // An opportunistic 8 GiB job of `kind` (never throttled, so that what the
 // model learns is the pair's own slowdown).
@@ -305,12 +308,13 @@ TEST_F(CoordinatorInterferenceTest,
 // The control loop holds a co-runner at its least share and the guaranteed
 // job is still over its target (slowed by something no share reaches): the
 // model still predicts room there, but the GPU takes no further co-runner,
-// and the reply says why. Once the loop raises the share again, it does.
+// and the reply says why (but for the part of a Slurm step whose other part
+// runs on another node). Once the loop raises the share again, it does.
 TEST_F(CoordinatorInterferenceTest, AGpuWhoseLoopHoldsItsCoRunnerAtTheFloorTakesNoMore) {
   DaemonOptions options;
   options.min_gain = -1;  // the model would place it wherever it fits
   options.probe = false;  // the baseline from the job's time alone
-  Coordinator c(options, Gpus(2), nullptr, nullptr, 0);
+  Coordinator c(options, TwoNodes(), nullptr, nullptr, 0);
   c.OnMessage("cli", Bytes(Place({.job = "w", .mem_bytes = 0, .gpu = 1})), 0, kUnix, &out_);
   ASSERT_TRUE(LastPlaceReply(out_).ok) << LastPlaceReply(out_).error;
   c.OnMessage("cli", Bytes(Place({.job = "g", .mem_bytes = 8ULL << 30, .gpu = 0})), 0, kUnix,
@@ -365,6 +369,27 @@ TEST_F(CoordinatorInterferenceTest, AGpuWhoseLoopHoldsItsCoRunnerAtTheFloorTakes
   EXPECT_NE(r.error.find("node1:0 runs jobs g, o, its co-runners held at the least share"),
             std::string::npos)
       << r.error;
+  // But not the part of a Slurm step whose part on node2 already runs (its
+  // ranks wait there for this one), given GPU 0 by Slurm.
+  const auto place_part = [&](const std::string& host, const std::string& step) {
+    c.OnMessage("cli",
+                Bytes(Place({.job = "slurm-7." + step + "." + host,
+                             .priority = w::Priority::Opportunistic,
+                             .mem_bytes = 0,
+                             .host = host,
+                             .allowed_gpus = std::vector<int>{0},
+                             .batch = BatchIds{"slurm", "7", step, -1}})),
+                t, kUnix + t, &out_);
+    return LastPlaceReply(out_);
+  };
+  EXPECT_TRUE(place_part("node1", "1").queued);  // step 1 runs nowhere else
+  ASSERT_TRUE(place_part("node2", "0").ok);
+  r = place_part("node1", "0");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_THAT(r.error, HasSubstr("the rest of its step runs on node2, waiting for it"));
+  for (const char* part : {"slurm-7.0.node1", "slurm-7.0.node2"}) {
+    c.OnMessage("cli", Bytes(testing::Release(part, c.jobs().at(part).token)), t, kUnix + t, &out_);
+  }
   run(100, 40);  // g recovers: the loop raises o again
   EXPECT_GT(c.jobs().at("o").sent_share, 0.06);
   r = place_third("n3");

@@ -607,6 +607,58 @@ TEST_F(InterferencePlacementTest, AGpuWhoseLoopHoldsItsCoRunnersAtTheFloorTakesN
   EXPECT_EQ(d.gpus, (std::vector<GpuId>{{"b", 0}, {"b", 1}, {"c", 0}, {"c", 1}}));
 }
 
+// The rest of a batch step already running on another node is not held for
+// want of room the loop has or a target it cannot keep: the ranks there wait
+// for it, and the scheduler keeps its GPUs for it anyway. It starts at the
+// least share; a guaranteed one yields there. Memory still holds it.
+TEST_F(InterferencePlacementTest, TheRestOfAStepRunningElsewhereStartsWhereTheLoopIsAtItsFloor) {
+  ClusterState s = Nodes({"a", "b"}, 1);
+  s.jobs[{"a", 0}] = {Job("g", "G", kG), Job("o", "O", kO)};
+  s.co_runners_at_floor = {{"a", 0}};
+  options_.max_jobs_per_gpu = 3;
+  for (const Priority priority : {kO, kG}) {
+    SCOPED_TRACE(priority == kG ? "guaranteed" : "opportunistic");
+    PlacementRequest part = Request("step.node0", "N", priority, /*mem=*/0);
+    part.host = "a";
+    part.join_busy_gpus = true;
+    PlacementDecision d = Place(part, s);
+    ASSERT_EQ(d.outcome, Outcome::kQueued);
+    EXPECT_NE(d.reason.find(priority == kG ? "already runs guaranteed job g"
+                                           : "its co-runners held at the least share"),
+              std::string::npos)
+        << d.reason;
+    part.step_runs_on = "b";
+    d = Place(part, s);
+    ASSERT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
+    EXPECT_EQ(d.gpu, (GpuId{"a", 0}));
+    EXPECT_EQ(d.yields, priority == kG);
+    EXPECT_NE(d.reason.find("the rest of its step runs on b, waiting for it"), std::string::npos)
+        << d.reason;
+  }
+  // Beside a guaranteed job whose target no share could keep (2%, next to a
+  // job it keeps 0.5 of its speed beside): placed, at the least share.
+  s.co_runners_at_floor.clear();
+  s.jobs[{"a", 0}] = {Job("g", "G", kG)};
+  s.jobs[{"a", 0}][0].slowdown_target = 0.02;
+  predictor_.SetPair("G", "N", 0.5, 0.5);
+  PlacementRequest part = Request("step.node0", "N", kO, /*mem=*/0);
+  part.host = "a";
+  part.join_busy_gpus = true;
+  PlacementDecision d = Place(part, s);
+  ASSERT_EQ(d.outcome, Outcome::kQueued);
+  EXPECT_NE(d.reason.find("guaranteed job g on a:0 would run at predicted throughput"),
+            std::string::npos)
+      << d.reason;
+  part.step_runs_on = "b";
+  d = Place(part, s);
+  EXPECT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
+  // No memory left: held all the same.
+  s.jobs[{"a", 0}] = {Job("g", "G", kG, /*mem=*/16 * kGiB)};
+  d = Place(part, s);
+  ASSERT_EQ(d.outcome, Outcome::kQueued);
+  EXPECT_NE(d.reason.find("who leave it no memory"), std::string::npos) << d.reason;
+}
+
 // A guaranteed newcomer beside an opportunistic resident: the resident is
 // throttled so the newcomer keeps its target, and its loss is counted. The
 // resident gives way: no bar on the gain keeps the guaranteed job waiting.
