@@ -111,7 +111,14 @@ inline CUresult InterceptLaunch(Runtime* rt, RecordKind kind, CallApi api, const
   const uint32_t kernel = function != nullptr ? rt->kernels().IdOf(function) : 0;
   const uint8_t device = CurrentLaunchDevice(&tb->device_cache());
   const bool gated = rt->gate().throttled();
-  if (__builtin_expect(gated, 0)) HoldForBudget(rt, kernel, stream, per_thread, device);
+  // A collective is neither held nor charged: its time on the GPU is mostly
+  // waiting for the gang's other ranks (spinning on a few SMs), and charging
+  // that wait to this rank's budget holds back its next compute, so the rank
+  // that waited most falls behind and makes the others wait: at low shares the
+  // gang slows far more than its shares say (bench/gang/README.md).
+  if (__builtin_expect(gated, 0) && !rt->kernels().IsCollective(kernel)) {
+    HoldForBudget(rt, kernel, stream, per_thread, device);
+  }
   CUresult rc;
   uint8_t slot = kNotSampled;
   // 1 launch in N is timed; a throttled process also times every launch of a

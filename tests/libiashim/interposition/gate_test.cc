@@ -242,6 +242,47 @@ TEST_F(GateTest, SynchronisingWhileLaunchesAreHeldDoesNotDeadlock) {
   EXPECT_TRUE(AwaitShare(1.0));
 }
 
+// A collective (NCCL's kernels, by name) is neither held nor charged: its GPU
+// time is mostly a rank waiting for the gang's others, and charging that wait
+// held back the rank's next compute, slowing a gang at low shares far more
+// than its shares say (bench/gang/README.md). Kernels of the same length
+// without the name are held.
+TEST_F(GateTest, ACollectiveIsNeitherHeldNorCharged) {
+  FakeCoordinator coordinator;
+  ASSERT_CU(cuLaunchKernel(k0_, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr));
+  ASSERT_TRUE(coordinator.AwaitShim());
+  CUmodule module = nullptr;
+  CUfunction collective = nullptr;
+  ASSERT_CU(cuModuleLoadData(&module,
+                             "simgpu-module 1\nkernel ncclDevKernel_AllReduce_Sum_f32 "
+                             "fixed_us=2000\n"));
+  ASSERT_CU(cuModuleGetFunction(&collective, module, "ncclDevKernel_AllReduce_Sum_f32"));
+  // Both kernels' costs learned unthrottled first (timed launches, folded in
+  // by the shim's drainer): neither goes at the small default cost.
+  for (CUfunction f : {k2ms_, collective}) {
+    for (int i = 0; i < 8; ++i) {
+      ASSERT_CU(cuLaunchKernel(f, 80, 1, 1, 128, 1, 1, 0, stream_, nullptr, nullptr));
+      ASSERT_CU(cuStreamSynchronize(stream_));
+    }
+  }
+  ASSERT_TRUE(Await([](const iashim_stats& s) { return s.samples >= 8; }));
+  coordinator.SendBudget(/*share=*/0.05, 0, /*ttl_ms=*/0);
+  ASSERT_TRUE(AwaitShare(0.05)) << "the budget never took effect";
+  const auto held_while_launching = [&](CUfunction f) {
+    const uint64_t before = Stats().held_launches;
+    for (int i = 0; i < 20; ++i) {
+      EXPECT_CU(cuLaunchKernel(f, 80, 1, 1, 128, 1, 1, 0, stream_, nullptr, nullptr));
+    }
+    EXPECT_CU(cuStreamSynchronize(stream_));
+    return Stats().held_launches - before;
+  };
+  EXPECT_GT(held_while_launching(k2ms_), 0u);
+  EXPECT_EQ(held_while_launching(collective), 0u);
+  coordinator.SendBudget(1.0, 0, 0);
+  EXPECT_TRUE(AwaitShare(1.0));
+  EXPECT_CU(cuModuleUnload(module));
+}
+
 // Eight threads on four streams each, throttled, with stream priorities (run
 // under TSan in CI): every launch goes through exactly once and all finish.
 TEST_F(GateTest, EightThreadsOnFourStreamsEachUnderABudget) {
