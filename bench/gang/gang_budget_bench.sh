@@ -22,13 +22,10 @@ settle_s=40
 window_s=30
 link_gbps=4.105
 alone_s=20
-number() {  # number NAME VALUE MIN MAX
-  if ! awk -v v="$2" -v lo="$3" -v hi="$4" \
-      'BEGIN { exit !(v ~ /^[0-9]+([.][0-9]+)?$/ && v + 0 >= lo && v + 0 <= hi) }'; then
-    echo "gang_budget_bench.sh: $1 '$2' is not a number in [$3, $4]" >&2
-    exit 2
-  fi
-}
+# shellcheck disable=SC2034  # read by bench_args.sh
+bench=gang_budget_bench.sh
+# shellcheck source=bench_args.sh
+source "$(dirname "$0")/bench_args.sh"
 while [[ $# -gt 0 ]]; do
   case $1 in
     --build-dir) build=${2:?--build-dir needs a value}; shift 2 ;;

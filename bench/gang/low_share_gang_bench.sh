@@ -23,13 +23,10 @@ build=build
 runs=2
 shares=0.05/0.05,0.05/0.1,0.1/0.1
 iterations=12
-number() {  # number NAME VALUE MIN MAX
-  if ! awk -v v="$2" -v lo="$3" -v hi="$4" \
-      'BEGIN { exit !(v ~ /^[0-9]+([.][0-9]+)?$/ && v + 0 >= lo && v + 0 <= hi) }'; then
-    echo "low_share_gang_bench.sh: $1 '$2' is not a number in [$3, $4]" >&2
-    exit 2
-  fi
-}
+# shellcheck disable=SC2034  # read by bench_args.sh
+bench=low_share_gang_bench.sh
+# shellcheck source=bench_args.sh
+source "$(dirname "$0")/bench_args.sh"
 while [[ $# -gt 0 ]]; do
   case $1 in
     --build-dir) build=${2:?--build-dir needs a value}; shift 2 ;;
@@ -63,7 +60,12 @@ export SIMGPU_FABRIC="$tmp/fabric"
 mkdir "$SIMGPU_FABRIC"
 pids=()
 stop_all() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  # Each pid is a `timeout`: its job first (a rank told to stop waits to agree
+  # with its gang), then it.
+  for p in "${pids[@]}"; do
+    pkill -KILL -P "$p" 2>/dev/null || true
+    kill -KILL "$p" 2>/dev/null || true
+  done
   wait 2>/dev/null || true
   pids=()
   rm -f /dev/shm/"$prefix"-* "$SIMGPU_FABRIC"/collectives
