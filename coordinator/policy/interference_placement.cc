@@ -802,7 +802,7 @@ std::optional<PlacementDecision> PlaceBesideResidents(
       GpuNames(views, chosen), JobNames(views, chosen), score.gain, score.p_new, score.loss);
   if (!r.step_runs_on.empty()) {
     absl::StrAppend(&reason, "; the rest of its step runs on ", r.step_runs_on,
-                    ", waiting for it: started whatever room the control loop has left");
+                    ", waiting for it: not held for want of the control loop's room");
   }
   return PlacedOn(views, chosen, std::move(reason));
 }
