@@ -631,12 +631,13 @@ absl::StatusOr<policy::PlacementRequest> Coordinator::ResolvePlacement(const Pla
   // A gang stating its memory only on the GPUs it was given, in that much of
   // what the residents leave: it does not hold them whole, so where the
   // coordinator chooses, its gain must pay, as any sharing request's.
+  const bool given_exactly = GivenExactly(ask, p);
   if (ask.mem_bytes == 0) {
-    p.join_busy_gpus = options_.join_busy_gpus || GivenExactly(ask, p);
+    p.join_busy_gpus = options_.join_busy_gpus || given_exactly;
   } else if (p.gpu_count > 1) {
-    p.join_busy_gpus = GivenExactly(ask, p);
+    p.join_busy_gpus = given_exactly;
   }
-  if (p.join_busy_gpus && GivenExactly(ask, p)) p.step_runs_on = StepRunsOn(ask.batch, p.host);
+  if (p.join_busy_gpus && given_exactly) p.step_runs_on = StepRunsOn(ask.batch, p.host);
   if (p.gpu && drained_.contains(*p.gpu)) {
     return absl::FailedPreconditionError(
         absl::StrFormat("GPU %s is drained (iashim undrain)", policy::GpuName(*p.gpu)));
