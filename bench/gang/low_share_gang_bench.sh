@@ -52,6 +52,7 @@ done
 gang_model=resnet18
 co_model=resnet50
 per_node=4
+node_gpus=$(seq -s, 0 $((per_node - 1)))  # a rank's node's GPUs: 0,1,2,3
 tmp=$(mktemp -d)
 prefix="iashim-lowshare-$$"
 export LD_LIBRARY_PATH="$build/simgpu"
@@ -62,11 +63,14 @@ pids=()
 stop_all() {
   # Each pid is a `timeout`: its job first (a rank told to stop waits to agree
   # with its gang), then it.
-  for p in "${pids[@]}"; do
-    pkill -KILL -P "$p" 2>/dev/null || true
-    kill -KILL "$p" 2>/dev/null || true
-  done
-  wait 2>/dev/null || true
+  # (The shell's "Killed" report of each job goes where the kills' errors do.)
+  {
+    for p in "${pids[@]}"; do
+      pkill -KILL -P "$p" || true
+      kill -KILL "$p" || true
+    done
+    wait || true
+  } 2>/dev/null
   pids=()
   rm -f /dev/shm/"$prefix"-* "$SIMGPU_FABRIC"/collectives
 }
@@ -82,7 +86,7 @@ run_gang() {  # run_gang SHARE_A SHARE_B TAG
   for r in $(seq 0 $((2 * per_node - 1))); do
     local node=$((r / per_node)) share=$1
     [[ $node -eq 1 ]] && share=$2
-    SIMGPU_NAMESPACE="$prefix-$node" CUDA_VISIBLE_DEVICES=0,1,2,3 RANK=$r \
+    SIMGPU_NAMESPACE="$prefix-$node" CUDA_VISIBLE_DEVICES="$node_gpus" RANK=$r \
       LOCAL_RANK=$((r % per_node)) WORLD_SIZE=$((2 * per_node)) MASTER_ADDR=127.0.0.1 \
       MASTER_PORT="$$$3" IASHIM_SHARE=$share LD_PRELOAD="$build/libiashim/libiashim.so" \
       timeout 300 "$fakejob" --model "$gang_model" --iterations "$iterations" --quiet \
@@ -132,7 +136,6 @@ for set in "${share_sets[@]}"; do
     sleep 1
     began=$(date +%s.%N)
     run_gang "$a" "$b" "$tag"
-    ms=$gang_ms
     ended=$(date +%s.%N)
     # What the co-runners did while the gang ran: their per-second lines (t
     # seconds after they started, the second's mean iteration) inside that span.
@@ -141,9 +144,8 @@ for set in "${share_sets[@]}"; do
         --argjson t1 "$(awk -v a="$ended" -v c="$co_start" 'BEGIN { print a - c }')" --argjson solo "$co_alone" '
       [.[] | select(.summary != true and .t - 1 >= $t0 and .t <= $t1 and .iter_ms > 0) | 1000 / .iter_ms]
       | if length == 0 then "-" else (add / length / $solo * 1000 | round / 1000) end')
-    for p in "${co_pids[@]}"; do kill "$p" 2>/dev/null || true; done
     stop_all
-    awk -v s="$set" -v r="$run" -v ms="$ms" -v alone="$alone_ms" -v least="$least" -v kept="$kept" 'BEGIN {
+    awk -v s="$set" -v r="$run" -v ms="$gang_ms" -v alone="$alone_ms" -v least="$least" -v kept="$kept" 'BEGIN {
       printf "| %s | %d | %.0f | %.1fx | %.2f | %s |\n", s, r, ms, ms / alone, ms / alone * least, kept }'
     tag=$((tag + 1))
   done
