@@ -427,8 +427,9 @@ std::string Explain(const Blocker& b, const PlacementRequest& r, int max_jobs) {
       return absl::StrCat(gpu, " already runs guaranteed job ", b.resident->job);
     case Blocker::Why::kAtFloor:
       return absl::StrCat(gpu, " runs ", Holders(*b.view),
-                          ", its co-runners held at the least share to keep its guaranteed job "
-                          "within target: no share left for another");
+                          ", its co-runners held at the least share (or where the least share "
+                          "bought too little) to keep its guaranteed job within target: no share "
+                          "left for another");
     case Blocker::Why::kShareRule:
       return absl::StrCat("job ", b.resident->job, " on ", gpu, " may not share a GPU with it");
     case Blocker::Why::kNewTarget:

@@ -17,6 +17,11 @@ constexpr double kEpsilon = 1e-9;
 constexpr double kSdPerMedianAbsDiff = 1.0 / (0.6745 * 1.41421356);
 // The headroom stays at least this far above the calm threshold.
 constexpr double kMinBandWidth = 0.05;
+// The noise assumed, in ratio units, while the measurement's is not known or
+// smaller: a floor given back is not taken back for less.
+constexpr double kMinReleaseNoise = 0.025;
+// A release must give the co-runners at least this much more than the floor.
+constexpr double kMinReleaseGain = 1.2;
 
 double SecondsSince(int64_t now_ns, std::optional<int64_t> then_ns) {
   if (!then_ns.has_value()) return INFINITY;
@@ -104,6 +109,12 @@ std::string_view ShareActionName(ShareAction action) {
       return "hold: calming";
     case ShareAction::kHoldCeiling:
       return "hold: at ceiling";
+    case ShareAction::kRelease:
+      return "release: the floor bought too little";
+    case ShareAction::kReleaseTrimmed:
+      return "release trimmed: it cost more than its allowance";
+    case ShareAction::kHoldReleased:
+      return "hold: the floor bought too little";
   }
   return "unknown";
 }
@@ -156,6 +167,8 @@ ShareStep ShareController::Step(int64_t now_ns, std::span<const GuaranteedJob> g
     RestartSpread();
     state_.noise_count = state_.noise_next = 0;
     state_.ratio_sd = -1;
+    EndEpisode();
+    state_.released_total = 0;
   }
   if (state_.ceiling.has_value()) {
     *state_.ceiling *= std::exp(options_.ceiling_rise_per_s * std::max(0.0, dt_s));
@@ -181,11 +194,15 @@ ShareStep ShareController::Step(int64_t now_ns, std::span<const GuaranteedJob> g
   if (out.worst_ratio.has_value()) NoteSpread(now_ns, *out.worst_ratio);
   out.action = Control(now_ns, out.worst_ratio, any_unknown, out.shares);
   if (out.action == ShareAction::kCut || out.action == ShareAction::kRaise ||
-      out.action == ShareAction::kTrim) {
+      out.action == ShareAction::kTrim || out.action == ShareAction::kRelease ||
+      out.action == ShareAction::kReleaseTrimmed) {
     RestartSpread();  // the plant moves to a new point: measured afresh there
     state_.last_change_ns = now_ns;
   }
-  out.at_floor = std::all_of(out.shares.begin(), out.shares.end(),
+  out.at_floor = out.action == ShareAction::kRelease ||
+                 out.action == ShareAction::kReleaseTrimmed ||
+                 out.action == ShareAction::kHoldReleased ||
+                 std::all_of(out.shares.begin(), out.shares.end(),
                              [&](const JobShare& s) { return s.share <= min_share + kEpsilon; });
   out.saturated = out.at_floor && out.worst_ratio.has_value() && *out.worst_ratio > 1;
   return out;
@@ -193,10 +210,27 @@ ShareStep ShareController::Step(int64_t now_ns, std::span<const GuaranteedJob> g
 
 ShareAction ShareController::Control(int64_t now_ns, std::optional<double> worst_ratio,
                                      bool any_unknown, std::vector<JobShare>& shares) {
+  if (const std::optional<ShareAction> held = HoldReleased(now_ns, worst_ratio, shares)) {
+    return *held;
+  }
   // A known violation is acted on even when another job's slowdown is
   // unknown: protecting the job we can see beats waiting for one we cannot.
   if (worst_ratio.has_value() && *worst_ratio > 1) {
     state_.calm_since_ns.reset();
+    if (!state_.violating) {
+      // The episode's start, until the shares move (a cut here, or a gang's
+      // share cut on another of its GPUs).
+      const double total = Total(shares);
+      if (state_.over_steps == 0) {
+        state_.episode_total = total;
+        state_.episode_ratio_sum = 0;
+        state_.episode_steps = 0;
+      }
+      if (std::abs(total - state_.episode_total) < kEpsilon) {
+        state_.episode_ratio_sum += *worst_ratio;
+        ++state_.episode_steps;
+      }
+    }
     ++state_.over_steps;
     state_.over_ratio_sum += *worst_ratio;
     return Cut(now_ns, *worst_ratio, shares);
@@ -207,9 +241,7 @@ ShareAction ShareController::Control(int64_t now_ns, std::optional<double> worst
   // operating point now, and left in its mean they would hold a raise back
   // for as long as it takes calm samples to outweigh them.
   if (state_.violating) RestartSpread();
-  state_.violating = false;
-  state_.over_steps = 0;
-  state_.over_ratio_sum = 0;
+  EndEpisode();
   if (any_unknown || !worst_ratio.has_value()) {
     state_.calm_since_ns.reset();
     return ShareAction::kHoldUnknown;
@@ -305,9 +337,9 @@ ShareAction ShareController::Cut(int64_t now_ns, double ratio, std::vector<JobSh
   const double min_share = options_.min_share;
   if (std::all_of(shares.begin(), shares.end(),
                   [&](const JobShare& s) { return s.share <= min_share + kEpsilon; })) {
-    state_.violating = true;
-    return ShareAction::kFloor;
+    return AtFloor(now_ns, ratio, shares);
   }
+  state_.floor_since_ns.reset();
   // One sample over target may be noise; a large excess is acted on at once.
   if (state_.over_steps < options_.confirm_steps && ratio < options_.severe_ratio) {
     return ShareAction::kConfirm;
@@ -337,6 +369,108 @@ ShareAction ShareController::Cut(int64_t now_ns, double ratio, std::vector<JobSh
   state_.over_steps = 0;
   state_.over_ratio_sum = 0;
   return ShareAction::kCut;
+}
+
+ShareAction ShareController::AtFloor(int64_t now_ns, double ratio, std::vector<JobShare>& shares) {
+  state_.violating = true;
+  if (!state_.floor_since_ns.has_value()) {
+    state_.floor_since_ns = now_ns;
+    state_.floor_ratio_sum = 0;
+    state_.floor_steps = 0;
+  }
+  // Samples while the measurement still catches up with the cut are not the
+  // floor's.
+  if (SecondsSince(now_ns, state_.floor_since_ns) >= options_.decrease_hold_s) {
+    state_.floor_ratio_sum += ratio;
+    ++state_.floor_steps;
+  }
+  if (!(options_.futile_allowance > 0) || state_.episode_steps == 0 ||
+      state_.floor_steps < std::max<int64_t>(options_.futile_samples, 1)) {
+    return ShareAction::kFloor;
+  }
+  const double floor_total = Total(shares);
+  const double start_total = state_.episode_total;
+  if (start_total < 2 * floor_total) return ShareAction::kFloor;  // too small a cut to judge by
+  const double start_ratio = state_.episode_ratio_sum / static_cast<double>(state_.episode_steps);
+  const double floor_ratio = state_.floor_ratio_sum / static_cast<double>(state_.floor_steps);
+  // Harm in proportion to the share: what each unit of total share cost.
+  const double gain = std::max(0.0, (start_ratio - floor_ratio) / (start_total - floor_total));
+  const double release = gain > 0
+                             ? std::min(start_total, floor_total + options_.futile_allowance / gain)
+                             : start_total;
+  if (release < kMinReleaseGain * floor_total) return ShareAction::kFloor;
+  Distribute(release - floor_total, std::max(options_.max_share, options_.min_share), shares);
+  HoldTotal(now_ns, Total(shares));
+  state_.released_floor_total = floor_total;
+  state_.released_floor_steps = state_.floor_steps;
+  state_.released_ratio = floor_ratio;
+  state_.release_ending_steps = 0;
+  EndEpisode();  // the hold has its own rules; a later violation is a new episode
+  return ShareAction::kRelease;
+}
+
+std::optional<ShareAction> ShareController::HoldReleased(int64_t now_ns,
+                                                         std::optional<double> worst_ratio,
+                                                         std::vector<JobShare>& shares) {
+  if (!(state_.released_total > 0)) return std::nullopt;
+  const double max_share = std::max(options_.max_share, options_.min_share);
+  const double noise = std::max(state_.ratio_sd, kMinReleaseNoise);
+  if (worst_ratio.has_value()) {
+    const double allowed = state_.released_ratio + options_.futile_allowance;
+    if (*worst_ratio <= 1 || *worst_ratio > allowed + 3 * noise) {
+      if (++state_.release_ending_steps >= std::max<int64_t>(options_.confirm_steps, 1)) {
+        state_.released_total = 0;
+        return std::nullopt;
+      }
+    } else {
+      state_.release_ending_steps = 0;
+    }
+    if (SecondsSince(now_ns, state_.released_since_ns) >= 2 * options_.decrease_hold_s) {
+      state_.released_ratio_sum += *worst_ratio;
+      ++state_.released_steps;
+    }
+    // Judged every futile_samples samples (not at every one: many looks at
+    // one noisy mean would find a cost that is not there).
+    const double floor_total = state_.released_floor_total;
+    const int64_t every = std::max<int64_t>(options_.futile_samples, 1);
+    if (state_.released_steps > 0 && state_.released_steps % every == 0 &&
+        state_.released_total > floor_total + kEpsilon) {
+      const auto n = static_cast<double>(state_.released_steps);
+      const double cost = state_.released_ratio_sum / n - state_.released_ratio;
+      // The standard error of the difference of the two means.
+      const double error =
+          noise * std::sqrt(1 / n + 1 / static_cast<double>(state_.released_floor_steps));
+      if (cost > options_.futile_allowance + 2 * error) {
+        const double gain = cost / (state_.released_total - floor_total);
+        const double trimmed =
+            std::max(floor_total, floor_total + options_.futile_allowance / gain);
+        Scale(trimmed / Total(shares), options_.min_share, shares);
+        HoldTotal(now_ns, std::max(Total(shares), floor_total));
+        return ShareAction::kReleaseTrimmed;
+      }
+    }
+  }
+  // Given back, not taken away again by a gang's share cut on another GPU.
+  const double total = Total(shares);
+  if (total < state_.released_total) Distribute(state_.released_total - total, max_share, shares);
+  return ShareAction::kHoldReleased;
+}
+
+void ShareController::HoldTotal(int64_t now_ns, double total) {
+  state_.released_total = total;
+  state_.released_since_ns = now_ns;
+  state_.released_ratio_sum = 0;
+  state_.released_steps = 0;
+}
+
+void ShareController::EndEpisode() {
+  state_.violating = false;
+  state_.over_steps = 0;
+  state_.over_ratio_sum = 0;
+  state_.episode_total = 0;
+  state_.episode_ratio_sum = 0;
+  state_.episode_steps = 0;
+  state_.floor_since_ns.reset();
 }
 
 ShareAction ShareController::Raise(double ratio, double calm_for_s, std::vector<JobShare>& shares) {

@@ -41,6 +41,29 @@
 // 1 - headroom_margin * sd, within [min_calm_ratio, calm_ratio] and
 // [that + 0.05, quiet_headroom]. Until the noise is known: min_calm_ratio and
 // headroom.
+// A floor that buys too little is given back. Held at the floor and still
+// over target, the loop compares the floor's settled mean ratio r_f (at total
+// T_f, over futile_samples samples after decrease_hold_s) with the episode's
+// start, r_0 at T_0 (the total in force at its first sample over target,
+// and the mean ratio of its samples over target at that total): harm in proportion to
+// the share then costs g = max(0, (r_0 - r_f) / (T_0 - T_f)) per unit of
+// total share. If T_0 is at least twice T_f (a cut large enough to show an
+// effect) and raising the total to T_0 (or to where it would add
+// futile_allowance to the ratio, if that is less) gives the co-runners at
+// least a fifth more, the shares are raised there: the guaranteed job is
+// slowed by something throttling barely touches (its own host or input
+// pipeline, a busy host CPU), and the floor would cost the opportunistic jobs
+// most of their progress to buy it under a tenth of its target. The loop then
+// holds those shares, and checks what they cost: every futile_samples settled
+// samples (from 2 * decrease_hold_s after the change), if their mean is over
+// r_f by more than futile_allowance and twice the difference's standard
+// error (r_0 may have been read before the measurement caught up), the
+// total is trimmed to where that measured cost would be futile_allowance
+// (the floor at least), and checked again. confirm_steps samples in a row
+// at or under target (the cause has gone), or over r_f + futile_allowance by
+// more than three times the noise (the co-runners matter after all: a new
+// episode, measured from there), hand it back to the rules above. No episode
+// start (the job began at the floor), no release.
 // The ceiling rises slowly (ceiling_rise_per_s, relative), so a GPU whose
 // guaranteed job later suffers less is given more in time; it is dropped at
 // once when the evidence says the plant changed: the set of jobs changed, or
@@ -113,6 +136,11 @@ struct ShareControllerOptions {
   double ceiling_rise_per_s = 1.0 / 1800;  // +3.4% a minute (relative)
   double ceiling_gain_drop = 0.5;          // gain below this * gain at the ceiling...
   double ceiling_drop_calm_s = 10;         // ...over a calm run this long: the plant changed
+
+  // A floor that buys under this much of the ratio (0.1: a tenth of the
+  // target) is given back (the header comment); 0 = never.
+  double futile_allowance = 0.1;
+  int64_t futile_samples = 10;  // settled samples before judging the floor (or a release)
 };
 
 // Everything the controller remembers about one GPU. Plain fields so the
@@ -146,24 +174,50 @@ struct ShareControllerState {
   int64_t noise_next = 0;
   double ratio_sd = -1;
   std::optional<int64_t> last_change_ns;  // the shares' last cut or raise
+  // The current episode's start: the total in force at its first sample
+  // over target (0: none yet), and the sum and count of the samples over
+  // target at that total (before the shares moved).
+  double episode_total = 0;
+  double episode_ratio_sum = 0;
+  int64_t episode_steps = 0;
+  // At the floor in this episode: since when, and the settled samples' sum
+  // and count.
+  std::optional<int64_t> floor_since_ns;
+  double floor_ratio_sum = 0;
+  int64_t floor_steps = 0;
+  // A floor given back: the total held (0: none), the floor's total and
+  // mean ratio, the samples in a row that would end the hold, and since when
+  // the total held has been in force with the sum and count of its settled
+  // samples.
+  double released_total = 0;
+  double released_floor_total = 0;
+  int64_t released_floor_steps = 0;
+  double released_ratio = 0;
+  int64_t release_ending_steps = 0;
+  std::optional<int64_t> released_since_ns;
+  double released_ratio_sum = 0;
+  int64_t released_steps = 0;
 
   friend bool operator==(const ShareControllerState&, const ShareControllerState&) = default;
 };
 
 enum class ShareAction {
-  kIdle,          // no opportunistic jobs: nothing to control
-  kUnthrottle,    // no guaranteed jobs: every share max_share
-  kConfirm,       // over target for the first time: one more sample before cutting
-  kCut,           // a guaranteed job is over target: shares cut
-  kSettle,        // over target, but the last cut is too recent to judge
-  kFloor,         // over target with every share at min_share: shares cannot help
-  kRaise,         // calm: shares raised
-  kHoldUnknown,   // a guaranteed job's slowdown is not known
-  kTrim,          // steadily in the band's upper half: shares trimmed back toward the headroom
-  kHoldBand,      // within the target band
-  kHoldCooldown,  // calm, but a cut was recent
-  kHoldCalming,   // calm, not yet for calm_s
-  kHoldCeiling,   // calm, but raising would pass the ceiling or the model's limit
+  kIdle,            // no opportunistic jobs: nothing to control
+  kUnthrottle,      // no guaranteed jobs: every share max_share
+  kConfirm,         // over target for the first time: one more sample before cutting
+  kCut,             // a guaranteed job is over target: shares cut
+  kSettle,          // over target, but the last cut is too recent to judge
+  kFloor,           // over target with every share at min_share: shares cannot help
+  kRaise,           // calm: shares raised
+  kHoldUnknown,     // a guaranteed job's slowdown is not known
+  kTrim,            // steadily in the band's upper half: shares trimmed back toward the headroom
+  kHoldBand,        // within the target band
+  kHoldCooldown,    // calm, but a cut was recent
+  kHoldCalming,     // calm, not yet for calm_s
+  kHoldCeiling,     // calm, but raising would pass the ceiling or the model's limit
+  kRelease,         // at the floor, over target, and the floor bought too little: shares raised
+  kReleaseTrimmed,  // the shares given back cost more than futile_allowance: trimmed
+  kHoldReleased,    // over target as at the floor: holding the shares given back
 };
 
 std::string_view ShareActionName(ShareAction action);
@@ -172,12 +226,12 @@ struct ShareStep {
   ShareAction action = ShareAction::kIdle;
   std::vector<JobShare> shares;       // one per opportunistic job, in input order
   std::optional<double> worst_ratio;  // max slowdown/target over known guaranteed jobs
-  // Every share at min_share, with a guaranteed job to defend: the loop has
-  // no share left to give a newcomer (placement's ClusterState::
-  // co_runners_at_floor).
+  // Every share at min_share, with a guaranteed job to defend, or a floor
+  // given back (kRelease, kHoldReleased): the loop has no share left to give
+  // a newcomer (placement's ClusterState::co_runners_at_floor).
   bool at_floor = false;
-  // At the floor and over target: only moving a job can help (the daemon's
-  // or placement's business).
+  // At the floor (or holding a floor given back) and over target: only
+  // moving a job can help (the daemon's or placement's business).
   bool saturated = false;
 };
 
@@ -203,12 +257,23 @@ class ShareController {
                       std::vector<JobShare>& shares);
   ShareAction Cut(int64_t now_ns, double ratio, std::vector<JobShare>& shares);
   ShareAction Raise(double ratio, double calm_for_s, std::vector<JobShare>& shares);
+  // At the floor and over target: folds the sample into the floor's mean and
+  // gives the floor back if it buys too little (the header comment).
+  ShareAction AtFloor(int64_t now_ns, double ratio, std::vector<JobShare>& shares);
+  // Holding a floor given back: kHoldReleased (or kReleaseTrimmed), or
+  // nullopt once the hold ends.
+  std::optional<ShareAction> HoldReleased(int64_t now_ns, std::optional<double> worst_ratio,
+                                          std::vector<JobShare>& shares);
+  // Holds `total` from now on, measured afresh.
+  void HoldTotal(int64_t now_ns, double total);
   // In the band: trims the shares back toward the headroom if the operating
   // point's mean sits steadily in the band's upper half. True if it did.
   bool Trim(const Band& band, std::vector<JobShare>& shares);
   // Folds one worst-ratio sample into the operating point's mean and the
   // noise estimate.
   void NoteSpread(int64_t now_ns, double ratio);
+  // The violation episode (if any) is over: its counters start afresh.
+  void EndEpisode();
   // A new operating point: its mean starts afresh; the noise estimate stands.
   void RestartSpread();
   // The mean worst ratio since the shares last changed (0 before a sample).

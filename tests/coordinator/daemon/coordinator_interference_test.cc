@@ -306,10 +306,12 @@ TEST_F(CoordinatorInterferenceTest,
 }
 
 // The control loop holds a co-runner at its least share and the guaranteed
-// job is still over its target (slowed by something no share reaches): the
-// model still predicts room there, but the GPU takes no further co-runner,
-// and the reply says why (but for the part of a Slurm step whose other part
-// runs on another node). Once the loop raises the share again, it does.
+// job is still over its target (slowed by something no share reaches), then
+// gives the share back (the floor bought nothing) and holds it there while
+// the job stays as slow: the model still predicts room there, but the GPU
+// takes no further co-runner, and the reply says why (but for the part of a
+// Slurm step whose other part runs on another node). Once the job recovers
+// and the loop raises the share again, it does.
 TEST_F(CoordinatorInterferenceTest, AGpuWhoseLoopHoldsItsCoRunnerAtTheFloorTakesNoMore) {
   DaemonOptions options;
   options.min_gain = -1;  // the model would place it wherever it fits
@@ -337,9 +339,13 @@ TEST_F(CoordinatorInterferenceTest, AGpuWhoseLoopHoldsItsCoRunnerAtTheFloorTakes
                            .priority = w::Priority::Opportunistic,
                            .token = LastPlaceReply(out_).token})),
               t, kUnix + t, &out_);
-  // g runs `g_ms` iterations for `seconds`, o at the share it was sent.
+  // g runs `g_ms` iterations for `seconds`, o at the share it was sent (the
+  // least it was sent in `least`).
+  double least = 1;
   const auto run = [&](double g_ms, int seconds) {
+    least = 1;
     for (int i = 0; i < seconds * 10; ++i, ++seq, t += kTick) {
+      least = std::min(least, c.jobs().at("o").sent_share);
       c.OnMessage("shim-g", Bytes(Telemetry({.seq = seq, .start_ns = t, .iteration_ms = g_ms})), t,
                   kUnix + t, &out_);
       c.OnMessage("shim-o",
@@ -361,8 +367,12 @@ TEST_F(CoordinatorInterferenceTest, AGpuWhoseLoopHoldsItsCoRunnerAtTheFloorTakes
   run(102, 20);  // within target: the loop raises o from its first cap
   EXPECT_GT(c.jobs().at("o").sent_share, 0.06);
   EXPECT_TRUE(place_third("n1").ok);
-  run(150, 30);  // 50% slower whatever o's share: the loop cuts o to its floor
-  ASSERT_LE(c.jobs().at("o").sent_share, 0.05 + 1e-9);
+  // 50% slower whatever o's share: the loop cuts o to its floor, then gives
+  // back the share it had before, the floor having bought nothing.
+  const double before = c.jobs().at("o").sent_share;
+  run(150, 30);
+  ASSERT_LE(least, 0.05 + 1e-9);
+  ASSERT_NEAR(c.jobs().at("o").sent_share, before, 1e-6);
   PlaceResult r = place_third("n2");
   EXPECT_FALSE(r.ok);
   EXPECT_TRUE(r.queued);
