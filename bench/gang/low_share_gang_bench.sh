@@ -2,7 +2,7 @@
 # An opportunistic gang held at low shares, as the control loop holds one
 # beside guaranteed jobs: an 8-rank iashim-fakejob gang (resnet18) on two
 # simulated nodes of 4 V100s each (their ranks meeting across simgpu's
-# fabric), a resnet50 co-runner unthrottled on each of its GPUs, and the gang
+# fabric), a co-runner (resnet50) unthrottled on each of its GPUs, and the gang
 # at static shares (IASHIM_SHARE per node). Prints per share set the gang's
 # iteration time against its own alone, that slowdown times the least share
 # (1: as slow as its share says; more: slower), and what the co-runners keep
@@ -10,12 +10,14 @@
 # bench/gang/README.md.
 #
 #   bench/gang/low_share_gang_bench.sh [--build-dir DIR] [--runs N]
-#       [--shares A/B,A/B,...] [--iterations N]
+#       [--shares A/B,A/B,...] [--iterations N] [--gang-model M] [--co-model M]
+# (M: a profile of bench/data/models/, e.g. lstm, transformer.)
 set -euo pipefail
 
 usage() {
-  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
   echo "defaults: --build-dir build --runs 2 --shares 0.05/0.05,0.05/0.1,0.1/0.1 --iterations 12"
+  echo "          --gang-model resnet18 --co-model resnet50"
   echo "          (A/B: the share of the ranks on node A, then node B)"
 }
 
@@ -23,6 +25,17 @@ build=build
 runs=2
 shares=0.05/0.05,0.05/0.1,0.1/0.1
 iterations=12
+gang_model=resnet18
+co_model=resnet50
+models_dir=$(cd "$(dirname "$0")/../data/models" && pwd)
+# A profile fakejob knows (bench/data/models/NAME.model), or exit 2 naming it.
+model() {  # model OPTION NAME
+  [[ $2 =~ ^[a-z0-9_]+$ && -f $models_dir/$2.model ]] || {
+    echo "low_share_gang_bench.sh: $1 '$2' is not a profile of bench/data/models" \
+      "($(cd "$models_dir" && ls -- *.model | sed 's/[.]model$//' | paste -sd' '))" >&2
+    exit 2
+  }
+}
 # shellcheck disable=SC2034  # read by bench_args.sh
 bench=low_share_gang_bench.sh
 # shellcheck source=bench_args.sh
@@ -33,6 +46,8 @@ while [[ $# -gt 0 ]]; do
     --runs) number --runs "${2:-}" 1 20; runs=$2; shift 2 ;;
     --shares) shares=${2:?--shares needs a value}; shift 2 ;;
     --iterations) number --iterations "${2:-}" 3 200; iterations=$2; shift 2 ;;
+    --gang-model) model --gang-model "${2:-}"; gang_model=$2; shift 2 ;;
+    --co-model) model --co-model "${2:-}"; co_model=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "low_share_gang_bench.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -49,8 +64,6 @@ for f in "$fakejob" "$build/simgpu/libcuda.so.1" "$build/libiashim/libiashim.so"
   [[ -x $f || -f $f ]] || { echo "low_share_gang_bench.sh: $f is missing: build first" >&2; exit 2; }
 done
 
-gang_model=resnet18
-co_model=resnet50
 per_node=4
 node_gpus=$(seq -s, 0 $((per_node - 1)))  # a rank's node's GPUs: 0,1,2,3
 tmp=$(mktemp -d)
