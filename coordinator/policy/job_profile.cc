@@ -100,7 +100,9 @@ bool JobProfile::AddWindow(const TelemetryWindow& w, bool alone_on_gpu,
         last_iteration_end_ns_.has_value()
             ? static_cast<double>(w.window_end_ns - *last_iteration_end_ns_) / kNsPerS
             : length_s;
-    iteration_.Add(static_cast<double>(w.iteration_ns), covered_s);
+    if (++iteration_windows_ > options_.warmup_iteration_windows) {
+      iteration_.Add(static_cast<double>(w.iteration_ns), covered_s);
+    }
     last_iteration_end_ns_ = w.window_end_ns;
   }
 

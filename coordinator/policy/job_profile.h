@@ -51,6 +51,12 @@ namespace iashim::policy {
 struct JobProfileOptions {
   double tau_s = 3.0;         // EWMA time constant (busy, launch rate, iteration)
   size_t warmup_windows = 1;  // first accepted windows never count for the baseline
+  // The first windows that complete an iteration are left out of the
+  // iteration time (and so of the slowdown): the first iteration holds the
+  // job's start-up (allocations, a compiler's first pass, a gang's ranks
+  // meeting for the first time), seconds long where the rest take
+  // milliseconds, and the EWMA would carry it for several time constants.
+  size_t warmup_iteration_windows = 1;
   SoloBaselineOptions baseline;
   WindowLimits limits;
   size_t max_kernels = size_t{1} << 16;  // distinct kernels remembered
@@ -178,6 +184,7 @@ class JobProfile {
   double all_samples_ = 0;
   std::optional<uint64_t> last_end_ns_;
   std::optional<uint64_t> last_iteration_end_ns_;
+  size_t iteration_windows_ = 0;  // windows that completed an iteration so far
   std::optional<uint64_t> fingerprint_changed_ns_;
   uint64_t mem_used_bytes_ = 0;
   uint64_t mem_peak_bytes_ = 0;

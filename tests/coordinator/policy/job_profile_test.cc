@@ -43,6 +43,7 @@ class Windows {
 JobProfileOptions NoWarmup() {
   JobProfileOptions o;
   o.warmup_windows = 0;
+  o.warmup_iteration_windows = 0;
   o.baseline.min_windows = 3;
   return o;
 }
@@ -135,11 +136,27 @@ TEST(JobProfileTest, EwmaFollowsInWallTimeWhenIterationsSpanSeveralWindows) {
 }
 
 TEST(JobProfileTest, WindowsWithoutIterationsLeaveIterationTimeAlone) {
-  JobProfile p;
+  JobProfile p(NoWarmup());
   Windows w;
   p.AddWindow(w.Next(1000, 1, 800 * kMs), false);
   p.AddWindow(w.Next(1000, 0, 0), false);
   EXPECT_DOUBLE_EQ(*p.iteration_ns(), 800.0 * kMs);
+}
+
+// The first window that completes an iteration holds the job's start-up (here
+// 3 s against 100 ms): it is not the job's speed, and left in, the 3 s EWMA
+// would show the job 10 times slower than alone for seconds, and the control
+// loop would cut its co-runners to the floor for it.
+TEST(JobProfileTest, TheFirstIterationsWindowIsStartUpNotSpeed) {
+  JobProfile p;
+  Windows w;
+  p.SeedBaseline(100 * kMs);
+  p.AddWindow(w.Next(1000, 1, 3000 * kMs), false);
+  EXPECT_FALSE(p.iteration_ns().has_value());
+  EXPECT_FALSE(p.slowdown().has_value());
+  p.AddWindow(w.Next(1000, 10, 105 * kMs), false);
+  EXPECT_DOUBLE_EQ(*p.iteration_ns(), 105.0 * kMs);
+  EXPECT_NEAR(*p.slowdown(), 0.05, 1e-9);
 }
 
 TEST(JobProfileTest, TracksMemoryCurrentAndPeak) {
