@@ -34,6 +34,11 @@ std::optional<double> IterationNs(const Job& job) {
   return slowest ? slowest : job.profile.iteration_ns();
 }
 
+void ForgetSpeed(Job& job) {
+  job.profile.ForgetSpeed();
+  for (auto& [rank, process] : job.ranks) process.profile.ForgetSpeed();
+}
+
 std::optional<double> Slowdown(const Job& job) {
   std::optional<double> worst;
   for (const auto& [rank, r] : job.ranks) {

@@ -134,6 +134,10 @@ std::optional<policy::GpuId> RankGpu(const Job& job, int rank);
 // profile's. nullopt when unknown.
 std::optional<double> IterationNs(const Job& job);
 
+// Forgets the job's speed, its profile's and every rank's
+// (JobProfile::ForgetSpeed): its slowdown is unknown until it has run again.
+void ForgetSpeed(Job& job);
+
 // Iteration time / solo baseline - 1, as the control loop and status see it:
 // a gang's worst connected rank's (each rank measures against its own
 // baseline), else the profile's. nullopt when unknown.

@@ -30,6 +30,8 @@ class TimeEwma {
   }
 
   std::optional<double> value() const { return value_; }
+  // Forgets every sample: the next one sets the average.
+  void Reset() { value_.reset(); }
 
  private:
   double tau_s_;

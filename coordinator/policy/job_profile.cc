@@ -87,7 +87,11 @@ bool JobProfile::AddWindow(const TelemetryWindow& w, bool alone_on_gpu,
   collective_.Add(collective, length_s);
 
   const double kernels_per_s = static_cast<double>(w.launches) / length_s;
-  rate_.Add(kernels_per_s, length_s);
+  if (skip_rate_windows_ > 0) {
+    --skip_rate_windows_;
+  } else {
+    rate_.Add(kernels_per_s, length_s);
+  }
 
   const bool completed = w.iterations > 0 && w.iteration_ns > 0;
   if (completed) {
@@ -118,6 +122,13 @@ bool JobProfile::AddWindow(const TelemetryWindow& w, bool alone_on_gpu,
     solo_collective_.Add(collective, length_s);
   }
   return true;
+}
+
+void JobProfile::ForgetSpeed() {
+  iteration_.Reset();
+  iteration_windows_ = 0;
+  rate_.Reset();
+  skip_rate_windows_ = 1;
 }
 
 void JobProfile::LearnDurations(const TelemetryWindow& w) {

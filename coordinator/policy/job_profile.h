@@ -105,6 +105,14 @@ class JobProfile {
   // a process that drives several.
   void AdoptKernelNames(const JobProfile& other);
 
+  // Forgets the speed measured so far, the iteration time and the launch
+  // rate, and so the slowdown, for a job whose own budget slowed it until now
+  // (a gang made guaranteed again after yielding), which was no co-runner's
+  // harm. The next window (which may straddle the budget's change) is left
+  // out of both, and, as at the job's start, the next that completes an
+  // iteration out of the iteration time.
+  void ForgetSpeed();
+
   // Seeds the solo baseline, e.g. from the persisted profile of an earlier
   // job with the same fingerprint. 0 = not known. The job's own solo windows
   // replace the seed once there are enough of them (SoloBaseline).
@@ -185,6 +193,7 @@ class JobProfile {
   std::optional<uint64_t> last_end_ns_;
   std::optional<uint64_t> last_iteration_end_ns_;
   size_t iteration_windows_ = 0;  // windows that completed an iteration so far
+  size_t skip_rate_windows_ = 0;  // windows still to leave out of the launch rate
   std::optional<uint64_t> fingerprint_changed_ns_;
   uint64_t mem_used_bytes_ = 0;
   uint64_t mem_peak_bytes_ = 0;

@@ -776,6 +776,52 @@ TEST_F(GangBudgetsTest, OnlyTheGpuOfTheRankTheGangWaitsForIsThrottled) {
   EXPECT_NEAR(gang->ranks()->Get(1)->waiting(), 0.25 * 1.25, 0.03);
 }
 
+// A guaranteed gang yields to the guaranteed jobs beside it, its share cut
+// for them, and runs three times slower than alone under that budget. When
+// they end, it is guaranteed again: its budget lifted, and the slowdown its
+// own budget caused forgotten (unknown until it has run unthrottled), since
+// no co-runner's cut could repair it. Left in, the control loop would take
+// the gang for a job at twice its target and cut whoever joins it.
+TEST_F(GangBudgetsTest, AGangMadeGuaranteedAgainForgetsTheSlowdownItsOwnBudgetCaused) {
+  // The guaranteed jobs first, then the gang the batch system gave their GPUs.
+  c_ = Make(Gpus(2));
+  for (int gpu : {0, 1}) {
+    const PlaceResult o = Ask(*c_, {.job = "o" + std::to_string(gpu),
+                                    .mem_bytes = uint64_t{4} << 30,
+                                    .allowed_gpus = std::vector<int>{gpu}});
+    ASSERT_TRUE(o.ok) << o.error;
+    tokens_.push_back(o.token);
+  }
+  const PlaceResult g = Ask(*c_, {.job = "ddp",
+                                  .mem_bytes = uint64_t{4} << 30,
+                                  .allowed_gpus = std::vector<int>{0, 1},
+                                  .gpus = 2});
+  ASSERT_TRUE(g.ok) << g.error;
+  ASSERT_THAT(g.error, HasSubstr("yields to guaranteed o0, o1"));
+  ASSERT_EQ(SayHello(*c_, "rank-0", {.pid = 10, .job = "ddp", .token = g.token, .rank = 0}), "");
+  ASSERT_EQ(SayHello(*c_, "rank-1", {.pid = 11, .job = "ddp", .token = g.token, .rank = 1}), "");
+  for (int i = 0; i < 40; ++i) Window(100, {4, 4}, false);  // alone: its baseline
+  OthersJoin(w::Priority::Guaranteed);
+  for (int i = 0; i < 60; ++i) Window(300, {4, 4}, true);  // yielding, throttled
+  const Job& gang = c_->jobs().at("ddp");
+  ASSERT_EQ(gang.acting_priority(), policy::Priority::kOpportunistic);
+  ASSERT_LT(gang.sent_share, 1.0);
+  ASSERT_GT(Slowdown(gang).value_or(0), 1.5);
+  for (int gpu : {0, 1}) {
+    c_->OnMessage("slurm", Bytes(Release("o" + std::to_string(gpu), tokens_[size_t(gpu)])), t_,
+                  kUnix + t_, &out_);
+  }
+  // Until the control loop's next tick lifts its budget.
+  for (int i = 0; i < 20 && gang.sent_share < 1.0; ++i) Window(300, {4, 4}, false);
+  EXPECT_EQ(gang.acting_priority(), policy::Priority::kGuaranteed);
+  ASSERT_DOUBLE_EQ(gang.sent_share, 1.0);
+  EXPECT_FALSE(Slowdown(gang).has_value());
+  Window(300, {4, 4}, false);  // the window the budget was lifted in: left out
+  EXPECT_FALSE(Slowdown(gang).has_value());
+  Window(102, {4, 4}, false);
+  EXPECT_NEAR(Slowdown(gang).value_or(-1), 0.02, 0.005);
+}
+
 TEST_F(GangBudgetsTest, AProbeHoldsTheCoRunnersOfEveryGpuOfTheGang) {
   Start(Gpus(2), nullptr, {.mem_bytes = uint64_t{4} << 30},
         {.priority = w::Priority::Opportunistic, .mem_bytes = uint64_t{4} << 30});

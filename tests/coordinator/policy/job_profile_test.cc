@@ -159,6 +159,24 @@ TEST(JobProfileTest, TheFirstIterationsWindowIsStartUpNotSpeed) {
   EXPECT_NEAR(*p.slowdown(), 0.05, 1e-9);
 }
 
+// Slowed by its own budget, then given the whole GPU: what it measured under
+// the budget is forgotten, iteration time and launch rate alike, and so is
+// the window that straddles the change.
+TEST(JobProfileTest, ForgetSpeedStartsTheSlowdownAfresh) {
+  JobProfile p;
+  Windows w;
+  p.SeedBaseline(100 * kMs, 1000);
+  for (int i = 0; i < 10; ++i) p.AddWindow(w.Next(300, 1, 300 * kMs), false);
+  ASSERT_NEAR(*p.slowdown(), 2.0, 1e-9);
+  p.ForgetSpeed();
+  EXPECT_FALSE(p.slowdown().has_value());
+  EXPECT_FALSE(p.kernels_per_s().has_value());
+  p.AddWindow(w.Next(600, 1, 200 * kMs), false);  // straddles the change
+  EXPECT_FALSE(p.slowdown().has_value());
+  p.AddWindow(w.Next(1000, 1, 101 * kMs), false);
+  EXPECT_NEAR(*p.slowdown(), 0.01, 1e-9);
+}
+
 TEST(JobProfileTest, TracksMemoryCurrentAndPeak) {
   JobProfile p;
   Windows w;
