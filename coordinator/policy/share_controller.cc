@@ -413,7 +413,6 @@ std::optional<ShareAction> ShareController::HoldReleased(int64_t now_ns,
                                                          std::optional<double> worst_ratio,
                                                          std::vector<JobShare>& shares) {
   if (!(state_.released_total > 0)) return std::nullopt;
-  const double max_share = std::max(options_.max_share, options_.min_share);
   const double noise = std::max(state_.ratio_sd, kMinReleaseNoise);
   if (worst_ratio.has_value()) {
     const double allowed = state_.released_ratio + options_.futile_allowance;
@@ -425,6 +424,14 @@ std::optional<ShareAction> ShareController::HoldReleased(int64_t now_ns,
     } else {
       state_.release_ending_steps = 0;
     }
+  }
+  // Given back, not taken away again by a gang's share cut on another GPU.
+  const double total = Total(shares);
+  if (total < state_.released_total) {
+    Distribute(state_.released_total - total, std::max(options_.max_share, options_.min_share),
+               shares);
+  }
+  if (worst_ratio.has_value()) {
     if (SecondsSince(now_ns, state_.released_since_ns) >= 2 * options_.decrease_hold_s) {
       state_.released_ratio_sum += *worst_ratio;
       ++state_.released_steps;
@@ -450,9 +457,6 @@ std::optional<ShareAction> ShareController::HoldReleased(int64_t now_ns,
       }
     }
   }
-  // Given back, not taken away again by a gang's share cut on another GPU.
-  const double total = Total(shares);
-  if (total < state_.released_total) Distribute(state_.released_total - total, max_share, shares);
   return ShareAction::kHoldReleased;
 }
 
