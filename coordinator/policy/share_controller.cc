@@ -151,9 +151,13 @@ ShareStep ShareController::Step(int64_t now_ns, std::span<const GuaranteedJob> g
   if (guaranteed.empty()) {
     // Nothing to protect: the GPU is the opportunistic jobs'. Whatever was
     // learned about a guaranteed job no longer applies.
+    const double in_force = Total(out.shares);
     state_ = ShareControllerState{};
     state_.last_step_ns = now_ns;
     for (JobShare& s : out.shares) s.share = max_share;
+    // A guaranteed job that joins is met by the daemon's cap: a cut (above).
+    state_.last_input_total = in_force;
+    state_.last_output_total = Total(out.shares);
     out.action = ShareAction::kUnthrottle;
     return out;
   }
@@ -191,8 +195,19 @@ ShareStep ShareController::Step(int64_t now_ns, std::span<const GuaranteedJob> g
     out.worst_ratio = std::max(out.worst_ratio.value_or(ratio), ratio);
   }
 
+  // Cut from outside since the last step: a cut, whose effect the next one
+  // waits for.
+  const double in_force = Total(out.shares);
+  if (state_.last_output_total > 0 &&
+      in_force < std::min(state_.last_input_total, state_.last_output_total) - kEpsilon) {
+    state_.last_cut_ns = now_ns;
+    state_.last_change_ns = now_ns;
+    RestartSpread();
+  }
   if (out.worst_ratio.has_value()) NoteSpread(now_ns, *out.worst_ratio);
   out.action = Control(now_ns, out.worst_ratio, any_unknown, out.shares);
+  state_.last_input_total = in_force;
+  state_.last_output_total = Total(out.shares);
   if (out.action == ShareAction::kCut || out.action == ShareAction::kRaise ||
       out.action == ShareAction::kTrim || out.action == ShareAction::kRelease ||
       out.action == ShareAction::kReleaseTrimmed) {

@@ -6,6 +6,11 @@
 // jobs' measured slowdowns (JobProfile::slowdown()) and the opportunistic
 // jobs' shares in force, and sends the returned shares as Budgets.
 //
+// Shares cut from outside the loop (the daemon's cap for a guaranteed job
+// that joins, or a gang's share cut on another of its GPUs: a total in force
+// below both the last one in force and the last one returned) count as a cut:
+// the next cut waits decrease_hold_s for the measurement to show it.
+//
 // Design (README.md has the reasoning): AIMD on the opportunistic jobs'
 // total share T, shaped so that it settles instead of oscillating. r is the
 // worst slowdown/target ratio over the guaranteed jobs.
@@ -174,6 +179,10 @@ struct ShareControllerState {
   int64_t noise_next = 0;
   double ratio_sd = -1;
   std::optional<int64_t> last_change_ns;  // the shares' last cut or raise
+  // The total share in force at the last step, and the total returned then
+  // (0: no step yet): a total in force below both was cut from outside.
+  double last_input_total = 0;
+  double last_output_total = 0;
   // The current episode's start: the total in force at its first sample
   // over target (0: none yet), and the sum and count of the samples over
   // target at that total (before the shares moved).

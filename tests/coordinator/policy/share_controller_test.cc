@@ -200,6 +200,24 @@ TEST(ShareControllerTest, AFloorWithNoEpisodeStartIsKept) {
   }
 }
 
+// The daemon caps the co-runners of a guaranteed job that joins (here from a
+// full share to 0.2): a cut the loop did not make, but must wait to see as it
+// would its own, not cut again at once on a measurement from before it.
+TEST(ShareControllerTest, ACutFromOutsideIsWaitedForAsTheLoopsOwn) {
+  ShareController c;
+  EXPECT_EQ(c.Step(0, {}, O(1.0)).action, ShareAction::kUnthrottle);
+  EXPECT_EQ(c.Step(1 * kS, G(0.4), O(0.2)).action, ShareAction::kSettle);
+  EXPECT_EQ(c.Step(2 * kS, G(0.4), O(0.2)).action, ShareAction::kSettle);
+  const ShareStep step = c.Step(4 * kS, G(0.4), O(0.2));
+  EXPECT_EQ(step.action, ShareAction::kCut);
+  EXPECT_LT(step.shares[0].share, 0.2);
+  // The loop's own output in force is no cut from outside: the next cut comes
+  // decrease_hold_s after the loop's own.
+  const ShareStep own = c.Step(5 * kS, G(0.4), Apply(step));
+  EXPECT_EQ(own.action, ShareAction::kSettle);
+  EXPECT_EQ(c.Step(7'500'000'000, G(0.4), Apply(own)).action, ShareAction::kCut);
+}
+
 TEST(ShareControllerTest, UnknownSlowdownHoldsButDoesNotBlockACut) {
   ShareController c;
   ShareStep step = c.Step(0, G(std::nullopt), O(0.3));
