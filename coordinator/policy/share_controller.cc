@@ -238,13 +238,9 @@ ShareAction ShareController::Control(int64_t now_ns, std::optional<double> worst
       const double total = Total(shares);
       if (state_.over_steps == 0) {
         state_.episode_total = total;
-        state_.episode_ratio_sum = 0;
-        state_.episode_steps = 0;
+        state_.episode = {};
       }
-      if (std::abs(total - state_.episode_total) < kEpsilon) {
-        state_.episode_ratio_sum += *worst_ratio;
-        ++state_.episode_steps;
-      }
+      if (std::abs(total - state_.episode_total) < kEpsilon) state_.episode.Add(*worst_ratio);
     }
     ++state_.over_steps;
     state_.over_ratio_sum += *worst_ratio;
@@ -390,24 +386,22 @@ ShareAction ShareController::AtFloor(int64_t now_ns, double ratio, std::vector<J
   state_.violating = true;
   if (!state_.floor_since_ns.has_value()) {
     state_.floor_since_ns = now_ns;
-    state_.floor_ratio_sum = 0;
-    state_.floor_steps = 0;
+    state_.at_floor = {};
   }
   // Samples while the measurement still catches up with the cut are not the
   // floor's.
   if (SecondsSince(now_ns, state_.floor_since_ns) >= options_.decrease_hold_s) {
-    state_.floor_ratio_sum += ratio;
-    ++state_.floor_steps;
+    state_.at_floor.Add(ratio);
   }
-  if (!(options_.futile_allowance > 0) || state_.episode_steps == 0 ||
-      state_.floor_steps < std::max<int64_t>(options_.futile_samples, 1)) {
+  if (!(options_.futile_allowance > 0) || state_.episode.n == 0 ||
+      state_.at_floor.n < std::max<int64_t>(options_.futile_samples, 1)) {
     return ShareAction::kFloor;
   }
   const double floor_total = Total(shares);
   const double start_total = state_.episode_total;
   if (start_total < 2 * floor_total) return ShareAction::kFloor;  // too small a cut to judge by
-  const double start_ratio = state_.episode_ratio_sum / static_cast<double>(state_.episode_steps);
-  const double floor_ratio = state_.floor_ratio_sum / static_cast<double>(state_.floor_steps);
+  const double start_ratio = state_.episode.Mean();
+  const double floor_ratio = state_.at_floor.Mean();
   // Harm in proportion to the share: what each unit of total share cost.
   const double gain = std::max(0.0, (start_ratio - floor_ratio) / (start_total - floor_total));
   const double release = gain > 0
@@ -417,8 +411,7 @@ ShareAction ShareController::AtFloor(int64_t now_ns, double ratio, std::vector<J
   Distribute(release - floor_total, std::max(options_.max_share, options_.min_share), shares);
   HoldTotal(now_ns, Total(shares));
   state_.released_floor_total = floor_total;
-  state_.released_floor_steps = state_.floor_steps;
-  state_.released_ratio = floor_ratio;
+  state_.released_floor = state_.at_floor;
   state_.release_ending_steps = 0;
   EndEpisode();  // the hold has its own rules; a later violation is a new episode
   return ShareAction::kRelease;
@@ -430,7 +423,7 @@ std::optional<ShareAction> ShareController::HoldReleased(int64_t now_ns,
   if (!(state_.released_total > 0)) return std::nullopt;
   const double noise = std::max(state_.ratio_sd, kMinReleaseNoise);
   if (worst_ratio.has_value()) {
-    const double allowed = state_.released_ratio + options_.futile_allowance;
+    const double allowed = state_.released_floor.Mean() + options_.futile_allowance;
     if (*worst_ratio <= 1 || *worst_ratio > allowed + 3 * noise) {
       if (++state_.release_ending_steps >= std::max<int64_t>(options_.confirm_steps, 1)) {
         state_.released_total = 0;
@@ -448,20 +441,18 @@ std::optional<ShareAction> ShareController::HoldReleased(int64_t now_ns,
   }
   if (worst_ratio.has_value()) {
     if (SecondsSince(now_ns, state_.released_since_ns) >= 2 * options_.decrease_hold_s) {
-      state_.released_ratio_sum += *worst_ratio;
-      ++state_.released_steps;
+      state_.released.Add(*worst_ratio);
     }
     // Judged every futile_samples samples (not at every one: many looks at
     // one noisy mean would find a cost that is not there).
     const double floor_total = state_.released_floor_total;
     const int64_t every = std::max<int64_t>(options_.futile_samples, 1);
-    if (state_.released_steps > 0 && state_.released_steps % every == 0 &&
+    if (state_.released.n > 0 && state_.released.n % every == 0 &&
         state_.released_total > floor_total + kEpsilon) {
-      const auto n = static_cast<double>(state_.released_steps);
-      const double cost = state_.released_ratio_sum / n - state_.released_ratio;
+      const double cost = state_.released.Mean() - state_.released_floor.Mean();
       // The standard error of the difference of the two means.
-      const double error =
-          noise * std::sqrt(1 / n + 1 / static_cast<double>(state_.released_floor_steps));
+      const double error = noise * std::sqrt(1 / static_cast<double>(state_.released.n) +
+                                             1 / static_cast<double>(state_.released_floor.n));
       if (cost > options_.futile_allowance + 2 * error) {
         const double gain = cost / (state_.released_total - floor_total);
         const double trimmed =
@@ -478,8 +469,7 @@ std::optional<ShareAction> ShareController::HoldReleased(int64_t now_ns,
 void ShareController::HoldTotal(int64_t now_ns, double total) {
   state_.released_total = total;
   state_.released_since_ns = now_ns;
-  state_.released_ratio_sum = 0;
-  state_.released_steps = 0;
+  state_.released = {};
 }
 
 void ShareController::EndEpisode() {
@@ -487,8 +477,7 @@ void ShareController::EndEpisode() {
   state_.over_steps = 0;
   state_.over_ratio_sum = 0;
   state_.episode_total = 0;
-  state_.episode_ratio_sum = 0;
-  state_.episode_steps = 0;
+  state_.episode = {};
   state_.floor_since_ns.reset();
 }
 

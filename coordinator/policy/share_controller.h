@@ -148,6 +148,20 @@ struct ShareControllerOptions {
   int64_t futile_samples = 10;  // settled samples before judging the floor (or a release)
 };
 
+// A running mean of the worst ratio's samples over some stretch.
+struct RatioMean {
+  double sum = 0;
+  int64_t n = 0;
+
+  void Add(double ratio) {
+    sum += ratio;
+    ++n;
+  }
+  double Mean() const { return n > 0 ? sum / static_cast<double>(n) : 0; }
+
+  friend bool operator==(const RatioMean&, const RatioMean&) = default;
+};
+
 // Everything the controller remembers about one GPU. Plain fields so the
 // daemon can persist it; times are in the caller's now_ns clock. After a
 // restore on a clock that is behind (a new CLOCK_MONOTONIC), the first
@@ -184,28 +198,22 @@ struct ShareControllerState {
   double last_input_total = 0;
   double last_output_total = 0;
   // The current episode's start: the total in force at its first sample
-  // over target (0: none yet), and the sum and count of the samples over
-  // target at that total (before the shares moved).
+  // over target (0: none yet), and its samples over target at that total
+  // (before the shares moved).
   double episode_total = 0;
-  double episode_ratio_sum = 0;
-  int64_t episode_steps = 0;
-  // At the floor in this episode: since when, and the settled samples' sum
-  // and count.
+  RatioMean episode;
+  // At the floor in this episode: since when, and its settled samples.
   std::optional<int64_t> floor_since_ns;
-  double floor_ratio_sum = 0;
-  int64_t floor_steps = 0;
+  RatioMean at_floor;
   // A floor given back: the total held (0: none), the floor's total and
-  // mean ratio, the samples in a row that would end the hold, and since when
-  // the total held has been in force with the sum and count of its settled
-  // samples.
+  // samples, the samples in a row that would end the hold, and since when
+  // the total held has been in force with its settled samples.
   double released_total = 0;
   double released_floor_total = 0;
-  int64_t released_floor_steps = 0;
-  double released_ratio = 0;
+  RatioMean released_floor;
   int64_t release_ending_steps = 0;
   std::optional<int64_t> released_since_ns;
-  double released_ratio_sum = 0;
-  int64_t released_steps = 0;
+  RatioMean released;
 
   friend bool operator==(const ShareControllerState&, const ShareControllerState&) = default;
 };
