@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "coordinator/policy/hash.h"
+#include "coordinator/policy/running_mean.h"
 
 namespace iashim::policy {
 namespace {
@@ -74,17 +75,6 @@ double Centred(double feature) {
 double Clamp(double v) { return std::clamp(v, kMinPrediction, kMaxPrediction); }
 
 bool Present(double v) { return !std::isnan(v); }
-
-// A running mean of one running-average quantity (a profile feature).
-struct RunningMean {
-  double sum = 0;
-  int64_t count = 0;
-  void Add(double v) {
-    sum += v;
-    ++count;
-  }
-  double Get() const { return count > 0 ? sum / static_cast<double>(count) : std::nan(""); }
-};
 
 }  // namespace
 
@@ -203,7 +193,7 @@ struct InterferenceModel::Impl {
       const Kind& kind = kinds[k->second];
       s.kind = &kind.own;
       s.family = &families[kind.family];
-      if (!std::isfinite(s.memory_bound)) s.memory_bound = kind.memory_bound.Get();
+      if (!std::isfinite(s.memory_bound)) s.memory_bound = kind.memory_bound.Mean();
       return s;
     }
     auto f = family_index.find(
@@ -224,7 +214,7 @@ struct InterferenceModel::Impl {
     const Kind& kind = kinds[kind_id];
     s.kind = &kind.own;
     s.family = &families[kind.family];
-    s.memory_bound = kind.memory_bound.Get();
+    s.memory_bound = kind.memory_bound.Mean();
     return s;
   }
 
@@ -401,7 +391,7 @@ struct InterferenceModel::Impl {
     double vtv[3][3] = {}, vty[3] = {}, aty[3] = {};
     int n = 0;
     for (const Kind& k : kinds) {
-      const double busy = k.busy.Get(), memory_bound = k.memory_bound.Get();
+      const double busy = k.busy.Mean(), memory_bound = k.memory_bound.Mean();
       if (!std::isfinite(busy) && !std::isfinite(memory_bound)) continue;
       const double z[3] = {1, Centred(busy), Centred(memory_bound)};
       const double victim = families[k.family].victim + k.own.victim;

@@ -236,14 +236,13 @@ ShareAction ShareController::Control(int64_t now_ns, std::optional<double> worst
       // The episode's start, until the shares move (a cut here, or a gang's
       // share cut on another of its GPUs).
       const double total = Total(shares);
-      if (state_.over_steps == 0) {
+      if (state_.over.count == 0) {
         state_.episode_total = total;
         state_.episode = {};
       }
       if (std::abs(total - state_.episode_total) < kEpsilon) state_.episode.Add(*worst_ratio);
     }
-    ++state_.over_steps;
-    state_.over_ratio_sum += *worst_ratio;
+    state_.over.Add(*worst_ratio);
     return Cut(now_ns, *worst_ratio, shares);
   }
   // A violation that ended without a change of shares since its samples
@@ -264,11 +263,9 @@ ShareAction ShareController::Control(int64_t now_ns, std::optional<double> worst
   }
   if (!state_.calm_since_ns.has_value()) {
     state_.calm_since_ns = now_ns;
-    state_.calm_ratio_sum = 0;
-    state_.calm_steps = 0;
+    state_.calm = {};
   }
-  state_.calm_ratio_sum += *worst_ratio;
-  ++state_.calm_steps;
+  state_.calm.Add(*worst_ratio);
   if (SecondsSince(now_ns, state_.last_cut_ns) < options_.cooldown_s) {
     return ShareAction::kHoldCooldown;
   }
@@ -279,7 +276,7 @@ ShareAction ShareController::Control(int64_t now_ns, std::optional<double> worst
   // on) a measurement with less noise. Preferably the mean of every sample
   // since the shares last changed: the calm run's own mean is biased low
   // under noise (a run counts as calm because its samples happened to be).
-  const double calm_mean = state_.calm_ratio_sum / static_cast<double>(state_.calm_steps);
+  const double calm_mean = state_.calm.Mean();
   const double ratio = state_.spread_n >= std::max<int64_t>(options_.noise_samples, 2)
                            ? std::max(calm_mean, OperatingPointMean())
                            : calm_mean;
@@ -352,7 +349,7 @@ ShareAction ShareController::Cut(int64_t now_ns, double ratio, std::vector<JobSh
   }
   state_.floor_since_ns.reset();
   // One sample over target may be noise; a large excess is acted on at once.
-  if (state_.over_steps < options_.confirm_steps && ratio < options_.severe_ratio) {
+  if (state_.over.count < options_.confirm_steps && ratio < options_.severe_ratio) {
     return ShareAction::kConfirm;
   }
   if (SecondsSince(now_ns, state_.last_cut_ns) < options_.decrease_hold_s) {
@@ -361,7 +358,7 @@ ShareAction ShareController::Cut(int64_t now_ns, double ratio, std::vector<JobSh
   }
   // The mean over the samples since the run began (or since the last cut):
   // less noisy than the last one, and not older than the last cut.
-  const double mean_ratio = state_.over_ratio_sum / static_cast<double>(state_.over_steps);
+  const double mean_ratio = state_.over.Mean();
   const double total = Total(shares);
   if (!state_.violating) {
     // The first cut of an episode: `total` is where the target was crossed.
@@ -377,8 +374,7 @@ ShareAction ShareController::Cut(int64_t now_ns, double ratio, std::vector<JobSh
                                    options_.max_cut, 1.0 - options_.min_cut);
   Scale(factor, min_share, shares);
   state_.last_cut_ns = now_ns;
-  state_.over_steps = 0;
-  state_.over_ratio_sum = 0;
+  state_.over = {};
   return ShareAction::kCut;
 }
 
@@ -393,8 +389,8 @@ ShareAction ShareController::AtFloor(int64_t now_ns, double ratio, std::vector<J
   if (SecondsSince(now_ns, state_.floor_since_ns) >= options_.decrease_hold_s) {
     state_.at_floor.Add(ratio);
   }
-  if (!(options_.futile_allowance > 0) || state_.episode.n == 0 ||
-      state_.at_floor.n < std::max<int64_t>(options_.futile_samples, 1)) {
+  if (!(options_.futile_allowance > 0) || state_.episode.count == 0 ||
+      state_.at_floor.count < std::max<int64_t>(options_.futile_samples, 1)) {
     return ShareAction::kFloor;
   }
   const double floor_total = Total(shares);
@@ -447,12 +443,12 @@ std::optional<ShareAction> ShareController::HoldReleased(int64_t now_ns,
     // one noisy mean would find a cost that is not there).
     const double floor_total = state_.released_floor_total;
     const int64_t every = std::max<int64_t>(options_.futile_samples, 1);
-    if (state_.released.n > 0 && state_.released.n % every == 0 &&
+    if (state_.released.count > 0 && state_.released.count % every == 0 &&
         state_.released_total > floor_total + kEpsilon) {
       const double cost = state_.released.Mean() - state_.released_floor.Mean();
       // The standard error of the difference of the two means.
-      const double error = noise * std::sqrt(1 / static_cast<double>(state_.released.n) +
-                                             1 / static_cast<double>(state_.released_floor.n));
+      const double error = noise * std::sqrt(1 / static_cast<double>(state_.released.count) +
+                                             1 / static_cast<double>(state_.released_floor.count));
       if (cost > options_.futile_allowance + 2 * error) {
         const double gain = cost / (state_.released_total - floor_total);
         const double trimmed =
@@ -474,8 +470,7 @@ void ShareController::HoldTotal(int64_t now_ns, double total) {
 
 void ShareController::EndEpisode() {
   state_.violating = false;
-  state_.over_steps = 0;
-  state_.over_ratio_sum = 0;
+  state_.over = {};
   state_.episode_total = 0;
   state_.episode = {};
   state_.floor_since_ns.reset();

@@ -90,6 +90,8 @@
 #include <string_view>
 #include <vector>
 
+#include "coordinator/policy/running_mean.h"
+
 namespace iashim::policy {
 
 struct GuaranteedJob {
@@ -148,20 +150,6 @@ struct ShareControllerOptions {
   int64_t futile_samples = 10;  // settled samples before judging the floor (or a release)
 };
 
-// A running mean of the worst ratio's samples over some stretch.
-struct RatioMean {
-  double sum = 0;
-  int64_t n = 0;
-
-  void Add(double ratio) {
-    sum += ratio;
-    ++n;
-  }
-  double Mean() const { return n > 0 ? sum / static_cast<double>(n) : 0; }
-
-  friend bool operator==(const RatioMean&, const RatioMean&) = default;
-};
-
 // Everything the controller remembers about one GPU. Plain fields so the
 // daemon can persist it; times are in the caller's now_ns clock. After a
 // restore on a clock that is behind (a new CLOCK_MONOTONIC), the first
@@ -170,11 +158,9 @@ struct ShareControllerState {
   std::optional<int64_t> last_step_ns;
   std::optional<int64_t> last_cut_ns;
   std::optional<int64_t> calm_since_ns;  // first calm step of the current calm run
-  double calm_ratio_sum = 0;             // sum and count of the worst ratios in that run
-  int64_t calm_steps = 0;
+  RunningMean calm;                      // the worst ratios in that run
   bool violating = false;         // a cut (or the floor) in the current violation
-  int64_t over_steps = 0;         // steps over target since the run began or the last cut
-  double over_ratio_sum = 0;      // sum of their worst ratios
+  RunningMean over;  // the worst ratios over target since the run began or the last cut
   std::optional<double> ceiling;  // total share at which a violation began
   double ceiling_gain = 0;        // worst ratio / total share at that moment
   uint64_t membership = 0;        // hash of the job ids the ceiling is for
@@ -201,19 +187,19 @@ struct ShareControllerState {
   // over target (0: none yet), and its samples over target at that total
   // (before the shares moved).
   double episode_total = 0;
-  RatioMean episode;
+  RunningMean episode;
   // At the floor in this episode: since when, and its settled samples.
   std::optional<int64_t> floor_since_ns;
-  RatioMean at_floor;
+  RunningMean at_floor;
   // A floor given back: the total held (0: none), the floor's total and
   // samples, the samples in a row that would end the hold, and since when
   // the total held has been in force with its settled samples.
   double released_total = 0;
   double released_floor_total = 0;
-  RatioMean released_floor;
+  RunningMean released_floor;
   int64_t release_ending_steps = 0;
   std::optional<int64_t> released_since_ns;
-  RatioMean released;
+  RunningMean released;
 
   friend bool operator==(const ShareControllerState&, const ShareControllerState&) = default;
 };
