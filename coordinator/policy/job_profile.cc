@@ -87,11 +87,8 @@ bool JobProfile::AddWindow(const TelemetryWindow& w, bool alone_on_gpu,
   collective_.Add(collective, length_s);
 
   const double kernels_per_s = static_cast<double>(w.launches) / length_s;
-  if (skip_rate_windows_ > 0) {
-    --skip_rate_windows_;
-  } else {
-    rate_.Add(kernels_per_s, length_s);
-  }
+  if (!skip_next_rate_window_) rate_.Add(kernels_per_s, length_s);
+  skip_next_rate_window_ = false;
 
   const bool completed = w.iterations > 0 && w.iteration_ns > 0;
   if (completed) {
@@ -128,7 +125,7 @@ void JobProfile::ForgetSpeed() {
   iteration_.Reset();
   iteration_windows_ = 0;
   rate_.Reset();
-  skip_rate_windows_ = 1;
+  skip_next_rate_window_ = true;
 }
 
 void JobProfile::LearnDurations(const TelemetryWindow& w) {

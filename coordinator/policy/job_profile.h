@@ -193,7 +193,7 @@ class JobProfile {
   std::optional<uint64_t> last_end_ns_;
   std::optional<uint64_t> last_iteration_end_ns_;
   size_t iteration_windows_ = 0;  // windows that completed an iteration so far
-  size_t skip_rate_windows_ = 0;  // windows still to leave out of the launch rate
+  bool skip_next_rate_window_ = false;  // ForgetSpeed: the next window straddles the change
   std::optional<uint64_t> fingerprint_changed_ns_;
   uint64_t mem_used_bytes_ = 0;
   uint64_t mem_peak_bytes_ = 0;

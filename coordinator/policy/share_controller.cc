@@ -214,9 +214,8 @@ ShareStep ShareController::Step(int64_t now_ns, std::span<const GuaranteedJob> g
     RestartSpread();  // the plant moves to a new point: measured afresh there
     state_.last_change_ns = now_ns;
   }
-  out.at_floor = out.action == ShareAction::kRelease ||
-                 out.action == ShareAction::kReleaseTrimmed ||
-                 out.action == ShareAction::kHoldReleased ||
+  // A floor given back still leaves no share for a newcomer.
+  out.at_floor = state_.released_total > 0 ||
                  std::all_of(out.shares.begin(), out.shares.end(),
                              [&](const JobShare& s) { return s.share <= min_share + kEpsilon; });
   out.saturated = out.at_floor && out.worst_ratio.has_value() && *out.worst_ratio > 1;
