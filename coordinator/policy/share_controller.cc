@@ -381,22 +381,22 @@ ShareAction ShareController::AtFloor(int64_t now_ns, double ratio, std::vector<J
   state_.violating = true;
   if (!state_.floor_since_ns.has_value()) {
     state_.floor_since_ns = now_ns;
-    state_.at_floor = {};
+    state_.floor_samples = {};
   }
   // Samples while the measurement still catches up with the cut are not the
   // floor's.
   if (SecondsSince(now_ns, state_.floor_since_ns) >= options_.decrease_hold_s) {
-    state_.at_floor.Add(ratio);
+    state_.floor_samples.Add(ratio);
   }
   if (!(options_.futile_allowance > 0) || state_.episode.count == 0 ||
-      state_.at_floor.count < std::max<int64_t>(options_.futile_samples, 1)) {
+      state_.floor_samples.count < std::max<int64_t>(options_.futile_samples, 1)) {
     return ShareAction::kFloor;
   }
   const double floor_total = Total(shares);
   const double start_total = state_.episode_total;
   if (start_total < 2 * floor_total) return ShareAction::kFloor;  // too small a cut to judge by
   const double start_ratio = state_.episode.Mean();
-  const double floor_ratio = state_.at_floor.Mean();
+  const double floor_ratio = state_.floor_samples.Mean();
   // Harm in proportion to the share: what each unit of total share cost.
   const double gain = std::max(0.0, (start_ratio - floor_ratio) / (start_total - floor_total));
   const double release = gain > 0
@@ -406,7 +406,7 @@ ShareAction ShareController::AtFloor(int64_t now_ns, double ratio, std::vector<J
   Distribute(release - floor_total, std::max(options_.max_share, options_.min_share), shares);
   HoldTotal(now_ns, Total(shares));
   state_.released_floor_total = floor_total;
-  state_.released_floor = state_.at_floor;
+  state_.released_floor = state_.floor_samples;
   state_.release_ending_steps = 0;
   EndEpisode();  // the hold has its own rules; a later violation is a new episode
   return ShareAction::kRelease;

@@ -190,7 +190,7 @@ struct ShareControllerState {
   RunningMean episode;
   // At the floor in this episode: since when, and its settled samples.
   std::optional<int64_t> floor_since_ns;
-  RunningMean at_floor;
+  RunningMean floor_samples;
   // A floor given back: the total held (0: none), the floor's total and
   // samples, the samples in a row that would end the hold, and since when
   // the total held has been in force with its settled samples.
