@@ -129,6 +129,11 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
             options_.run_target ? job->run.LoopTarget(TargetOf(*job)) : TargetOf(*job);
         guaranteed.push_back({job->id, SlowdownOnGpu(*job, gpu, gang_budgets_), target});
       } else {
+        // A guaranteed gang yielding: its user's run goes on, so its account
+        // counts this time too, and once guaranteed again the loop repays
+        // what yielding cost it (policy/run_slowdown.h).
+        if (job->priority == policy::Priority::kGuaranteed)
+          job->run.Observe(now_ns, Slowdown(*job));
         opportunistic.push_back({job->id, CapForNewGuaranteed(*job, jobs)});
         opp_jobs.push_back(job);
       }

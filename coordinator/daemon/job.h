@@ -96,8 +96,9 @@ struct Job {
   std::set<std::string> capped_for;
 
   // As a guaranteed job: its run's slowdown so far, from the control loop's
-  // samples; its loop target is lowered while the run is over its aim
-  // (policy/run_slowdown.h). Not persisted: a restart starts it afresh.
+  // samples (a gang's time yielding included); its loop target is lowered
+  // while the run is over its aim (policy/run_slowdown.h). Not persisted: a
+  // restart starts it afresh.
   policy::RunSlowdown run;
 
   // Solo probe (coordinator_probe.cc): as the guaranteed job probed...

@@ -820,6 +820,11 @@ TEST_F(GangBudgetsTest, AGangMadeGuaranteedAgainForgetsTheSlowdownItsOwnBudgetCa
   EXPECT_FALSE(Slowdown(gang).has_value());
   Window(102, {4, 4}, false);
   EXPECT_NEAR(Slowdown(gang).value_or(-1), 0.02, 0.005);
+  // But its run still holds what yielding cost it (as far as measured: the
+  // slowdown's EWMA was still rising), for the loop to repay: its target is
+  // lowered.
+  EXPECT_GT(gang.run.Slowdown().value_or(0), 0.1);
+  EXPECT_LT(gang.run.LoopTarget(0.1), 0.09);
 }
 
 TEST_F(GangBudgetsTest, AProbeHoldsTheCoRunnersOfEveryGpuOfTheGang) {
