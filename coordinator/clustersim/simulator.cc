@@ -16,6 +16,7 @@
 #include "coordinator/clustersim/job_kinds.h"
 #include "coordinator/clustersim/text.h"
 #include "coordinator/policy/protective_share.h"
+#include "coordinator/policy/run_slowdown.h"
 
 namespace iashim::clustersim {
 namespace {
@@ -95,6 +96,15 @@ class Simulation {
   // exactly one running job there is guaranteed, what holds it at its
   // floor (at least min_share); else 1.
   double ShareOn(int gpu) const;
+  // How much slower than alone `job` has run since it started, now.
+  double RunSlowdownOf(int job) const;
+  // The target the loop holds guaranteed `job` to now: its own, lowered
+  // while its run so far is over it (SimConfig::share_control).
+  double LoopTargetOf(int job) const;
+  // When the runs being repaid are next read again (infinity: none is), and
+  // the jobs on their GPUs retimed at that time.
+  double NextRepayCheck() const;
+  void RetimeRepaying();
   // The share an opportunistic gang runs at: the least any GPU gives it.
   double GangShare(int gang) const;
   // Retimes `jobs`, then, under share control, every job on the GPUs of
@@ -436,7 +446,53 @@ double Simulation::ShareOn(int gpu) const {
   if (guaranteed < 0 || running < 2) return 1.0;
   const double p_g = KeptBeside(guaranteed, gpu);
   return std::min(
-      1.0, std::max(config_.min_share, policy::ProtectiveShare(p_g, config_.slowdown_target)));
+      1.0, std::max(config_.min_share, policy::ProtectiveShare(p_g, LoopTargetOf(guaranteed))));
+}
+
+double Simulation::RunSlowdownOf(int job) const {
+  const Running& r = running_[job];
+  const double remaining = std::max(0.0, r.remaining - r.rate * (now_ - r.since));
+  const double done_alone_s = (jobs_[job].total_steps - remaining) / solo_rate_[job];
+  return done_alone_s > 0 ? (now_ - out_[job].start_s) / done_alone_s - 1 : 0;
+}
+
+double Simulation::LoopTargetOf(int job) const {
+  return policy::RepaidTarget(config_.slowdown_target, RunSlowdownOf(job), /*aim=*/1.0,
+                              policy::RunSlowdown::Options{}.floor);
+}
+
+// A run held at its target reads it give or take rounding: repaid only
+// past this (relative to the target).
+constexpr double kRepayTolerance = 1e-6;
+
+double Simulation::NextRepayCheck() const {
+  double next = std::numeric_limits<double>::infinity();
+  if (!config_.share_control) return next;
+  for (size_t g = 0; g < on_gpu_.size(); ++g) {
+    for (int j : on_gpu_[g]) {
+      if (running_[j].waiting_for_gpus || !Protected(j) || CoRunners(j, int(g)).empty()) continue;
+      // Only where a lower target can still cut the others here.
+      if (ShareOn(int(g)) <= config_.min_share) continue;
+      if (RunSlowdownOf(j) <= config_.slowdown_target * (1 + kRepayTolerance)) continue;
+      const double age = now_ - out_[j].start_s;
+      next = std::min(next, now_ + std::max(config_.control_period_s, 0.01 * age));
+    }
+  }
+  return next;
+}
+
+void Simulation::RetimeRepaying() {
+  std::vector<int> jobs;
+  for (size_t g = 0; g < on_gpu_.size(); ++g) {
+    const bool repaying = std::any_of(on_gpu_[g].begin(), on_gpu_[g].end(), [&](int j) {
+      return !running_[j].waiting_for_gpus && Protected(j) &&
+             RunSlowdownOf(j) > config_.slowdown_target * (1 + kRepayTolerance);
+    });
+    if (repaying) jobs.insert(jobs.end(), on_gpu_[g].begin(), on_gpu_[g].end());
+  }
+  std::sort(jobs.begin(), jobs.end());
+  jobs.erase(std::unique(jobs.begin(), jobs.end()), jobs.end());
+  RetimeWithGangs(jobs);
 }
 
 bool Simulation::Yields(int job) const {
@@ -998,9 +1054,11 @@ absl::StatusOr<SimResult> Simulation::Run() {
       }
       break;
     }
-    double t = std::min(arrivals ? jobs_[next].arrival_s : kNever, backfill_at);
+    const double repay_at = completions_.empty() ? kNever : NextRepayCheck();
+    double t = std::min({arrivals ? jobs_[next].arrival_s : kNever, backfill_at, repay_at});
     if (!completions_.empty()) t = std::min(t, completions_.top().t);
     AdvanceTo(std::max(t, now_));
+    if (now_ >= repay_at) RetimeRepaying();
     bool event = false;
     while (!completions_.empty() && completions_.top().t <= now_) {
       const Completion c = completions_.top();

@@ -99,9 +99,17 @@ struct SimConfig {
   // hit min_share). Harm proportional to share is the controller's own model
   // (policy/protective_share.h, which placement predicts by too); the controller's
   // settling time is not simulated. Off: a pair runs at its measured rates.
+  // A guaranteed job whose run so far is slower than its target (a gang
+  // that yielded, below) is then held lower until its run is back at it,
+  // as the daemon's loop repays (policy::RepaidTarget; aim 1, since the
+  // simulator holds a job at its target, not under it).
   bool share_control = false;
   double slowdown_target = 0.10;
   double min_share = 0.05;
+  // With share_control: how often a run being repaid is read again (the
+  // daemon's control period), or every hundredth of the run's time so far
+  // where that is longer (a run's slowdown moves more slowly as it ages).
+  double control_period_s = 1;
   QueueModel queue = QueueModel::kReserveForGangs;
   // kSlurmNoTimeLimits: the time between backfill passes, Slurm's
   // bf_interval (its default: 30 s). Passes fall on its multiples.

@@ -24,12 +24,16 @@ std::optional<double> RunSlowdown::Slowdown() const {
   return elapsed_s_ / progress_s_ - 1;
 }
 
+double RepaidTarget(double target, double run, double aim, double floor) {
+  if (!(target > 0) || !std::isfinite(run)) return target;
+  const double excess = run - aim * target;
+  if (excess <= 0) return target;
+  return std::max(floor * target, target - excess);
+}
+
 double RunSlowdown::LoopTarget(double target) const {
   const std::optional<double> run = Slowdown();
-  if (!run || !(target > 0)) return target;
-  const double excess = *run - options_.aim * target;
-  if (excess <= 0) return target;
-  return std::max(options_.floor * target, target - excess);
+  return run ? RepaidTarget(target, *run, options_.aim, options_.floor) : target;
 }
 
 }  // namespace iashim::policy

@@ -35,6 +35,13 @@
 
 namespace iashim::policy {
 
+// The loop's target for a job whose own target is `target` (> 0), its run so
+// far `run` slower than alone: lowered by what the run is over aim * target,
+// to no less than floor * target; `target` itself while the run is at or
+// under aim. RunSlowdown::LoopTarget in the daemon, and iashim-clustersim's
+// model of the loop (clustersim/simulator.h, SimConfig::share_control).
+double RepaidTarget(double target, double run, double aim, double floor);
+
 class RunSlowdown {
  public:
   struct Options {

@@ -10,6 +10,7 @@
 #include "coordinator/clustersim/measured_pair_rule.h"
 #include "coordinator/clustersim/oracle_predictor.h"
 #include "coordinator/policy/interference_placement.h"
+#include "coordinator/policy/protective_share.h"
 #include "gtest/gtest.h"
 
 namespace iashim::clustersim {
@@ -431,6 +432,32 @@ TEST_F(GangsTakeBusyGpus, UnderShareControlAGuaranteedGangYieldsToAGuaranteedJob
   EXPECT_NEAR(r->jobs[1].finish_s, 20, 1e-9);
   EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 20);  // GPU 1 is the gang's from 1
   EXPECT_TRUE(r->jobs[0].shared);
+}
+
+// What the gang lost yielding is its run's too: once guaranteed again it is
+// held lower until its run is back at target (policy::RepaidTarget), as the
+// daemon's loop repays. a (guaranteed, 2 s alone) on GPU 0 and o
+// (opportunistic, A never shares with A) on GPU 1 from 0; the gang g at 0.5
+// yields to a: its rank beside a at 0.5 * 2/11, so 20/11 steps/s, while a
+// runs at 10/1.1 (its last 15 steps by 2.15). Then beside o, g has run 1.65
+// s for 3 steps' worth of 0.15 s alone, far over target: the loop's target
+// drops to its floor, half the target, for the rest of g's run.
+TEST_F(GangsTakeBusyGpus, UnderShareControlAGangThatYieldedIsHeldLowerUntilRepaid) {
+  std::vector<SimJob> jobs = {Job("a", {"A", 1}, 20, 0), Job("o", {"A", 1}, 10000, 0),
+                              Job("g", {"G", 2}, 200, 0.5)};
+  jobs[0].priority = jobs[2].priority = policy::Priority::kGuaranteed;
+  SimConfig config = SlurmConfig(2, 2, 5);
+  config.gangs_take_busy_gpus = true;
+  config.share_control = true;
+  absl::StatusOr<SimResult> r = Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NEAR(r->jobs[0].finish_s, 2.15, 1e-9);
+  EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 0.5);
+  const double repaying = policy::ProtectiveShare(0.5, 0.05);  // o's share
+  const double unrepaid = policy::ProtectiveShare(0.5, 0.10);  // 2/11
+  const double left = 200 - 3;
+  EXPECT_NEAR(r->jobs[2].finish_s, 2.15 + left / (20 * (1 - 0.5 * repaying)), 1e-6);
+  EXPECT_LT(r->jobs[2].finish_s, 2.15 + left / (20 * (1 - 0.5 * unrepaid)) - 0.4);
 }
 
 // Simulate's busy_gang_policy (the coordinator's --join-busy-gpus): the

@@ -55,6 +55,18 @@ TEST(RunSlowdown, TheTargetNeverGoesBelowTheFloor) {
   EXPECT_DOUBLE_EQ(run.LoopTarget(0.40), 0.20);
 }
 
+// The rule itself, as iashim-clustersim's loop uses it (aim 1: it holds a
+// job at its target).
+TEST(RepaidTarget, LowersByTheExcessOverAimDownToTheFloor) {
+  EXPECT_DOUBLE_EQ(RepaidTarget(0.10, 0.10, 1.0, 0.5), 0.10);
+  EXPECT_DOUBLE_EQ(RepaidTarget(0.10, 0.03, 1.0, 0.5), 0.10);
+  EXPECT_NEAR(RepaidTarget(0.10, 0.12, 1.0, 0.5), 0.08, 1e-12);
+  EXPECT_DOUBLE_EQ(RepaidTarget(0.10, 3.0, 1.0, 0.5), 0.05);
+  EXPECT_NEAR(RepaidTarget(0.10, 0.10, 0.9, 0.5), 0.09, 1e-12);
+  EXPECT_DOUBLE_EQ(RepaidTarget(0.10, std::numeric_limits<double>::infinity(), 1.0, 0.5), 0.10);
+  EXPECT_DOUBLE_EQ(RepaidTarget(0, 0.5, 1.0, 0.5), 0);
+}
+
 TEST(RunSlowdown, UnknownStretchesAndLongGapsAreNotCounted) {
   RunSlowdown run;
   Feed(run, 0, 3, 0.2);            // two intervals
