@@ -101,6 +101,9 @@ class Simulation {
   // The target the loop holds guaranteed `job` to now: its own, lowered
   // while its run so far is over it (SimConfig::share_control).
   double LoopTargetOf(int job) const;
+  // Whether guaranteed `job` runs, protected, with its run so far over its
+  // target: the loop holds it lower (LoopTargetOf).
+  bool Repaying(int job) const;
   // When the runs being repaid are next read again (infinity: none is), and
   // the jobs on their GPUs retimed at that time.
   double NextRepayCheck() const;
@@ -465,15 +468,19 @@ double Simulation::LoopTargetOf(int job) const {
 // past this (relative to the target).
 constexpr double kRepayTolerance = 1e-6;
 
+bool Simulation::Repaying(int job) const {
+  return !running_[job].waiting_for_gpus && Protected(job) &&
+         RunSlowdownOf(job) > config_.slowdown_target * (1 + kRepayTolerance);
+}
+
 double Simulation::NextRepayCheck() const {
   double next = std::numeric_limits<double>::infinity();
   if (!config_.share_control) return next;
   for (size_t g = 0; g < on_gpu_.size(); ++g) {
     for (int j : on_gpu_[g]) {
-      if (running_[j].waiting_for_gpus || !Protected(j) || CoRunners(j, int(g)).empty()) continue;
       // Only where a lower target can still cut the others here.
-      if (ShareOn(int(g)) <= config_.min_share) continue;
-      if (RunSlowdownOf(j) <= config_.slowdown_target * (1 + kRepayTolerance)) continue;
+      if (!Repaying(j) || CoRunners(j, int(g)).empty() || ShareOn(int(g)) <= config_.min_share)
+        continue;
       const double age = now_ - out_[j].start_s;
       next = std::min(next, now_ + std::max(config_.control_period_s, 0.01 * age));
     }
@@ -484,11 +491,8 @@ double Simulation::NextRepayCheck() const {
 void Simulation::RetimeRepaying() {
   std::vector<int> jobs;
   for (size_t g = 0; g < on_gpu_.size(); ++g) {
-    const bool repaying = std::any_of(on_gpu_[g].begin(), on_gpu_[g].end(), [&](int j) {
-      return !running_[j].waiting_for_gpus && Protected(j) &&
-             RunSlowdownOf(j) > config_.slowdown_target * (1 + kRepayTolerance);
-    });
-    if (repaying) jobs.insert(jobs.end(), on_gpu_[g].begin(), on_gpu_[g].end());
+    if (std::any_of(on_gpu_[g].begin(), on_gpu_[g].end(), [&](int j) { return Repaying(j); }))
+      jobs.insert(jobs.end(), on_gpu_[g].begin(), on_gpu_[g].end());
   }
   std::sort(jobs.begin(), jobs.end());
   jobs.erase(std::unique(jobs.begin(), jobs.end()), jobs.end());

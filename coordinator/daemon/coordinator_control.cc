@@ -114,26 +114,25 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
     std::vector<policy::OpportunisticJob> opportunistic;
     std::vector<Job*> opp_jobs;
     for (Job* job : jobs) {
-      if (job->acting_priority() == policy::Priority::kGuaranteed) {
-        // Made guaranteed while throttled (iashim priority, or a gang whose
-        // guaranteed co-runners ended): lift its budget, and forget the
-        // slowdown its own budget caused, which no co-runner's cut can
-        // repair (once: the budget sent is then 1).
-        if (job->sent_share < 1.0 - 1e-4) {
-          SendBudget(*job, 1.0, now_ns, unix_ns, out);
-          ForgetSpeed(*job);
-        }
-        // Once per tick (a gang's later GPUs add nothing at the same time).
-        job->run.Observe(now_ns, Slowdown(*job));
+      const bool acting_guaranteed = job->acting_priority() == policy::Priority::kGuaranteed;
+      // Made guaranteed while throttled (iashim priority, or a gang whose
+      // guaranteed co-runners ended): lift its budget, and forget the
+      // slowdown its own budget caused, which no co-runner's cut can repair
+      // (once: the budget sent is then 1).
+      if (acting_guaranteed && job->sent_share < 1.0 - 1e-4) {
+        SendBudget(*job, 1.0, now_ns, unix_ns, out);
+        ForgetSpeed(*job);
+      }
+      // A guaranteed job's run, a gang's time yielding included: its user
+      // waits through that too, and once guaranteed again the loop repays it
+      // (policy/run_slowdown.h). Once per tick (a gang's later GPUs add
+      // nothing at the same time).
+      if (job->priority == policy::Priority::kGuaranteed) job->run.Observe(now_ns, Slowdown(*job));
+      if (acting_guaranteed) {
         const double target =
             options_.run_target ? job->run.LoopTarget(TargetOf(*job)) : TargetOf(*job);
         guaranteed.push_back({job->id, SlowdownOnGpu(*job, gpu, gang_budgets_), target});
       } else {
-        // A guaranteed gang yielding: its user's run goes on, so its account
-        // counts this time too, and once guaranteed again the loop repays
-        // what yielding cost it (policy/run_slowdown.h).
-        if (job->priority == policy::Priority::kGuaranteed)
-          job->run.Observe(now_ns, Slowdown(*job));
         opportunistic.push_back({job->id, CapForNewGuaranteed(*job, jobs)});
         opp_jobs.push_back(job);
       }
