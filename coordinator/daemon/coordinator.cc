@@ -516,8 +516,10 @@ double Coordinator::ProtectiveShare(const Job& guaranteed,
   // families, features and biases (its prior mean before any observation).
   // Erring low costs the co-runners a few seconds until the loop raises them;
   // erring high costs the guaranteed job the seconds of the loop's cuts.
+  // The loop's target, not the job's: a run being repaid is held lower, and a
+  // newcomer let in at the job's own target would be cut on the next tick.
   const policy::JobTraits victim = Traits(guaranteed);
-  const double target = TargetOf(guaranteed);
+  const double target = LoopTargetOf(guaranteed);
   // The guaranteed job keeps the product of what each co-runner at full speed
   // leaves it (placement's model, interference_placement.cc), each pair's
   // figure the model's or what the loop found a share to cost where it has

@@ -270,13 +270,19 @@ class Coordinator {
   void RefreshYielding();
   // The highest share, the same for each, at which the model, or what the
   // control loop found on pairs it held (budget_memory_), expects
-  // `guaranteed` to keep its target next to all of `co_runners` (1 when no
-  // harm past the target is expected).
+  // `guaranteed` to keep the loop's target (LoopTargetOf) next to all of
+  // `co_runners` (1 when no harm past it is expected).
   double ProtectiveShare(const Job& guaranteed,
                          std::span<const policy::JobTraits> co_runners) const;
   // The job's slowdown target, --slowdown-target for one that has none.
   double TargetOf(const Job& job) const {
     return job.slowdown_target > 0 ? job.slowdown_target : options_.slowdown_target;
+  }
+  // What the control loop holds a guaranteed job to: its target, lowered
+  // while its run is over the aim (policy/run_slowdown.h; --no-run-target:
+  // the target).
+  double LoopTargetOf(const Job& job) const {
+    return options_.run_target ? job.run.LoopTarget(TargetOf(job)) : TargetOf(job);
   }
   // `opportunistic`'s share in force, capped at ProtectiveShare for each
   // guaranteed job in `on_gpu` (the jobs on one GPU) it has not been capped

@@ -129,9 +129,8 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
       // nothing at the same time).
       if (job->priority == policy::Priority::kGuaranteed) job->run.Observe(now_ns, Slowdown(*job));
       if (acting_guaranteed) {
-        const double target =
-            options_.run_target ? job->run.LoopTarget(TargetOf(*job)) : TargetOf(*job);
-        guaranteed.push_back({job->id, SlowdownOnGpu(*job, gpu, gang_budgets_), target});
+        guaranteed.push_back(
+            {job->id, SlowdownOnGpu(*job, gpu, gang_budgets_), LoopTargetOf(*job)});
       } else {
         opportunistic.push_back({job->id, CapForNewGuaranteed(*job, jobs)});
         opp_jobs.push_back(job);

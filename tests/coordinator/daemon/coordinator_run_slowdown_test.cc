@@ -72,5 +72,34 @@ TEST(RunSlowdownTest, AJobTheLoopHeldSteadilyIsHeldWhereItWas) {
   EXPECT_DOUBLE_EQ(run.filler_mean, window.filler_mean);
 }
 
+// A newcomer beside a guaranteed job whose run is being repaid starts at the
+// share that holds the loop's lowered target, not the job's own: at the
+// job's own it would be cut on the next tick, after a second beside the
+// guard at too high a share.
+double FirstShareOfANewcomerAfterATransient(bool run_target, double* run) {
+  DaemonOptions options;
+  options.run_target = run_target;
+  GuardFillerPlant plant(Plant(1.5, 5), options);
+  plant.Join("f", "fk");
+  plant.Run(10);  // through the 5 s transient
+  plant.Leave();
+  plant.Run(2);
+  *run = plant.coordinator().jobs().at("guard").run.Slowdown().value_or(-1);
+  return plant.Join("g", "gk2");
+}
+
+TEST(RunSlowdownTest, ANewcomerBesideARunBeingRepaidStartsAtTheLoopsTarget) {
+  double run = 0;
+  const double by_run = FirstShareOfANewcomerAfterATransient(true, &run);
+  EXPECT_GT(run, 0.15);  // far over the aim: the loop's target is at its floor, 0.05
+  double window_run = 0;
+  const double by_window = FirstShareOfANewcomerAfterATransient(false, &window_run);
+  EXPECT_NEAR(window_run, run, 0.02);
+  // The model's prior (0.68 kept at full share) for an unseen kind: the share
+  // that holds 0.1 is (1 - 1/1.1) / 0.32 = 0.284, 0.05 needs 0.149.
+  EXPECT_NEAR(by_window, 0.284, 0.01);
+  EXPECT_NEAR(by_run, 0.149, 0.01);
+}
+
 }  // namespace
 }  // namespace iashim::daemon
