@@ -45,10 +45,12 @@
 #                         with --queue slurm: whether the simulator gives a
 #                         gang GPUs whose shards one-GPU jobs still use, as
 #                         Slurm 22.05 does (iashim-clustersim's flag of that
-#                         name); auto (default): yes when the installed
-#                         slurmctld is 22.05 (Debian's, where it was seen);
-#                         yes also starts the coordinator with
-#                         --join-busy-gpus (cluster-up.sh)
+#                         name); auto (default): yes when the Slurm a live
+#                         run here uses is 22.05 (Debian's, where it was
+#                         seen): the installed slurmctld, or without one
+#                         (--sim-only) the slurm-wlm apt would install, as
+#                         cluster-up.sh does; yes also starts the coordinator
+#                         with --join-busy-gpus (cluster-up.sh)
 #
 # Each job of the segment is one of the trace's jobs of up to G GPUs (larger
 # ones, and those wider than a node but not in whole nodes, are left out and
@@ -172,9 +174,24 @@ if [[ $live -eq 1 ]]; then
   # Slurm too (cluster-up.sh would install it later): auto below reads its version.
   install_missing_packages jq gnuplot-nox slurm-wlm munge
 fi
+# The Slurm version a live run here uses: the installed slurmctld's ("slurm
+# 22.05.8"), else the slurm-wlm apt would install for cluster-up.sh
+# ("22.05.8-4+deb12u3"), so that --sim-only on a machine without Slurm
+# simulates what a live run on it would do; empty when neither is known.
+slurm_version() {
+  local v
+  v=$(slurmctld -V 2>/dev/null | awk '{ print $2 }' || true)
+  [[ -n "$v" ]] || v=$(apt-cache policy slurm-wlm 2>/dev/null |
+    awk '$1 == "Candidate:" && $2 != "(none)" { print $2 }' || true)
+  echo "$v"
+}
 if [[ "$gangs_busy" == auto ]]; then
   gangs_busy=no
-  [[ "$queue" != slurm || "$(slurmctld -V 2>/dev/null || true)" != *" 22.05."* ]] || gangs_busy=yes
+  if [[ "$queue" == slurm ]]; then
+    version=$(slurm_version)
+    [[ "$version" != 22.05.* ]] || gangs_busy=yes
+    say "--gangs-take-busy-gpus auto: $gangs_busy (Slurm ${version:-unknown here}$(command -v slurmctld >/dev/null || echo ', not installed: the version apt would install'))"
+  fi
 fi
 [[ "$gangs_busy" == no || "$queue" == slurm ]] || die "--gangs-take-busy-gpus yes needs --queue slurm"
 [[ "$gangs_busy" == no ]] || queue_flags+=(--gangs-take-busy-gpus --cpus-per-node "$cluster_node_cpus")

@@ -108,6 +108,24 @@ cmp -s "$out/busy-yes/sim/jobs-firstfit.csv" "$out/busy-no/sim/jobs-firstfit.csv
 grep -q "gangs may be given GPUs whose shards are in use" "$out/busy-yes/report.txt" ||
   fail "report.txt does not say gangs took busy GPUs"
 grep -q "gangs take empty GPUs only" "$out/busy-no/report.txt" || fail "report.txt does not say gangs took empty GPUs"
+# auto: 22.05's accounting where the Slurm a live run here would use is 22.05,
+# the installed slurmctld's version or, with none installed, the slurm-wlm apt
+# would install (stand-ins for both on PATH; no /usr/sbin, so no real one).
+mkdir -p "$out/bin-2205" "$out/bin-2302" "$out/bin-apt"
+printf '#!/bin/sh\necho "slurm 22.05.8"\n' >"$out/bin-2205/slurmctld"
+printf '#!/bin/sh\necho "slurm 23.02.1"\n' >"$out/bin-2302/slurmctld"
+printf '#!/bin/sh\nprintf "slurm-wlm:\\n  Installed: (none)\\n  Candidate: 22.05.8-4+deb12u3\\n"\n' >"$out/bin-apt/apt-cache"
+chmod +x "$out"/bin-*/*
+for fake in 2205:yes 2302:no apt:yes; do
+  bin=${fake%%:*} want=${fake#*:}
+  PATH="$out/bin-$bin:/usr/local/bin:/usr/bin:/bin" "$repo/scripts/live-replay.sh" --trace "$trace" --sim-only \
+    --jobs 12 --start 0 --time-scale 100 --max-gpus-per-job 4 --out "$out/auto-$bin" --build-dir "$build" \
+    >"$out/auto-$bin.log" 2>&1 || { cat "$out/auto-$bin.log"; fail "--gangs-take-busy-gpus auto ($bin) failed"; }
+  grep -q -- "--gangs-take-busy-gpus auto: $want (Slurm " "$out/auto-$bin.log" ||
+    fail "auto with Slurm $bin did not say $want: $(grep -- --gangs-take "$out/auto-$bin.log")"
+  cmp -s "$out/busy-$want/sim/jobs-firstfit.csv" "$out/auto-$bin/sim/jobs-firstfit.csv" ||
+    fail "auto with Slurm $bin did not simulate as --gangs-take-busy-gpus $want"
+done
 # Jobs wider than a node (3 nodes of 4 GPUs, by default jobs of up to all 12):
 # 8-GPU jobs on two whole nodes, in simgpu's throughputs across the fabric.
 # With at most 4 GPUs a job, they are left out and counted.
