@@ -156,8 +156,9 @@ def main():
     print("\n%d other pairs of the five families (other batch sizes), error:" % len(held))
     print("  the law, features per job      %.3f" % mae(law(jobs, base, fit, True), held))
     print("  the law, features per family   %.3f" % mae(law(jobs, base, fit, False), held))
+    per_family = free_weights(jobs, train)
     print("  a free weight pair per family  %.3f (fitted on the bundled pairs: %.3f)"
-          % (mae(free_weights(jobs, train), held), mae(free_weights(jobs, train), train)))
+          % (mae(per_family, held), mae(per_family, train)))
     print("  the bundled pairs' median, %.2f %.3f" % (median, mae(lambda v, a: median, held)))
 
 
