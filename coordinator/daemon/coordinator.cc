@@ -491,14 +491,14 @@ double Coordinator::InitialShare(const Job& job) const {
   // A gang's every GPU: it runs at the least share any of them gives it.
   for (const policy::GpuId& gpu : GpusOf(job)) {
     std::vector<const Job*> guaranteed_here;
-    std::vector<policy::JobTraits> opportunistic_here{Traits(job)};
+    std::vector<const Job*> opportunistic_here{&job};
     for (const auto& [id, other] : jobs_) {
       const std::vector<policy::GpuId> theirs = GpusOf(other);
       if (id == job.id || std::find(theirs.begin(), theirs.end(), gpu) == theirs.end()) continue;
       if (other.acting_priority() == policy::Priority::kGuaranteed) {
         guaranteed_here.push_back(&other);
       } else {
-        opportunistic_here.push_back(Traits(other));
+        opportunistic_here.push_back(&other);
         share = std::min(share, other.held ? other.share_before_hold : other.sent_share);
       }
     }
@@ -511,7 +511,7 @@ double Coordinator::InitialShare(const Job& job) const {
 }
 
 double Coordinator::ProtectiveShare(const Job& guaranteed,
-                                    std::span<const policy::JobTraits> co_runners) const {
+                                    std::span<const Job* const> co_runners) const {
   // Also for a pair never seen together: the model's estimate from the kinds'
   // families, features and biases (its prior mean before any observation).
   // Erring low costs the co-runners a few seconds until the loop raises them;
@@ -522,16 +522,21 @@ double Coordinator::ProtectiveShare(const Job& guaranteed,
   const double target = LoopTargetOf(guaranteed);
   // The guaranteed job keeps the product of what each co-runner at full speed
   // leaves it (placement's model, interference_placement.cc), each pair's
-  // figure the model's or what the loop found a share to cost where it has
-  // held such pairs; at share s it loses about s times the rest (its kernels
-  // run s of the time they would), the same s for every co-runner.
+  // figure the model's or what the loop found a pace to cost where it has
+  // held such pairs; at a fraction a of their unthrottled pace it loses
+  // about a times the rest, the same a for every co-runner.
   double kept = 1.0;
-  for (const policy::JobTraits& aggressor : co_runners) {
+  double gpu_time = 1.0;  // the least any co-runner takes at full pace
+  for (const Job* co_runner : co_runners) {
+    const policy::JobTraits aggressor = Traits(*co_runner);
     const policy::InterferencePrediction p = interference_.Predict(victim, aggressor);
     kept *= budget_memory_.EquivalentKept(victim.kind, aggressor.kind, p.throughput)
                 .value_or(p.throughput);
+    gpu_time = std::min(gpu_time, FullPaceGpuTime(*co_runner, victim));
   }
-  return std::clamp(policy::ProtectiveShare(kept, target),
+  const double pace = policy::ProtectiveShare(kept, target);
+  if (pace >= 1.0) return 1.0;
+  return std::clamp(policy::BudgetForPace(pace, gpu_time),
                     policy::ShareControllerOptions{}.min_share, 1.0);
 }
 

@@ -272,8 +272,12 @@ class Coordinator {
   // control loop found on pairs it held (budget_memory_), expects
   // `guaranteed` to keep the loop's target (LoopTargetOf) next to all of
   // `co_runners` (1 when no harm past it is expected).
-  double ProtectiveShare(const Job& guaranteed,
-                         std::span<const policy::JobTraits> co_runners) const;
+  double ProtectiveShare(const Job& guaranteed, std::span<const Job* const> co_runners) const;
+  // The GPU time `co_runner` takes, per second, at full share beside a job
+  // like `guaranteed`: what its budget is a share of. A budget b leaves it
+  // b / this of its unthrottled pace, and the guaranteed job that fraction
+  // of the harm (policy/protective_share.h, BudgetForPace).
+  double FullPaceGpuTime(const Job& co_runner, const policy::JobTraits& guaranteed) const;
   // The job's slowdown target, --slowdown-target for one that has none.
   double TargetOf(const Job& job) const {
     return job.slowdown_target > 0 ? job.slowdown_target : options_.slowdown_target;
@@ -362,6 +366,9 @@ class Coordinator {
   std::unique_ptr<policy::PlacementPolicy> placement_;
   std::map<std::string, Job> jobs_;
   std::map<std::string, policy::JobTraits> kind_traits_;  // RememberKindTraits
+  // Each kind's busy fraction alone (JobProfile::solo_busy), for a job not
+  // yet measured alone: FullPaceGpuTime.
+  std::map<std::string, double> kind_solo_busy_;
   std::map<std::string, std::string> identity_to_job_;
   std::map<std::string, int64_t> hello_asked_ns_;  // rate limit for SendHello advice
   std::map<policy::GpuId, policy::ShareController> controllers_;

@@ -173,14 +173,13 @@ double Coordinator::CapForNewGuaranteed(Job& opportunistic, const std::vector<Jo
   // loop's cuts, at most halving once per decrease_hold_s, take seconds to
   // reach the budget: the model's estimate gets there at once.
   double share = opportunistic.sent_share;
-  std::vector<policy::JobTraits> co_runners;
+  std::vector<const Job*> co_runners;
   for (const Job* g : on_gpu) {
     if (g->acting_priority() != policy::Priority::kGuaranteed) continue;
     if (!opportunistic.capped_for.insert(g->id).second) continue;
     if (co_runners.empty()) {
       for (const Job* o : on_gpu) {
-        if (o->acting_priority() == policy::Priority::kOpportunistic)
-          co_runners.push_back(Traits(*o));
+        if (o->acting_priority() == policy::Priority::kOpportunistic) co_runners.push_back(o);
       }
     }
     share = std::min(share, ProtectiveShare(*g, co_runners));
@@ -297,7 +296,9 @@ void Coordinator::LearnBudgets(int64_t now_ns) {
     const policy::JobTraits victim = Traits(g);
     const policy::JobTraits aggressor = Traits(o);
     if (!slowdown || victim.kind == kUnknownKind || aggressor.kind == kUnknownKind) continue;
-    budget_memory_.Observe(victim.kind, aggressor.kind, o.sent_share, 1 / (1 + *slowdown),
+    // Recorded as the pace the budget left it (ProtectiveShare's units).
+    const double pace = o.sent_share / FullPaceGpuTime(o, victim);
+    budget_memory_.Observe(victim.kind, aggressor.kind, pace, 1 / (1 + *slowdown),
                            interference_.Predict(victim, aggressor).throughput);
   }
 }

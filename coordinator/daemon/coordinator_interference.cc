@@ -1,7 +1,9 @@
 // The coordinator's interference model: what it calls each job, and what it
 // learns from the pairs it sees sharing a GPU.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "absl/strings/str_format.h"
 #include "coordinator/daemon/coordinator.h"
@@ -12,6 +14,9 @@ namespace {
 // Below this share of GPU time in classified kernels, a job's kernel mix is
 // not known well enough to say how memory-bound it is.
 constexpr double kClassifiedEnough = 0.5;
+
+// The least GPU time per second FullPaceGpuTime says a co-runner takes.
+constexpr double kMinFullPaceGpuTime = 0.2;
 
 // A measured slowdown as a normalised throughput; NaN when not measured.
 double Normalised(double slowdown) {
@@ -43,6 +48,10 @@ policy::JobTraits Coordinator::Traits(const Job& job) const {
 void Coordinator::RememberKindTraits() {
   for (const auto& [id, job] : jobs_) {
     policy::JobTraits t = Traits(job);
+    if (const std::optional<double> solo = job.profile.solo_busy();
+        solo && t.kind != kUnknownKind && !job.is_gang()) {
+      kind_solo_busy_[t.kind] = *solo;
+    }
     if (t.kind == kUnknownKind || (std::isnan(t.busy) && std::isnan(t.memory_bound))) continue;
     policy::JobTraits& known = kind_traits_[t.kind];
     if (!std::isnan(t.busy)) known.busy = t.busy;
@@ -58,6 +67,27 @@ policy::JobTraits Coordinator::KindTraits(const std::string& kind) const {
     t.memory_bound = it->second.memory_bound;
   }
   return t;
+}
+
+double Coordinator::FullPaceGpuTime(const Job& co_runner,
+                                    const policy::JobTraits& guaranteed) const {
+  // It keeps p of its speed beside the guaranteed job, and alone keeps the
+  // GPU busy d of the time: p * d. Unknown d counts as 1 (the most it could
+  // take), and a gang's rank as 1 too (its time in collectives, which is
+  // mostly waiting for other ranks, would count as busy).
+  const policy::JobTraits traits = Traits(co_runner);
+  const double kept = std::clamp(interference_.Predict(traits, guaranteed).throughput, 0.0, 1.0);
+  double solo_busy = 1.0;
+  if (!co_runner.is_gang()) {
+    if (const std::optional<double> own = co_runner.profile.solo_busy()) {
+      solo_busy = *own;
+    } else if (const auto it = kind_solo_busy_.find(traits.kind); it != kind_solo_busy_.end()) {
+      solo_busy = it->second;
+    }
+  }
+  // Bounded below so that one odd measurement cannot hold a co-runner at
+  // nothing: the loop still corrects what this misses.
+  return std::clamp(kept * solo_busy, kMinFullPaceGpuTime, 1.0);
 }
 
 void Coordinator::LearnInterference(const state::ObservationRecord& o) {

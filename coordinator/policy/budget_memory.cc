@@ -10,18 +10,18 @@ void BudgetMemory::RunningMean::Add(double value, int window) {
   mean += (value - mean) / n;
 }
 
-void BudgetMemory::Observe(const std::string& victim, const std::string& aggressor, double share,
+void BudgetMemory::Observe(const std::string& victim, const std::string& aggressor, double pace,
                            double kept, double model_kept) {
   // Written so that NaN fails every test.
-  if (!(share > 0 && share < 1) || !(kept > 0 && kept <= 1 - options_.min_loss) ||
+  if (!(pace > 0 && pace < 1) || !(kept > 0 && kept <= 1 - options_.min_loss) ||
       !(model_kept > 0 && model_kept < 1)) {
     return;
   }
-  const double log_loss_per_share = std::log((1 - kept) / share);
-  calibration_.Add(log_loss_per_share - std::log(1 - model_kept), options_.calibration_window);
+  const double log_loss_per_pace = std::log((1 - kept) / pace);
+  calibration_.Add(log_loss_per_pace - std::log(1 - model_kept), options_.calibration_window);
   const auto key = std::make_pair(victim, aggressor);
   if (pairs_.size() >= options_.max_pairs && !pairs_.contains(key)) return;
-  pairs_[key].Add(log_loss_per_share, options_.pair_window);
+  pairs_[key].Add(log_loss_per_pace, options_.pair_window);
 }
 
 std::optional<double> BudgetMemory::EquivalentKept(const std::string& victim,

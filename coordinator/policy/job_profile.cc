@@ -27,6 +27,7 @@ JobProfile::JobProfile(JobProfileOptions options)
       iteration_(options.tau_s),
       collective_(options.tau_s),
       solo_collective_(options.tau_s),
+      solo_busy_(options.tau_s),
       baseline_(options.baseline),
       fingerprint_(options.max_kernels) {}
 
@@ -82,7 +83,8 @@ bool JobProfile::AddWindow(const TelemetryWindow& w, bool alone_on_gpu,
   // window is estimated with its own samples rather than the job's mean.
   LearnDurations(w);
   const double gpu_ns = EstimateGpuNs(w);
-  busy_.Add(std::min(1.0, gpu_ns / (length_s * kNsPerS)), length_s);
+  const double busy = std::min(1.0, gpu_ns / (length_s * kNsPerS));
+  busy_.Add(busy, length_s);
   const double collective = std::min(1.0, CollectiveNs(w) / (length_s * kNsPerS));
   collective_.Add(collective, length_s);
 
@@ -117,6 +119,7 @@ bool JobProfile::AddWindow(const TelemetryWindow& w, bool alone_on_gpu,
     baseline_.AddSoloWindow(completed ? static_cast<double>(w.iteration_ns) : 0.0, kernels_per_s,
                             origin);
     solo_collective_.Add(collective, length_s);
+    solo_busy_.Add(busy, length_s);
   }
   return true;
 }

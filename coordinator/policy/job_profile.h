@@ -120,6 +120,9 @@ class JobProfile {
 
   // nullopt until a window has been accepted.
   std::optional<double> busy() const { return busy_.value(); }
+  // The busy fraction over its solo windows only (alone and unthrottled):
+  // the GPU time it takes when nothing holds it back; nullopt before one.
+  std::optional<double> solo_busy() const { return solo_busy_.value(); }
   std::optional<double> kernels_per_s() const { return rate_.value(); }
   // nullopt until a window completed an iteration.
   std::optional<double> iteration_ns() const { return iteration_.value(); }
@@ -185,6 +188,7 @@ class JobProfile {
   TimeEwma iteration_;
   TimeEwma collective_;
   TimeEwma solo_collective_;
+  TimeEwma solo_busy_;
   SoloBaseline baseline_;
   KernelSetFingerprint fingerprint_;
   absl::flat_hash_map<uint64_t, KernelRecord> kernels_;

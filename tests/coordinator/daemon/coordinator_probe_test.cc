@@ -106,11 +106,10 @@ TEST_F(ProbeTest, AGuaranteedJobThatNeverRanAloneIsProbedThenProtected) {
   // The probe measured the job as if alone (the filler held at 1%: 100.5 ms).
   ASSERT_TRUE(guard().profile.baseline_iteration_ns().has_value());
   EXPECT_NEAR(*guard().profile.baseline_iteration_ns(), 100.5e6, 1e6);
-  // First budget: the share the model's prior gives a newcomer next to a
-  // guaranteed job (1/1.1 allowed of the 0.68 kept at full share).
   // Budgets before the hold: the share the model's prior gives a newcomer
-  // next to a guaranteed job (1/1.1 allowed of the 0.68 kept at full share).
-  const double first = (1 - 1 / 1.1) / (1 - 0.68);
+  // next to a guaranteed job (1/1.1 allowed of the 0.68 kept at full pace,
+  // as a budget of the 0.68 of the GPU's time the newcomer takes there).
+  const double first = (1 - 1 / 1.1) / (1 - 0.68) * 0.68;
   const auto hold = std::find_if(budgets_.begin(), budgets_.end(),
                                  [](const SentBudget& b) { return b.share == 0.01; });
   ASSERT_NE(hold, budgets_.end());
@@ -182,7 +181,7 @@ TEST_F(ProbeTest, ACoRunnerThatIgnoresTheHoldIsReleasedOnTheDeadlineAndRetriedLa
                                    [](const SentBudget& b) { return b.share > 0.01; });
   ASSERT_NE(resent, budgets_.end());
   EXPECT_GE(resent - hold, 2);  // re-sent at least once before the deadline
-  EXPECT_NEAR(resent->share, (1 - 1 / 1.1) / (1 - 0.68), 1e-6);
+  EXPECT_NEAR(resent->share, (1 - 1 / 1.1) / (1 - 0.68) * 0.68, 1e-6);
   EXPECT_LE(resent->at_ns - hold->at_ns, 8 * kSecond + kTick);
   EXPECT_FALSE(c_->jobs().at("filler").held);
   // Not again within the retry wait.

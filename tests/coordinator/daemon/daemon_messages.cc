@@ -51,11 +51,12 @@ std::string Hello(const HelloSpec& s) {
 
 std::string Telemetry(const TelemetrySpec& s) {
   flatbuffers::FlatBufferBuilder fbb;
-  // 100 launches of 80 blocks of 128 threads; 10 of them timed, at 1 ms each.
+  // 100 launches of 80 blocks of 128 threads; 10 of them timed, at kernel_ms each.
   std::vector<flatbuffers::Offset<w::KernelStats>> kernels;
+  const auto kernel_ns = uint64_t(s.kernel_ms * 1e6);
   auto add = [&](double collective_ms, int device) {
     kernels.push_back(w::CreateKernelStats(fbb, 0xabcdef, 100, 80, 1, 1, 128, 1, 1, 0, 8000, 10,
-                                           10'000'000, 1'000'000, 1'000'000, device));
+                                           10 * kernel_ns, kernel_ns, kernel_ns, device));
     if (collective_ms <= 0) return;
     const auto ns = uint64_t(collective_ms * 1e6);
     kernels.push_back(w::CreateKernelStats(fbb, KernelId(kCollectiveKernelName), 1, 4, 1, 1, 512, 1,

@@ -64,12 +64,14 @@ struct HelloSpec {
 std::string Hello(const HelloSpec& spec);
 
 // One 100 ms telemetry window holding one iteration of `iteration_ms`, run
-// under `share` (the budget in force), of one 1 ms kernel launched 100 times.
+// under `share` (the budget in force), of one `kernel_ms` kernel launched 100
+// times (1 ms: the GPU busy the whole window).
 struct TelemetrySpec {
   uint64_t seq = 0;
   int64_t start_ns = 0;
   double iteration_ms = 100;
   double share = 1.0;
+  double kernel_ms = 1.0;
   double gpu_energy_j = -1;  // the GPU's energy counter as NVML read it; -1 = unknown
   // A gang's rank: ms of the window spent in one launch of kCollectiveKernel
   // (timed); 0 = none launched.

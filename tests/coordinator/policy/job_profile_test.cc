@@ -255,6 +255,28 @@ TEST(JobProfileTest, BaselineOnlyFromAloneAndUnthrottledWindows) {
   EXPECT_EQ(p.slowdown_source(), SlowdownSource::kIterations);
 }
 
+// What a budget is a share of (Coordinator::FullPaceGpuTime): the GPU time
+// the job takes alone and unthrottled, not what it takes shared or held back.
+TEST(JobProfileTest, SoloBusyOnlyFromAloneAndUnthrottledWindows) {
+  JobProfile p(NoWarmup());
+  Windows w;
+  // 100 launches of a 5 ms kernel a second: 0.5 busy.
+  const auto kernels = [](uint32_t launches) {
+    return std::vector<KernelWindow>{
+        {.kernel = 1, .launches = launches, .sampled = 10, .gpu_ns_sum = 50 * kMs}};
+  };
+  for (int i = 0; i < 5; ++i) p.AddWindow(w.Next(160, 1, 100 * kMs, kernels(160)), false);
+  for (int i = 0; i < 5; ++i) p.AddWindow(w.Next(40, 1, 100 * kMs, kernels(40), 0.2), true);
+  EXPECT_FALSE(p.solo_busy().has_value());
+  for (int i = 0; i < 5; ++i) p.AddWindow(w.Next(100, 1, 100 * kMs, kernels(100)), true);
+  ASSERT_TRUE(p.solo_busy().has_value());
+  EXPECT_NEAR(*p.solo_busy(), 0.5, 1e-9);
+  // Shared again: the busy fraction moves, the solo one stays.
+  for (int i = 0; i < 10; ++i) p.AddWindow(w.Next(160, 1, 100 * kMs, kernels(160)), false);
+  EXPECT_GT(*p.busy(), 0.7);
+  EXPECT_NEAR(*p.solo_busy(), 0.5, 1e-9);
+}
+
 TEST(JobProfileTest, WarmupWindowsDoNotCountForTheBaseline) {
   JobProfileOptions o;
   o.warmup_windows = 2;
