@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "coordinator/daemon/coordinator.h"
 #include "schemas/telemetry_generated.h"
@@ -79,6 +80,24 @@ class CoordinatorInterferenceTest : public ::testing::Test {
       o.unix_ns = kUnix + i;
       ASSERT_TRUE(store->AddObservation(o).ok());
     }
+  }
+
+  // Places opportunistic `job` of `kind` on `c` and connects its shim
+  // ("shim-<job>", `pid`) at time 0: a job running on the GPU. Its placement,
+  // or nothing (and a test failure) if it was refused.
+  std::optional<PlaceResult> StartOpportunistic(Coordinator& c, const std::string& job,
+                                                const std::string& kind, int32_t pid) {
+    c.OnMessage("cli", Bytes(PlaceKind(job, kind)), 0, kUnix, &out_);
+    const PlaceResult placed = LastPlaceReply(out_);
+    EXPECT_TRUE(placed.ok) << job << ": " << placed.error;
+    if (!placed.ok) return std::nullopt;
+    c.OnMessage("shim-" + job,
+                Bytes(Hello({.pid = pid,
+                             .job = job,
+                             .priority = w::Priority::Opportunistic,
+                             .token = placed.token})),
+                0, kUnix, &out_);
+    return placed;
   }
 
   std::filesystem::path dir_;
@@ -224,14 +243,9 @@ TEST_F(CoordinatorInterferenceTest, AGuaranteedJobPlacedNextToARunningOneCutsIts
   Record(20, "membound", "membound", 1 / 0.58 - 1, 1 / 0.58 - 1);
   auto store = OpenStore();
   Coordinator c(PlacesAnywhereUnprobed(), Gpus(1), store.get(), nullptr, 0);
-  c.OnMessage("cli", Bytes(PlaceKind("o", "membound")), 0, kUnix, &out_);
-  const PlaceResult o = LastPlaceReply(out_);
-  ASSERT_TRUE(o.ok) << o.error;
-  EXPECT_EQ(o.share, 1.0);  // alone: the whole GPU
-  c.OnMessage("shim-o",
-              Bytes(Hello({.pid = 1, .job = "o", .priority = w::Priority::Opportunistic,
-                           .token = o.token})),
-              0, kUnix, &out_);
+  const std::optional<PlaceResult> o = StartOpportunistic(c, "o", "membound", 1);
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->share, 1.0);  // alone: the whole GPU
   // The budgets sent to the opportunistic job by `out`'s messages.
   auto budgets_to_o = [](const std::vector<Outgoing>& out) {
     std::vector<double> shares;
@@ -272,14 +286,8 @@ TEST_F(CoordinatorInterferenceTest, ACoRunnerBusyHalfTheTimeAloneIsGivenHalfTheB
   Record(20, "membound", "membound", 1 / 0.58 - 1, 1 / 0.58 - 1);
   auto store = OpenStore();
   Coordinator c(PlacesAnywhereUnprobed(), Gpus(1), store.get(), nullptr, 0);
-  c.OnMessage("cli", Bytes(PlaceKind("o", "membound")), 0, kUnix, &out_);
-  const PlaceResult o = LastPlaceReply(out_);
-  ASSERT_TRUE(o.ok) << o.error;
-  c.OnMessage(
-      "shim-o",
-      Bytes(
-          Hello({.pid = 1, .job = "o", .priority = w::Priority::Opportunistic, .token = o.token})),
-      0, kUnix, &out_);
+  const std::optional<PlaceResult> o = StartOpportunistic(c, "o", "membound", 1);
+  ASSERT_TRUE(o);
   // Alone for 5 s, 100 launches of a 0.5 ms kernel every 100 ms: busy 0.5.
   int64_t t = kTick;
   for (uint64_t seq = 0; t <= 5 * kSecond; ++seq, t += kTick) {
@@ -302,7 +310,7 @@ TEST_F(CoordinatorInterferenceTest, ACoRunnerBusyHalfTheTimeAloneIsGivenHalfTheB
   const double pace = (1 - 1 / 1.1) / (1 - 0.58);
   EXPECT_NEAR(c.jobs().at("o").sent_share, pace * 0.58 * 0.5, 0.01);
   // After o, a newcomer of its kind, never measured itself: its kind's 0.5.
-  c.OnMessage("cli", Bytes(testing::Release("o", o.token)), t, kUnix + t, &out_);
+  c.OnMessage("cli", Bytes(testing::Release("o", o->token)), t, kUnix + t, &out_);
   ASSERT_FALSE(c.jobs().contains("o"));
   c.OnMessage("cli", Bytes(PlaceKind("o2", "membound")), t, kUnix + t, &out_);
   const PlaceResult o2 = LastPlaceReply(out_);
@@ -324,16 +332,10 @@ TEST_F(CoordinatorInterferenceTest,
   auto store = OpenStore();
   Coordinator c(PlacesAnywhereUnprobed(), Gpus(1), store.get(), nullptr, 0);
   for (const std::string o : {"o1", "o2"}) {
-    c.OnMessage("cli", Bytes(PlaceKind(o, "membound")), 0, kUnix, &out_);
-    const PlaceResult placed = LastPlaceReply(out_);
-    ASSERT_TRUE(placed.ok) << placed.error;
-    EXPECT_EQ(placed.share, 1.0);  // no guaranteed job: unthrottled
-    c.OnMessage("shim-" + o,
-                Bytes(Hello({.pid = o == "o1" ? 1 : 2,
-                             .job = o,
-                             .priority = w::Priority::Opportunistic,
-                             .token = placed.token})),
-                0, kUnix, &out_);
+    const std::optional<PlaceResult> placed =
+        StartOpportunistic(c, o, "membound", o == "o1" ? 1 : 2);
+    ASSERT_TRUE(placed);
+    EXPECT_EQ(placed->share, 1.0);  // no guaranteed job: unthrottled
   }
   std::vector<Outgoing> placing;
   c.OnMessage("cli",
