@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "simgpu/src/device_slots.h"
 #include "simgpu/src/shared_region.h"
@@ -190,7 +191,6 @@ int64_t SharedDevice::Lock::AdvanceToNow() {
 
 void SharedDevice::WaitForCompletion(int stream, uint32_t generation, uint64_t seq) {
   PendingWork work;  // not thread_local: waits may happen in exit handlers
-  bool peers_brought_up = false;
   for (;;) {
     int64_t now;
     {
@@ -206,14 +206,9 @@ void SharedDevice::WaitForCompletion(int stream, uint32_t generation, uint64_t s
     const int64_t done = ProjectCompletion(work, stream, seq, params_, &collectives_, &blocked);
     if (done == kNeverNs) {
       // Bringing the ranks behind up to now may record the arrivals it
-      // waits for: look again at once, or the wait would end a slice after
-      // the transfer (an LSTM gang's 15.8 ms iterations took 16.8).
-      if (!peers_brought_up) {
-        SimulateDevicesBehind(blocked);
-        peers_brought_up = true;
-        continue;
-      }
-      peers_brought_up = false;
+      // waits for: then look again at once, or the wait would end a slice
+      // after the transfer (an LSTM gang's 15.8 ms iterations took 17).
+      if (SimulateDevicesBehind(blocked)) continue;
       SleepUntilNs(now + kCollectiveWaitSliceNs);
       continue;
     }
@@ -221,10 +216,11 @@ void SharedDevice::WaitForCompletion(int stream, uint32_t generation, uint64_t s
   }
 }
 
-void SharedDevice::SimulateDevicesBehind(const CollectiveWait& blocked) {
+bool SharedDevice::SimulateDevicesBehind(const CollectiveWait& blocked) {
   CollectiveGroups* groups = collectives_.Get();
-  if (groups == nullptr || blocked.group < 0) return;
-  for (int device : groups->DevicesBehind(blocked.group, blocked.seq)) {
+  if (groups == nullptr || blocked.group < 0) return false;
+  const std::vector<int> behind = groups->DevicesBehind(blocked.group, blocked.seq);
+  for (int device : behind) {
     if (device == index_) continue;
     SharedDevice* peer = nullptr;
     {
@@ -237,6 +233,8 @@ void SharedDevice::SimulateDevicesBehind(const CollectiveWait& blocked) {
     Lock lock(*peer);  // never while holding this device's lock
     lock.AdvanceToNow();
   }
+  return !behind.empty() &&
+         groups->DevicesBehind(blocked.group, blocked.seq).size() < behind.size();
 }
 
 void SharedDevice::ReleaseSelf() {

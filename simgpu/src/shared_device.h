@@ -82,7 +82,8 @@ class SharedDevice {
   struct Region;
   SharedDevice(Region* region, size_t size, int process_slot, std::string_view ns, int index);
   // Simulates, up to now, the devices of the ranks `blocked` waits for.
-  void SimulateDevicesBehind(const CollectiveWait& blocked);
+  // True when that recorded an arrival (fewer of them are behind after).
+  bool SimulateDevicesBehind(const CollectiveWait& blocked);
 
   Region* region_;
   size_t size_;
