@@ -174,23 +174,33 @@ if [[ $live -eq 1 ]]; then
   # Slurm too (cluster-up.sh would install it later): auto below reads its version.
   install_missing_packages jq gnuplot-nox slurm-wlm munge
 fi
-# The Slurm version a live run here uses: the installed slurmctld's ("slurm
-# 22.05.8"), else the slurm-wlm apt would install for cluster-up.sh
-# ("22.05.8-4+deb12u3"), so that --sim-only on a machine without Slurm
-# simulates what a live run on it would do; empty when neither is known.
-slurm_version() {
+# The Slurm a live run here uses, as "VERSION WHERE": the installed
+# slurmctld's ("22.05.8 installed"), else the slurm-wlm apt would install for
+# cluster-up.sh ("22.05.8-4+deb12u3 apt"), so that --sim-only on a machine
+# without Slurm simulates what a live run on it would do; "- none" when
+# neither is known.
+slurm_in_use() {
   local v
   v=$(slurmctld -V 2>/dev/null | awk '{ print $2 }' || true)
-  [[ -n "$v" ]] || v=$(apt-cache policy slurm-wlm 2>/dev/null |
+  if [[ -n "$v" ]]; then
+    echo "$v installed"
+    return
+  fi
+  v=$(apt-cache policy slurm-wlm 2>/dev/null |
     awk '$1 == "Candidate:" && $2 != "(none)" { print $2 }' || true)
-  echo "$v"
+  if [[ -n "$v" ]]; then echo "$v apt"; else echo "- none"; fi
 }
 if [[ "$gangs_busy" == auto ]]; then
   gangs_busy=no
   if [[ "$queue" == slurm ]]; then
-    version=$(slurm_version)
+    read -r version where <<<"$(slurm_in_use)"
     [[ "$version" != 22.05.* ]] || gangs_busy=yes
-    say "--gangs-take-busy-gpus auto: $gangs_busy (Slurm ${version:-unknown here}$(command -v slurmctld >/dev/null || echo ', not installed: the version apt would install'))"
+    case $where in
+      installed) seen="Slurm $version" ;;
+      apt) seen="Slurm $version, not installed: the version apt would install" ;;
+      *) seen="Slurm unknown here" ;;
+    esac
+    say "--gangs-take-busy-gpus auto: $gangs_busy ($seen)"
   fi
 fi
 [[ "$gangs_busy" == no || "$queue" == slurm ]] || die "--gangs-take-busy-gpus yes needs --queue slurm"
