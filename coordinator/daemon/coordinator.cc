@@ -532,7 +532,7 @@ double Coordinator::ProtectiveShare(const Job& guaranteed,
     const policy::InterferencePrediction p = interference_.Predict(victim, aggressor);
     kept *= budget_memory_.EquivalentKept(victim.kind, aggressor.kind, p.throughput)
                 .value_or(p.throughput);
-    gpu_time = std::min(gpu_time, FullPaceGpuTime(*co_runner, victim));
+    gpu_time = std::min(gpu_time, FullPaceGpuTime(*co_runner, aggressor, victim));
   }
   const double pace = policy::ProtectiveShare(kept, target);
   if (pace >= 1.0) return 1.0;

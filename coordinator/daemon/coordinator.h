@@ -273,11 +273,13 @@ class Coordinator {
   // `guaranteed` to keep the loop's target (LoopTargetOf) next to all of
   // `co_runners` (1 when no harm past it is expected).
   double ProtectiveShare(const Job& guaranteed, std::span<const Job* const> co_runners) const;
-  // The GPU time `co_runner` takes, per second, at full share beside a job
-  // like `guaranteed`: what its budget is a share of. A budget b leaves it
-  // b / this of its unthrottled pace, and the guaranteed job that fraction
-  // of the harm (policy/protective_share.h, BudgetForPace).
-  double FullPaceGpuTime(const Job& co_runner, const policy::JobTraits& guaranteed) const;
+  // The GPU time `co_runner` (`traits`: Traits(co_runner)) takes, per
+  // second, at full share beside a job like `guaranteed`: what its budget is
+  // a share of. A budget b leaves it b / this of its unthrottled pace, and
+  // the guaranteed job that fraction of the harm (policy/protective_share.h,
+  // BudgetForPace).
+  double FullPaceGpuTime(const Job& co_runner, const policy::JobTraits& traits,
+                         const policy::JobTraits& guaranteed) const;
   // The job's slowdown target, --slowdown-target for one that has none.
   double TargetOf(const Job& job) const {
     return job.slowdown_target > 0 ? job.slowdown_target : options_.slowdown_target;

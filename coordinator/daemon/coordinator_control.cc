@@ -297,7 +297,7 @@ void Coordinator::LearnBudgets(int64_t now_ns) {
     const policy::JobTraits aggressor = Traits(o);
     if (!slowdown || victim.kind == kUnknownKind || aggressor.kind == kUnknownKind) continue;
     // Recorded as the pace the budget left it (ProtectiveShare's units).
-    const double pace = o.sent_share / FullPaceGpuTime(o, victim);
+    const double pace = o.sent_share / FullPaceGpuTime(o, aggressor, victim);
     budget_memory_.Observe(victim.kind, aggressor.kind, pace, 1 / (1 + *slowdown),
                            interference_.Predict(victim, aggressor).throughput);
   }

@@ -69,13 +69,12 @@ policy::JobTraits Coordinator::KindTraits(const std::string& kind) const {
   return t;
 }
 
-double Coordinator::FullPaceGpuTime(const Job& co_runner,
+double Coordinator::FullPaceGpuTime(const Job& co_runner, const policy::JobTraits& traits,
                                     const policy::JobTraits& guaranteed) const {
   // It keeps p of its speed beside the guaranteed job, and alone keeps the
   // GPU busy d of the time: p * d. Unknown d counts as 1 (the most it could
   // take), and a gang's rank as 1 too (its time in collectives, which is
   // mostly waiting for other ranks, would count as busy).
-  const policy::JobTraits traits = Traits(co_runner);
   const double kept = std::clamp(interference_.Predict(traits, guaranteed).throughput, 0.0, 1.0);
   double solo_busy = 1.0;
   if (!co_runner.is_gang()) {
