@@ -83,7 +83,7 @@ std::string ExpandTracePath(const std::string& pattern, int pid) {
 
 namespace {
 
-// IASHIM_DISABLE and IASHIM_SHARE_FEEDBACK.
+// IASHIM_DISABLE, IASHIM_SHARE_FEEDBACK and IASHIM_PACE_COLLECTIVES.
 void ReadSwitches(const EnvLookup& env, Config& c, std::vector<std::string>* errors) {
   Read(
       env, "IASHIM_DISABLE", [&](const char* raw) { return ParseBool(raw, &c.disabled); },
@@ -92,6 +92,10 @@ void ReadSwitches(const EnvLookup& env, Config& c, std::vector<std::string>* err
       env, "IASHIM_SHARE_FEEDBACK",
       [&](const char* raw) { return ParseBool(raw, &c.share_feedback); },
       "is not 1/0/true/false/on/off; share feedback stays on", errors);
+  Read(
+      env, "IASHIM_PACE_COLLECTIVES",
+      [&](const char* raw) { return ParseBool(raw, &c.pace_collectives); },
+      "is not 1/0/true/false/on/off; collective pacing stays on", errors);
 }
 
 // IASHIM_COORDINATOR_KEY, and the rule that telemetry never leaves this

@@ -41,6 +41,7 @@ struct Config {
   uint32_t max_inflight = 0;      // IASHIM_MAX_INFLIGHT: kernels in flight, 0 = no cap
   Priority priority = Priority::kGuaranteed;  // IASHIM_PRIORITY
   bool share_feedback = true;     // IASHIM_SHARE_FEEDBACK: correct charges from NVML readings
+  bool pace_collectives = true;   // IASHIM_PACE_COLLECTIVES: throttled, arrive at collectives late
   std::string real_libcuda = "libcuda.so.1";  // IASHIM_REAL_LIBCUDA
 };
 

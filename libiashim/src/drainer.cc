@@ -286,6 +286,10 @@ void Drainer::PollSamples(uint64_t now_ns, bool final_pass) {
         if (e == CUDA_SUCCESS && ms >= 0) {
           const uint64_t ns = uint64_t(double(ms) * 1e6);
           runtime_->costs().AddSample(s.kernel, ns);
+          if (runtime_->kernels().IsCollective(s.kernel)) {
+            runtime_->pacer().Observe(
+                s.kernel, ns, runtime_->config().pace_collectives && runtime_->gate().throttled());
+          }
           if (s.kind == RecordKind::kLaunch) window_->AddSample(s.kernel, s.device, ns);
           ++samples_done_;
           if (trace_.is_open()) trace_.GpuTime(TraceGpuTime{s.thread, 0, s.seq, ns});

@@ -100,6 +100,9 @@ bool SampledCall(ThreadBuffer* tb, CUstream stream, bool per_thread, Call&& call
 
 // Throttled only: blocks until `device`'s budget admits this launch (gate_path.cc).
 void HoldForBudget(Runtime* rt, uint32_t kernel, CUstream stream, bool per_thread, uint8_t device);
+// Throttled only: holds collective `kernel` for as long as this rank has been
+// early to it (collective_pacer.h; gate_path.cc).
+void PaceCollective(Runtime* rt, uint32_t kernel, CUstream stream, bool per_thread);
 
 // The whole launch path: `call` is the real entry point with its arguments.
 template <typename Call>
@@ -111,13 +114,19 @@ inline CUresult InterceptLaunch(Runtime* rt, RecordKind kind, CallApi api, const
   const uint32_t kernel = function != nullptr ? rt->kernels().IdOf(function) : 0;
   const uint8_t device = CurrentLaunchDevice(&tb->device_cache());
   const bool gated = rt->gate().throttled();
-  // A collective is neither held nor charged: its time on the GPU is mostly
-  // waiting for the gang's other ranks (spinning on a few SMs), and charging
-  // that wait to this rank's budget holds back its next compute, so the rank
-  // that waited most falls behind and makes the others wait: at low shares the
-  // gang slows far more than its shares say (bench/gang/README.md).
-  if (__builtin_expect(gated, 0) && !rt->kernels().IsCollective(kernel)) {
-    HoldForBudget(rt, kernel, stream, per_thread, device);
+  // A collective is not charged: its time on the GPU is mostly waiting for
+  // the gang's other ranks (spinning on a few SMs), and charging that wait to
+  // this rank's budget holds back its next compute, so the rank that waited
+  // most falls behind and makes the others wait: at low shares the gang slows
+  // far more than its shares say (bench/gang/README.md). It is held only for
+  // as long as this rank has been early, so that it spins less beside the
+  // co-runners (collective_pacer.h).
+  if (__builtin_expect(gated, 0)) {
+    if (!rt->kernels().IsCollective(kernel)) {
+      HoldForBudget(rt, kernel, stream, per_thread, device);
+    } else {
+      PaceCollective(rt, kernel, stream, per_thread);
+    }
   }
   CUresult rc;
   uint8_t slot = kNotSampled;

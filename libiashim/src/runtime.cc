@@ -154,13 +154,17 @@ void LogSummary() {
   Log(LogLevel::kWarn,
       "summary pid=%d launches=%llu graph_launches=%llu launch_lookup=%s lookups_dlsym=%llu "
       "lookups_proc_v1=%llu lookups_proc_v2=%llu lookups_per_thread=%llu mem_refused=%llu "
-      "telemetry_dropped=%llu trace_records=%llu trace_dropped=%llu",
+      "telemetry_dropped=%llu trace_records=%llu trace_dropped=%llu collectives_paced=%llu "
+      "collectives_paced_ms=%.1f",
       getpid(), (unsigned long long)t.launches, (unsigned long long)t.graph_launches, how,
-      (unsigned long long)g_counters.lookups[0].load(), (unsigned long long)g_counters.lookups[1].load(),
+      (unsigned long long)g_counters.lookups[0].load(),
+      (unsigned long long)g_counters.lookups[1].load(),
       (unsigned long long)g_counters.lookups[2].load(),
       (unsigned long long)g_counters.lookups_per_thread.load(),
       (unsigned long long)g_counters.mem_refused.load(), (unsigned long long)t.telemetry_dropped,
-      (unsigned long long)t.trace_records, (unsigned long long)t.records_dropped);
+      (unsigned long long)t.trace_records, (unsigned long long)t.records_dropped,
+      (unsigned long long)(g_runtime != nullptr ? g_runtime->pacer().held() : 0),
+      g_runtime != nullptr ? double(g_runtime->pacer().held_ns()) / 1e6 : 0.0);
 }
 
 }  // namespace iashim

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "libiashim/src/collective_pacer.h"
 #include "libiashim/src/config.h"
 #include "libiashim/src/kernel_cost_model.h"
 #include "libiashim/src/kernel_registry.h"
@@ -43,6 +44,8 @@ class Runtime {
   // What each kernel costs, learned from samples; the gate charges it.
   KernelCostModel& costs() { return costs_; }
   LaunchGate& gate() { return gate_; }
+  // How long a throttled rank holds each collective (collective_pacer.h).
+  CollectivePacer& pacer() { return pacer_; }
   MemoryLedger& memory() { return *memory_; }
 
   // 1 in N launches is timed; 0 = none (no one would read the timings).
@@ -67,6 +70,7 @@ class Runtime {
   KernelRegistry kernels_;
   KernelCostModel costs_;
   LaunchGate gate_;
+  CollectivePacer pacer_;
   // Replaced (the old one leaked) in a fork() child, which owns no memory yet.
   MemoryLedger* memory_;
   std::atomic<uint32_t> sample_every_;

@@ -38,11 +38,17 @@ struct iashim_stats {
   uint64_t budget_seq;         /* the coordinator's sequence number, 0 = from the environment */
   uint64_t held_launches;      /* launches the gate held back */
   uint64_t held_ns;            /* their total time held */
+  /* Collectives held so that a throttled rank arrives when its gang does
+   * (libiashim/src/collective_pacer.h); fields after held_ns are filled only
+   * when `size` has room for them. */
+  uint64_t collectives_paced;
+  uint64_t collectives_paced_ns;
 };
 
 /* Drains every thread's buffered launch records, then fills `out` (`size` is
- * sizeof(struct iashim_stats), for forward compatibility). Returns 0, or -1 if
- * `out` is null or `size` too small. Takes a lock: not for hot paths. */
+ * sizeof(struct iashim_stats) as the caller knows it: a caller built before
+ * fields were added gets those it knows). Returns 0, or -1 if `out` is null or
+ * `size` is less than the struct up to held_ns. Takes a lock: not for hot paths. */
 int iashim_get_stats(struct iashim_stats* out, size_t size);
 
 #ifdef __cplusplus

@@ -199,6 +199,42 @@ TEST_F(ShimProcessTest, EveryCollectiveLaunchIsTimed) {
   EXPECT_LT(others_timed, others / 100);  // the rest: 1 in 1000
 }
 
+// A key=value summed over every shim summary line in `err` (IASHIM_LOG=info:
+// one line per process, so one per rank of a gang).
+uint64_t SumOfSummaries(const std::string& err, const std::string& key) {
+  uint64_t sum = 0;
+  for (size_t line = err.find("iashim: summary "); line != std::string::npos;
+       line = err.find("iashim: summary ", line + 1)) {
+    const size_t at = err.find(" " + key + "=", line);
+    if (at == std::string::npos || at > err.find('\n', line)) continue;
+    sum += std::strtoull(err.c_str() + at + key.size() + 2, nullptr, 10);
+  }
+  return sum;
+}
+
+// A throttled 2-rank gang whose rank 1 shares its GPU with an unthrottled
+// job: at one share rank 1 computes slower, so rank 0 reaches every
+// all-reduce first and would spin in it until rank 1 comes. It holds those
+// launches back instead (libiashim/src/collective_pacer.h). Unthrottled, or
+// with IASHIM_PACE_COLLECTIVES=off, no collective is held.
+TEST_F(ShimProcessTest, AThrottledRankEarlyToItsCollectivesHoldsThemBack) {
+  const std::string devices = "'SIMGPU_DEVICES=2xTesla V100-SXM2-32GB:32GiB:80' ";
+  Job co_runner = Start(devices, "--model resnet50 --device 1 --seconds 10", /*preload=*/false);
+  const std::string gang = "--model lstm --ranks 2 --iterations 20";
+  const JobResult paced = Run(devices + "IASHIM_LOG=info IASHIM_SHARE=0.2", gang);
+  const JobResult off =
+      Run(devices + "IASHIM_LOG=info IASHIM_SHARE=0.2 IASHIM_PACE_COLLECTIVES=off", gang);
+  const JobResult unthrottled = Run(devices + "IASHIM_LOG=info", gang);
+  EXPECT_EQ(Finish(co_runner).exit_code, 0);
+  for (const JobResult* r : {&paced, &off, &unthrottled}) {
+    ASSERT_EQ(r->exit_code, 0) << r->out << r->err;
+    ASSERT_NE(r->err.find("iashim: summary "), std::string::npos) << r->err;
+  }
+  EXPECT_GT(SumOfSummaries(paced.err, "collectives_paced"), 0u) << paced.err;
+  EXPECT_EQ(SumOfSummaries(off.err, "collectives_paced"), 0u) << off.err;
+  EXPECT_EQ(SumOfSummaries(unthrottled.err, "collectives_paced"), 0u) << unthrottled.err;
+}
+
 // A coordinator's socket that keeps what one shim sends, until its Goodbye
 // (60 s at most).
 class ListeningCoordinator {

@@ -126,6 +126,17 @@ TEST(ParseConfig, ShareFeedbackIsOnUnlessTurnedOff) {
   EXPECT_NE(errors[0].find("IASHIM_SHARE_FEEDBACK='sometimes'"), std::string::npos) << errors[0];
 }
 
+TEST(ParseConfig, CollectivePacingIsOnUnlessTurnedOff) {
+  std::vector<std::string> errors;
+  EXPECT_TRUE(Parse(FakeEnv({}), &errors).pace_collectives);
+  EXPECT_FALSE(Parse(FakeEnv({{"IASHIM_PACE_COLLECTIVES", "0"}}), &errors).pace_collectives);
+  EXPECT_TRUE(errors.empty());
+  const Config c = Parse(FakeEnv({{"IASHIM_PACE_COLLECTIVES", "late"}}), &errors);
+  EXPECT_TRUE(c.pace_collectives);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("IASHIM_PACE_COLLECTIVES='late'"), std::string::npos) << errors[0];
+}
+
 TEST(ParseConfig, RankComesFromIashimRankElseRankElseLocalRank) {
   std::vector<std::string> errors;
   EXPECT_EQ(Parse(FakeEnv{}, &errors).rank, -1);

@@ -1,0 +1,57 @@
+#include "libiashim/src/collective_pacer.h"
+
+#include <algorithm>
+
+namespace iashim {
+
+uint64_t CollectivePace::transfer_ns() const {
+  if (durations_n_ == 0) return 0;
+  return *std::min_element(durations_.begin(), durations_.begin() + durations_n_);
+}
+
+uint64_t CollectivePace::Observe(uint64_t duration_ns, bool throttled) {
+  durations_[durations_next_] = duration_ns;
+  durations_next_ = (durations_next_ + 1) % kWindow;
+  durations_n_ = std::min(durations_n_ + 1, kWindow);
+  if (!throttled) {
+    hold_ns_ = 0;
+    waits_n_ = waits_next_ = 0;
+    return 0;
+  }
+  const uint64_t transfer = transfer_ns();
+  const uint64_t wait = duration_ns - transfer;  // transfer is the least: never negative
+  waits_[waits_next_] = wait;
+  waits_next_ = (waits_next_ + 1) % kRecent;
+  waits_n_ = std::min(waits_n_ + 1, kRecent);
+  const uint64_t margin = kMarginNs + transfer / 10;
+  if (wait <= margin) {
+    hold_ns_ /= 2;  // arrived last, or nearly: the others would wait for a longer hold
+    return hold_ns_;
+  }
+  if (waits_n_ < kRecent) return hold_ns_;  // not yet a lead: one wait may be chance
+  const uint64_t lead = *std::min_element(waits_.begin(), waits_.end());
+  if (lead > margin) hold_ns_ = std::min(hold_ns_ + (lead - margin) / 2, kMaxHoldNs);
+  return hold_ns_;
+}
+
+void CollectivePacer::Observe(uint32_t kernel, uint64_t duration_ns, bool throttled) {
+  if (kernel == 0) return;  // "other": not one kernel, nothing to learn
+  for (size_t i = 0; i < kMaxPaced; ++i) {
+    const uint32_t owner = slots_[i].kernel.load(std::memory_order_relaxed);
+    if (owner != kernel && owner != 0) continue;
+    if (owner == 0) slots_[i].kernel.store(kernel, std::memory_order_relaxed);
+    slots_[i].hold_ns.store(paces_[i].Observe(duration_ns, throttled), std::memory_order_relaxed);
+    return;
+  }
+}
+
+uint64_t CollectivePacer::HoldNs(uint32_t kernel) const {
+  for (const Slot& slot : slots_) {
+    const uint32_t owner = slot.kernel.load(std::memory_order_relaxed);
+    if (owner == kernel) return slot.hold_ns.load(std::memory_order_relaxed);
+    if (owner == 0) return 0;  // slots fill in order: no later one is taken
+  }
+  return 0;
+}
+
+}  // namespace iashim

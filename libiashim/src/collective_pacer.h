@@ -1,0 +1,101 @@
+// Keeps a throttled rank of a data-parallel gang from spinning in its
+// collectives on a shared GPU.
+//
+// A rank launches its all-reduce (NCCL's kernel) when its backward pass
+// ends, and the kernel then sits on the GPU, its blocks spinning on a few
+// SMs, until the gang's slowest rank arrives. Alone on a GPU that wait costs
+// no one; on a shared GPU it costs the co-runners, whose kernels lose those
+// SMs and the time the GPU spends switching to the rank's context. A
+// throttled gang waits far more than an unthrottled one: its ranks share
+// GPUs with different co-runners, so at one share they compute at different
+// speeds, and the fastest waits out the difference every iteration. The
+// control loop cannot cut that wait: a lower share slows every rank alike
+// and leaves the skew (bench/gang/README.md, "Collective pacing").
+//
+// So a throttled rank arrives late on purpose: it holds each collective's
+// launch for about as long as its recent ones waited. Per collective kernel:
+//   transfer = the least duration of its last kWindow launches (a rank that
+//              arrived last waited for no one: its duration was all transfer),
+//   wait     = duration - transfer (after the hold it was launched with),
+//   lead     = the least wait of its last kRecent launches (held only if it
+//              waited every time: one long wait is not a lead, and a kernel
+//              that carries collectives of several sizes leaves the
+//              smallest's wait as the bound).
+// Each duration moves the hold by half of (lead - margin); a launch that
+// waited no more than the margin (the rank arrived last, or nearly: holding
+// longer would make the others spin) halves it. margin = kMarginNs plus a
+// tenth of the transfer. The hold is at most kMaxHoldNs. The hold applies,
+// and is learned, only while the process is throttled: unthrottled, it is
+// the job's own GPU time to spend, and the hold is forgotten.
+//
+// CollectivePace is one kernel's learner (pure, one writer). CollectivePacer
+// keeps one per collective kernel: the drainer thread feeds durations, and
+// the launch path reads the hold with one relaxed load.
+#ifndef IASHIM_COLLECTIVE_PACER_H_
+#define IASHIM_COLLECTIVE_PACER_H_
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+namespace iashim {
+
+class CollectivePace {
+ public:
+  static constexpr size_t kWindow = 32;
+  static constexpr size_t kRecent = 4;
+  static constexpr uint64_t kMarginNs = 100'000;         // 100 us
+  static constexpr uint64_t kMaxHoldNs = 1'000'000'000;  // 1 s
+
+  // One launch's duration on the GPU (from its start event to its end), and
+  // whether the process was throttled when it was measured. Returns the hold.
+  uint64_t Observe(uint64_t duration_ns, bool throttled);
+
+  uint64_t hold_ns() const { return hold_ns_; }
+  uint64_t transfer_ns() const;  // 0 before any duration
+
+ private:
+  std::array<uint64_t, kWindow> durations_{};
+  size_t durations_n_ = 0;
+  size_t durations_next_ = 0;
+  std::array<uint64_t, kRecent> waits_{};
+  size_t waits_n_ = 0;
+  size_t waits_next_ = 0;
+  uint64_t hold_ns_ = 0;
+};
+
+class CollectivePacer {
+ public:
+  // Collective kernels paced; NCCL has a few per data type and algorithm, and
+  // a job uses a handful. Kernels past this many are not held.
+  static constexpr size_t kMaxPaced = 32;
+
+  // The drainer: one measured launch of collective `kernel` (its registry id).
+  void Observe(uint32_t kernel, uint64_t duration_ns, bool throttled);
+
+  // The launch path: how long to hold the next launch of `kernel`. Lock-free:
+  // a scan of at most kMaxPaced relaxed loads, for collectives only.
+  uint64_t HoldNs(uint32_t kernel) const;
+
+  // Counted by the launch path: launches held and the time they were held.
+  void CountHold(uint64_t ns) {
+    held_.fetch_add(1, std::memory_order_relaxed);
+    held_ns_.fetch_add(ns, std::memory_order_relaxed);
+  }
+  uint64_t held() const { return held_.load(std::memory_order_relaxed); }
+  uint64_t held_ns() const { return held_ns_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Slot {
+    std::atomic<uint32_t> kernel{0};  // 0: free (id 0 is "other", never paced)
+    std::atomic<uint64_t> hold_ns{0};
+  };
+  std::array<Slot, kMaxPaced> slots_;
+  std::array<CollectivePace, kMaxPaced> paces_;  // the drainer's only
+  std::atomic<uint64_t> held_{0};
+  std::atomic<uint64_t> held_ns_{0};
+};
+
+}  // namespace iashim
+
+#endif  // IASHIM_COLLECTIVE_PACER_H_
