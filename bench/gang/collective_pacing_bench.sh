@@ -28,14 +28,6 @@ seconds=8
 victim=transformer
 gang_model=lstm
 skew_model=resnet50
-models_dir=$(cd "$(dirname "$0")/../data/models" && pwd)
-model() {  # model OPTION NAME
-  [[ $2 =~ ^[a-z0-9_]+$ && -f $models_dir/$2.model ]] || {
-    echo "collective_pacing_bench.sh: $1 '$2' is not a profile of bench/data/models" \
-      "($(cd "$models_dir" && ls -- *.model | sed 's/[.]model$//' | paste -sd' '))" >&2
-    exit 2
-  }
-}
 # shellcheck disable=SC2034  # read by bench_args.sh
 bench=collective_pacing_bench.sh
 # shellcheck source=bench_args.sh

@@ -27,15 +27,6 @@ shares=0.05/0.05,0.05/0.1,0.1/0.1
 iterations=12
 gang_model=resnet18
 co_model=resnet50
-models_dir=$(cd "$(dirname "$0")/../data/models" && pwd)
-# A profile fakejob knows (bench/data/models/NAME.model), or exit 2 naming it.
-model() {  # model OPTION NAME
-  [[ $2 =~ ^[a-z0-9_]+$ && -f $models_dir/$2.model ]] || {
-    echo "low_share_gang_bench.sh: $1 '$2' is not a profile of bench/data/models" \
-      "($(cd "$models_dir" && ls -- *.model | sed 's/[.]model$//' | paste -sd' '))" >&2
-    exit 2
-  }
-}
 # shellcheck disable=SC2034  # read by bench_args.sh
 bench=low_share_gang_bench.sh
 # shellcheck source=bench_args.sh
