@@ -34,8 +34,10 @@ uint64_t CollectivePace::Observe(uint64_t duration_ns, bool throttled) {
   return hold_ns_;
 }
 
-void CollectivePacer::Observe(uint32_t kernel, uint64_t duration_ns, bool throttled) {
+void CollectivePacer::Observe(uint32_t kernel, int device, uint64_t duration_ns, bool throttled) {
   if (kernel == 0) return;  // "other": not one kernel, nothing to learn
+  if (device_ < 0) device_ = device;
+  if (device != device_) several_devices_.store(true, std::memory_order_relaxed);
   for (size_t i = 0; i < kMaxPaced; ++i) {
     const uint32_t owner = slots_[i].kernel.load(std::memory_order_relaxed);
     if (owner != kernel && owner != 0) continue;
@@ -46,6 +48,7 @@ void CollectivePacer::Observe(uint32_t kernel, uint64_t duration_ns, bool thrott
 }
 
 uint64_t CollectivePacer::HoldNs(uint32_t kernel) const {
+  if (several_devices_.load(std::memory_order_relaxed)) return 0;
   for (const Slot& slot : slots_) {
     const uint32_t owner = slot.kernel.load(std::memory_order_relaxed);
     if (owner == kernel) return slot.hold_ns.load(std::memory_order_relaxed);

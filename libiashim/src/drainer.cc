@@ -288,7 +288,8 @@ void Drainer::PollSamples(uint64_t now_ns, bool final_pass) {
           runtime_->costs().AddSample(s.kernel, ns);
           if (runtime_->kernels().IsCollective(s.kernel)) {
             runtime_->pacer().Observe(
-                s.kernel, ns, runtime_->config().pace_collectives && runtime_->gate().throttled());
+                s.kernel, s.device, ns,
+                runtime_->config().pace_collectives && runtime_->gate().throttled());
           }
           if (s.kind == RecordKind::kLaunch) window_->AddSample(s.kernel, s.device, ns);
           ++samples_done_;

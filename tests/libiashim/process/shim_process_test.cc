@@ -216,23 +216,29 @@ uint64_t SumOfSummaries(const std::string& err, const std::string& key) {
 // job: at one share rank 1 computes slower, so rank 0 reaches every
 // all-reduce first and would spin in it until rank 1 comes. It holds those
 // launches back instead (libiashim/src/collective_pacer.h). Unthrottled, or
-// with IASHIM_PACE_COLLECTIVES=off, no collective is held.
+// with IASHIM_PACE_COLLECTIVES=off, no collective is held; nor by one process
+// driving both GPUs, whose one thread a hold would stop for both.
 TEST_F(ShimProcessTest, AThrottledRankEarlyToItsCollectivesHoldsThemBack) {
   const std::string devices = "'SIMGPU_DEVICES=2xTesla V100-SXM2-32GB:32GiB:80' ";
   Job co_runner = Start(devices, "--model resnet50 --device 1 --seconds 10", /*preload=*/false);
   const std::string gang = "--model lstm --ranks 2 --iterations 20";
+  // The two that must hold (or would, without the rule) first, while the
+  // co-runner certainly runs.
   const JobResult paced = Run(devices + "IASHIM_LOG=info IASHIM_SHARE=0.2", gang);
+  const JobResult one_process =
+      Run(devices + "IASHIM_LOG=info IASHIM_SHARE=0.2", "--model lstm --devices 2 --iterations 20");
   const JobResult off =
       Run(devices + "IASHIM_LOG=info IASHIM_SHARE=0.2 IASHIM_PACE_COLLECTIVES=off", gang);
   const JobResult unthrottled = Run(devices + "IASHIM_LOG=info", gang);
   EXPECT_EQ(Finish(co_runner).exit_code, 0);
-  for (const JobResult* r : {&paced, &off, &unthrottled}) {
+  for (const JobResult* r : {&paced, &off, &unthrottled, &one_process}) {
     ASSERT_EQ(r->exit_code, 0) << r->out << r->err;
     ASSERT_NE(r->err.find("iashim: summary "), std::string::npos) << r->err;
   }
   EXPECT_GT(SumOfSummaries(paced.err, "collectives_paced"), 0u) << paced.err;
   EXPECT_EQ(SumOfSummaries(off.err, "collectives_paced"), 0u) << off.err;
   EXPECT_EQ(SumOfSummaries(unthrottled.err, "collectives_paced"), 0u) << unthrottled.err;
+  EXPECT_EQ(SumOfSummaries(one_process.err, "collectives_paced"), 0u) << one_process.err;
 }
 
 // A coordinator's socket that keeps what one shim sends, until its Goodbye

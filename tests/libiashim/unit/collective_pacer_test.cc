@@ -129,14 +129,14 @@ TEST(CollectivePaceTest, TheHoldIsBounded) {
 TEST(CollectivePacerTest, EachCollectiveKernelHasItsOwnHold) {
   CollectivePacer pacer;
   for (int i = 0; i < 40; ++i) {
-    pacer.Observe(7, i == 0 ? 2 * kMs : 2 * kMs + 20 * kMs - std::min(pacer.HoldNs(7), 20 * kMs),
+    pacer.Observe(7, 0, i == 0 ? 2 * kMs : 2 * kMs + 20 * kMs - std::min(pacer.HoldNs(7), 20 * kMs),
                   true);
-    pacer.Observe(9, 2 * kMs, true);
+    pacer.Observe(9, 0, 2 * kMs, true);
   }
   EXPECT_GT(pacer.HoldNs(7), 18 * kMs);
   EXPECT_EQ(pacer.HoldNs(9), 0u);
   EXPECT_EQ(pacer.HoldNs(8), 0u);    // never seen
-  pacer.Observe(0, 50 * kMs, true);  // "other": not one kernel
+  pacer.Observe(0, 0, 50 * kMs, true);  // "other": not one kernel
   EXPECT_EQ(pacer.HoldNs(0), 0u);
 }
 
@@ -144,10 +144,22 @@ TEST(CollectivePacerTest, KernelsPastTheTableAreNotHeld) {
   CollectivePacer pacer;
   const auto n = static_cast<uint32_t>(CollectivePacer::kMaxPaced);
   for (int i = 0; i < 10; ++i) {
-    for (uint32_t k = 1; k <= n + 1; ++k) pacer.Observe(k, i == 0 ? kMs : 30 * kMs, true);
+    for (uint32_t k = 1; k <= n + 1; ++k) pacer.Observe(k, 0, i == 0 ? kMs : 30 * kMs, true);
   }
   EXPECT_GT(pacer.HoldNs(n), 0u);
   EXPECT_EQ(pacer.HoldNs(n + 1), 0u);
+}
+
+// A collective seen on a second device: the process drives several GPUs
+// from one thread, and holds none from then on.
+TEST(CollectivePacerTest, AProcessOnSeveralDevicesHoldsNothing) {
+  CollectivePacer pacer;
+  for (int i = 0; i < 10; ++i) pacer.Observe(7, 0, i == 0 ? kMs : 30 * kMs, true);
+  ASSERT_GT(pacer.HoldNs(7), 0u);
+  pacer.Observe(8, 1, 2 * kMs, true);
+  EXPECT_EQ(pacer.HoldNs(7), 0u);
+  for (int i = 0; i < 10; ++i) pacer.Observe(7, 0, 30 * kMs, true);
+  EXPECT_EQ(pacer.HoldNs(7), 0u);
 }
 
 TEST(CollectivePacerTest, CountsWhatItHeld) {
