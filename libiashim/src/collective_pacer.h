@@ -35,8 +35,9 @@
 // one beside an unthrottled ResNet-50, 97 ms an iteration unheld, 191 held).
 //
 // CollectivePace is one kernel's learner (pure, one writer). CollectivePacer
-// keeps one per collective kernel: the drainer thread feeds durations, and
-// the launch path reads the hold with one relaxed load.
+// keeps one per collective kernel: the drainer thread feeds durations (and
+// alone decides, from IASHIM_PACE_COLLECTIVES, whether any hold is learned),
+// and the launch path reads the hold lock-free (HoldNs).
 #ifndef IASHIM_COLLECTIVE_PACER_H_
 #define IASHIM_COLLECTIVE_PACER_H_
 

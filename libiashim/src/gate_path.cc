@@ -20,7 +20,7 @@ bool Capturing(CUstream stream, bool per_thread) {
 }  // namespace
 
 void PaceCollective(Runtime* rt, uint32_t kernel, CUstream stream, bool per_thread) {
-  if (!rt->config().pace_collectives) return;
+  // With IASHIM_PACE_COLLECTIVES=off the drainer learns no hold (drainer.cc).
   const uint64_t hold_ns = rt->pacer().HoldNs(kernel);
   if (hold_ns == 0 || Capturing(stream, per_thread)) return;
   // A plain sleep: the hold is bounded (CollectivePace::kMaxHoldNs) and learned
