@@ -13,6 +13,7 @@
 #                          [--nodes N] [--guaranteed-every M] [--max-gpus-per-job G] [--modes LIST]
 #                          [--max-minutes M] [--out DIR] [--build-dir DIR] [--sim-only]
 #                          [--queue reserve|greedy|slurm] [--gangs-take-busy-gpus yes|no|auto]
+#                          [--status-every S]
 #
 #   --trace FILE          a Gavel-format trace (bench/data/gavel/msr-seed0/*.trace)
 #   --jobs K              jobs in the segment, 1..200 (default 40)
@@ -51,6 +52,9 @@
 #                         (--sim-only) the slurm-wlm apt would install, as
 #                         cluster-up.sh does; yes also starts the coordinator
 #                         with --join-busy-gpus (cluster-up.sh)
+#   --status-every S      seconds between the --iashim run's status samples,
+#                         1..60 (default 5; 1 to follow a control loop's
+#                         transients, at some CPU to the 2-core host)
 #
 # Each job of the segment is one of the trace's jobs of up to G GPUs (larger
 # ones, and those wider than a node but not in whole nodes, are left out and
@@ -89,7 +93,9 @@
 #                               several nodes node:...+node:...)
 #   live-<mode>-logs/           each job's stdout and stderr, and sbatch's;
 #                               slurmctld.log (node choices, allocations)
-#   status-iashim/              `iashim status --json` every 5 s of the --iashim run
+#   status-iashim/              `iashim status --json` every S s (--status-every) of the
+#                               --iashim run
+#   live-iashim-logs/coordinator.log   the coordinator's log of the --iashim run
 #   summary.csv                 mode,source,metric,value
 #   report.txt                  the table (also printed)
 #   jct.png                     JCT per job, live and simulated, both modes
@@ -109,6 +115,7 @@ source scripts/cluster_common.sh
 source scripts/replay/metrics.sh
 
 trace="" jobs=40 start=auto scale=auto nodes=3 every=4 max_gpus="" modes=plain,iashim max_minutes=12 out="" build=""
+status_every=5
 live=1
 queue=slurm
 gangs_busy=auto
@@ -129,6 +136,7 @@ while [[ $# -gt 0 ]]; do
     --build-dir) need_value "$@"; build=$2 ;;
     --queue) need_value "$@"; queue=$2 ;;
     --gangs-take-busy-gpus) need_value "$@"; gangs_busy=$2 ;;
+    --status-every) need_value "$@"; status_every=$2 ;;
     -h|--help) sed -n '2,/^set -euo pipefail/p' "$0" | sed '$d'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -149,6 +157,7 @@ node_gpus=4  # SIMGPU_DEVICES in cluster-up.sh
 max_gpus=${max_gpus:-$((nodes * node_gpus))}
 in_range --max-gpus-per-job "$max_gpus" 1 $((nodes * node_gpus))
 in_range --max-minutes "$max_minutes" 1 120
+in_range --status-every "$status_every" 1 60
 if [[ "$scale" != auto ]] &&
    { [[ ! "$scale" =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! awk -v x="$scale" 'BEGIN { exit !(x >= 1 && x <= 1e7) }'; }; then
   die "--time-scale must be auto or a number 1..10000000 (got '$scale')"
@@ -321,14 +330,15 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
   mkdir -p "$dir"
   chmod 1777 "$dir"
   e0=$(cluster_energy_mj)
-  # What the coordinator sees, every 5 s (--iashim): budgets, slowdowns, queues.
+  # What the coordinator sees, every --status-every s (--iashim): budgets,
+  # slowdowns, queues.
   if [[ "$mode" != plain ]]; then
     rm -rf "$out/status-$mode"
     mkdir -p "$out/status-$mode"
     (
       for n in $(seq 10000); do
         on head iashim status --json --timeout-s 2 >"$out/status-$mode/$(printf %05d "$n").json" 2>/dev/null || true
-        sleep 5
+        sleep "$status_every"
       done
     ) &
     sampler=$!
@@ -440,6 +450,9 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
   # Where slurmctld sent each job and why (job_submit.lua's node choice), for
   # the queue's part of a gap; the log holds every mode run so far.
   cp "$cluster_dir/log/slurmctld.log" "$out/live-$mode-logs/slurmctld.log" 2>/dev/null || true
+  # And what the coordinator said (placements, refusals), for the policy's part.
+  [[ "$mode" == plain ]] ||
+    cp "$cluster_dir/log/coordinator.log" "$out/live-$mode-logs/coordinator.log" 2>/dev/null || true
   [[ ! -s "$dir/failed.tsv" ]]
 }
 
