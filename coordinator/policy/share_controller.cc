@@ -369,8 +369,17 @@ ShareAction ShareController::Cut(int64_t now_ns, double ratio, std::vector<JobSh
     }
   }
   state_.violating = true;
-  const double factor = std::clamp(1.0 - options_.decrease_gain * (mean_ratio - 1.0),
-                                   options_.max_cut, 1.0 - options_.min_cut);
+  double factor = std::clamp(1.0 - options_.decrease_gain * (mean_ratio - 1.0), options_.max_cut,
+                             1.0 - options_.min_cut);
+  // A large excess, confirmed (one sample may be noise): cut to where harm in
+  // proportion to the share lands at the headroom, as a raise aims, instead
+  // of halving. From full share the floor is four halvings, 12 s at
+  // decrease_hold_s, and the seconds a guaranteed job spends 20-30% slow
+  // meanwhile are repaid by holding its co-runners at the floor for far
+  // longer (run_slowdown.h).
+  if (state_.over.count >= options_.confirm_steps && mean_ratio >= options_.severe_ratio) {
+    factor = std::min(factor, CurrentBand().headroom / mean_ratio);
+  }
   Scale(factor, min_share, shares);
   state_.last_cut_ns = now_ns;
   state_.over = {};

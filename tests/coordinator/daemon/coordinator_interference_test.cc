@@ -393,12 +393,16 @@ TEST_F(CoordinatorInterferenceTest, AGpuWhoseLoopHoldsItsCoRunnerAtTheFloorTakes
                            .token = LastPlaceReply(out_).token})),
               t, kUnix + t, &out_);
   // g runs `g_ms` iterations for `seconds`, o at the share it was sent (the
-  // least it was sent in `least`).
+  // least it was sent in `least`, the most since then in `given_back`).
   double least = 1;
+  double given_back = 0;
   const auto run = [&](double g_ms, int seconds) {
     least = 1;
+    given_back = 0;
     for (int i = 0; i < seconds * 10; ++i, ++seq, t += kTick) {
-      least = std::min(least, c.jobs().at("o").sent_share);
+      const double sent = c.jobs().at("o").sent_share;
+      given_back = sent < least ? sent : std::max(given_back, sent);
+      least = std::min(least, sent);
       c.OnMessage("shim-g", Bytes(Telemetry({.seq = seq, .start_ns = t, .iteration_ms = g_ms})), t,
                   kUnix + t, &out_);
       c.OnMessage("shim-o",
@@ -421,11 +425,13 @@ TEST_F(CoordinatorInterferenceTest, AGpuWhoseLoopHoldsItsCoRunnerAtTheFloorTakes
   EXPECT_GT(c.jobs().at("o").sent_share, 0.06);
   EXPECT_TRUE(place_third("n1").ok);
   // 50% slower whatever o's share: the loop cuts o to its floor, then gives
-  // back the share it had before, the floor having bought nothing.
+  // back the share it had before, the floor having bought nothing. (It may
+  // take it to the floor once more: the run's target, lowered meanwhile to
+  // repay the run, moves the ratios the release is judged by.)
   const double before = c.jobs().at("o").sent_share;
   run(150, 30);
   ASSERT_LE(least, 0.05 + 1e-9);
-  ASSERT_NEAR(c.jobs().at("o").sent_share, before, 1e-6);
+  ASSERT_NEAR(given_back, before, 1e-6);
   PlaceResult r = place_third("n2");
   EXPECT_FALSE(r.ok);
   EXPECT_TRUE(r.queued);

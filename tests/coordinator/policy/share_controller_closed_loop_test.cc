@@ -407,5 +407,32 @@ TEST(ShareControllerClosedLoopTest, GuaranteedJobLeavesAndComesBack) {
   EXPECT_LE(0.5 * total(), kTarget);
 }
 
+// A co-runner at full share that puts the guaranteed job ten or fifteen
+// times over its target (a newcomer the model thought harmless, a target
+// lowered to repay a run): halving four times, one cut per decrease_hold_s,
+// left it over target for 10-11 s; cuts that aim at the headroom once the
+// excess is confirmed bring it under in at most 8, lag included.
+TEST(ShareControllerClosedLoopTest, AFarExcessIsCutBackInAFewSeconds) {
+  for (double a : {1.0, 1.5}) {
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+      Scenario sc;
+      sc.steps = 120;
+      sc.lag_tau_s = 3;
+      sc.seed = seed;
+      const Trajectory tr = Simulate(Linear(a), sc);
+      int under = -1;
+      for (int i = 0; i < sc.steps && under < 0; ++i) {
+        if (tr.slowdown[i] <= kTarget + 1e-9) under = i;
+      }
+      EXPECT_GE(under, 0) << "a=" << a << " seed=" << seed << "\n" << tr.Describe(0, 30);
+      EXPECT_LE(under, 8) << "a=" << a << " seed=" << seed << "\n" << tr.Describe(0, 30);
+      // And it settles as before: at most the floor's slowdown from then on.
+      EXPECT_EQ(tr.StepsAbove(std::max(kTarget, a * kMinShare) + 0.02, 30, sc.steps), 0)
+          << "a=" << a << "\n"
+          << tr.Describe(0, sc.steps, 5);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace iashim::policy

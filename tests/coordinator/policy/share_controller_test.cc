@@ -81,7 +81,32 @@ TEST(ShareControllerTest, WaitsForACutToShowBeforeCuttingAgain) {
   EXPECT_DOUBLE_EQ(step.shares[0].share, 0.5);
   step = c.Step(3 * kS, G(0.2), Apply(step));
   EXPECT_EQ(step.action, ShareAction::kCut);
-  EXPECT_DOUBLE_EQ(step.shares[0].share, 0.25);
+  // Twice the target, confirmed: to where the headroom would be in
+  // proportion (ACutLargeAndConfirmedAimsAtTheHeadroom).
+  EXPECT_DOUBLE_EQ(step.shares[0].share, 0.5 * 0.85 / 2);
+}
+
+// One sample far over target is cut at once, but only by half: it may be
+// noise. Once more samples confirm it, the cut aims where harm in proportion
+// to the share would leave the job at the headroom, as a raise does: a
+// plant twice over its target from a full share is not halved four times.
+TEST(ShareControllerTest, ACutLargeAndConfirmedAimsAtTheHeadroom) {
+  ShareController c;
+  ShareStep step = c.Step(0, G(0.4), O(1.0));
+  EXPECT_EQ(step.action, ShareAction::kCut);
+  EXPECT_DOUBLE_EQ(step.shares[0].share, 0.5);  // unconfirmed: halved
+  step = c.Step(1 * kS, G(0.3), Apply(step));
+  step = c.Step(2 * kS, G(0.3), Apply(step));
+  step = c.Step(3 * kS, G(0.3), Apply(step));
+  EXPECT_EQ(step.action, ShareAction::kCut);
+  // The mean ratio since the last cut is 3: 0.85 / 3 of the total.
+  EXPECT_NEAR(step.shares[0].share, 0.5 * 0.85 / 3, 1e-9);
+  // Under severe_ratio, the cut stays proportional to the excess.
+  ShareController mild;
+  step = mild.Step(0, G(0.14), O(1.0));
+  step = mild.Step(1 * kS, G(0.14), Apply(step));
+  EXPECT_EQ(step.action, ShareAction::kCut);
+  EXPECT_NEAR(step.shares[0].share, 0.6, 1e-9);
 }
 
 TEST(ShareControllerTest, AtTheFloorItSaysSo) {
@@ -206,16 +231,16 @@ TEST(ShareControllerTest, AFloorWithNoEpisodeStartIsKept) {
 TEST(ShareControllerTest, ACutFromOutsideIsWaitedForAsTheLoopsOwn) {
   ShareController c;
   EXPECT_EQ(c.Step(0, {}, O(1.0)).action, ShareAction::kUnthrottle);
-  EXPECT_EQ(c.Step(1 * kS, G(0.4), O(0.2)).action, ShareAction::kSettle);
-  EXPECT_EQ(c.Step(2 * kS, G(0.4), O(0.2)).action, ShareAction::kSettle);
-  const ShareStep step = c.Step(4 * kS, G(0.4), O(0.2));
+  EXPECT_EQ(c.Step(1 * kS, G(0.25), O(0.2)).action, ShareAction::kSettle);
+  EXPECT_EQ(c.Step(2 * kS, G(0.25), O(0.2)).action, ShareAction::kSettle);
+  const ShareStep step = c.Step(4 * kS, G(0.25), O(0.2));
   EXPECT_EQ(step.action, ShareAction::kCut);
   EXPECT_LT(step.shares[0].share, 0.2);
   // The loop's own output in force is no cut from outside: the next cut comes
   // decrease_hold_s after the loop's own.
-  const ShareStep own = c.Step(5 * kS, G(0.4), Apply(step));
+  const ShareStep own = c.Step(5 * kS, G(0.25), Apply(step));
   EXPECT_EQ(own.action, ShareAction::kSettle);
-  EXPECT_EQ(c.Step(7'500'000'000, G(0.4), Apply(own)).action, ShareAction::kCut);
+  EXPECT_EQ(c.Step(7'500'000'000, G(0.25), Apply(own)).action, ShareAction::kCut);
 }
 
 TEST(ShareControllerTest, UnknownSlowdownHoldsButDoesNotBlockACut) {
