@@ -16,7 +16,9 @@
 // worst slowdown/target ratio over the guaranteed jobs.
 //  - Violation (r > 1): confirmed by confirm_steps samples in a row unless
 //    r >= severe_ratio, then every share is cut by the factor
-//    clamp(1 - k * (mean r - 1), max_cut, 1 - min_cut), at most once per
+//    clamp(1 - k * (mean r - 1), max_cut, 1 - min_cut), or, once a mean r of
+//    severe_ratio or more is confirmed, by h / mean r if that is less (where
+//    a linear plant lands at the headroom h, as a raise aims), at most once per
 //    decrease_hold_s (the measurement must first show a cut's effect). The
 //    first cut of an episode remembers T as the *ceiling*, and r/T there as
 //    the *gain*.
