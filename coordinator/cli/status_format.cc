@@ -67,6 +67,15 @@ std::string FormatTarget(double target) {
   return absl::StrFormat("%g%%", target * 100.0);
 }
 
+// The job's target, and in brackets the lower one its GPU's loop holds it
+// to while its run is repaid: "10% (5.4%)".
+std::string FormatTargets(const wire::JobState& job) {
+  const std::string own = FormatTarget(job.slowdown_target());
+  const double loop = job.loop_target();
+  if (!std::isfinite(loop) || loop < 0 || !(loop < job.slowdown_target() - 1e-6)) return own;
+  return absl::StrFormat("%s (%.2g%%)", own, loop * 100.0);
+}
+
 enum class Align { kLeft, kRight };
 
 struct Column {
@@ -168,7 +177,7 @@ Row JobRow(const wire::JobState& job) {
       FormatSlowdown(job, job.slowdown()),
       FormatSlowdown(job, job.run_slowdown()),
       BaselineWord(job),
-      IsGuaranteed(job) ? FormatTarget(job.slowdown_target()) : "-",
+      IsGuaranteed(job) ? FormatTargets(job) : "-",
       FormatRate(job.kernels_per_s()),
       Percent(job.busy()),
       FormatJoules(job.energy_per_iteration_j()),
@@ -245,6 +254,8 @@ void WriteJob(const wire::JobState& job, JsonWriter& w) {
   w.Key("run_slowdown");
   KnownOrNull(job.run_slowdown(), w);
   w.Key("slowdown_target").Double(job.slowdown_target());
+  w.Key("loop_target");
+  KnownOrNull(job.loop_target(), w);
   w.Key("kernels_per_s").Double(job.kernels_per_s());
   w.Key("busy").Double(job.busy());
   w.Key("iteration_ns").Uint(job.iteration_ns());

@@ -69,14 +69,14 @@ TEST(StatusFormat, Table) {
   EXPECT_EQ(lines[2],
             "node-a:0 NVIDIA H200  busy 87%  power 213 W  memory 21.0 GiB of 80.0 GiB  2 jobs");
   EXPECT_EQ(lines[3],
-            "  JOB        PID  PRIO  SHARE  SLOWDOWN    RUN  BASELINE  TARGET  KERN/S  BUSY  J/ITER  "
-            "ENERGY-J  MEM/QUOTA  BUDGET-AGE  CONNECTED");
+            "  JOB        PID  PRIO  SHARE  SLOWDOWN    RUN  BASELINE      TARGET  KERN/S  BUSY  "
+            "J/ITER  ENERGY-J  MEM/QUOTA  BUDGET-AGE  CONNECTED");
   EXPECT_EQ(lines[4],
-            "  resnet50  1201  guar   0.60     +25%!  +9.2%  probe        10%   12.3k   55%    57.3  "
-            "    5412   8.0G/16G        1.2s  yes");
+            "  resnet50  1201  guar   0.60     +25%!  +9.2%  probe     10% (9.8%)   12.3k   55%  "
+            "  57.3      5412   8.0G/16G        1.2s  yes");
   EXPECT_EQ(lines[5],
-            "  gpt2-opp  1203  opp    0.10         -      -  -              -     800    7%       -  "
-            "       -      13G/-           -  no");
+            "  gpt2-opp  1203  opp    0.10         -      -  -                  -     800    7%  "
+            "     -         -      13G/-           -  no");
   EXPECT_EQ(lines[6], "");
   EXPECT_EQ(lines[7], "node-a:1 NVIDIA H200  busy 0%  memory 0 B of 80.0 GiB  0 jobs");
   EXPECT_EQ(lines.size(), 8u) << table;
@@ -154,6 +154,8 @@ TEST(StatusFormat, Json) {
   EXPECT_THAT(json, HasSubstr("\"slowdown\": null,"));  // gpt2-opp: unknown
   EXPECT_THAT(json, HasSubstr("\"run_slowdown\": 0.092,"));
   EXPECT_THAT(json, HasSubstr("\"run_slowdown\": null,"));  // gpt2-opp: not guaranteed
+  EXPECT_THAT(json, HasSubstr("\"loop_target\": 0.098,"));  // its run repaid: held lower
+  EXPECT_THAT(json, HasSubstr("\"loop_target\": null,"));   // gpt2-opp: not held so
   EXPECT_THAT(json, HasSubstr("\"baseline_source\": \"probe\","));
   EXPECT_THAT(json, HasSubstr("\"baseline_source\": null,"));  // gpt2-opp: none
   EXPECT_THAT(json, HasSubstr("\"probing\": false,"));

@@ -7,12 +7,15 @@
 
 #include <optional>
 
+#include "absl/strings/str_format.h"
+#include "common/wire/wire_string.h"
 #include "tests/coordinator/daemon/guard_filler_plant.h"
 
 namespace iashim::daemon {
 namespace {
 
 using testing::GuardFillerPlant;
+using testing::ReceivedMessage;
 
 // The guard loses 0.5 of its speed per unit of the filler's share (as in
 // coordinator_budget_memory_test.cc); for the first `burst_s` seconds after
@@ -101,6 +104,43 @@ TEST(RunSlowdownTest, ANewcomerBesideARunBeingRepaidStartsAtTheLoopsTarget) {
   // pace beside the guard, so its budget is 0.68 of that: 0.193 and 0.101.
   EXPECT_NEAR(by_window, 0.284 * 0.68, 0.01);
   EXPECT_NEAR(by_run, 0.149 * 0.68, 0.01);
+}
+
+// What `iashim status` shows of it: the job's own target, and the loop's
+// lower one while the run is repaid (its floor, half the target, this far
+// over the aim); the job's own target under --no-run-target.
+double LoopTargetInStatus(bool run_target) {
+  DaemonOptions options;
+  options.run_target = run_target;
+  GuardFillerPlant plant(Plant(1.5, 5), options);
+  plant.Join("f", "fk");
+  plant.Run(10);  // through the 5 s transient
+  const int64_t now = int64_t(plant.now_s() * 1e9);
+  const std::string snapshot = plant.coordinator().EncodeSnapshot(now, kUnix + now);
+  const ReceivedMessage status(snapshot);
+  const wire::StateSnapshot* s = status.envelope()->payload_as_StateSnapshot();
+  // And /metrics, for an alert on a run past its target.
+  const std::string metrics = plant.coordinator().MetricsText(now);
+  EXPECT_NE(metrics.find("iashim_job_run_slowdown{job=\"guard\""), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find(absl::StrFormat("iashim_job_loop_target{job=\"guard\",gpu=\"node1:0\","
+                                         "priority=\"guaranteed\"} %g",
+                                         run_target ? 0.05 : 0.1)),
+            std::string::npos)
+      << metrics;
+  for (const wire::GpuState* gpu : *s->gpus()) {
+    for (const wire::JobState* job : *gpu->jobs()) {
+      if (wire::StringOf(job->job()) != "guard") continue;
+      EXPECT_DOUBLE_EQ(job->slowdown_target(), 0.1);
+      return job->loop_target();
+    }
+  }
+  ADD_FAILURE() << "no guard in the snapshot";
+  return -1;
+}
+
+TEST(RunSlowdownTest, StatusShowsTheLowerTargetARunIsRepaidBy) {
+  EXPECT_NEAR(LoopTargetInStatus(true), 0.05, 1e-9);
+  EXPECT_NEAR(LoopTargetInStatus(false), 0.1, 1e-9);
 }
 
 }  // namespace
