@@ -228,4 +228,5 @@ refuses "unknown argument '--bogus'" --trace "$trace" --bogus
 refuses "--queue must be reserve, greedy or slurm (got 'fifo')" --trace "$trace" --queue fifo
 refuses "--gangs-take-busy-gpus must be yes, no or auto (got 'maybe')" --trace "$trace" --gangs-take-busy-gpus maybe
 refuses "--gangs-take-busy-gpus yes needs --queue slurm" --trace "$trace" --queue greedy --gangs-take-busy-gpus yes
+refuses "--status-every must be an integer 1..60 (got '0.5')" --trace "$trace" --status-every 0.5
 echo "live-replay --sim-only: passed"
