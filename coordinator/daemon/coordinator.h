@@ -317,6 +317,10 @@ class Coordinator {
   void HoldCoRunners(const std::vector<Job*>& corunners, double ttl_s, int64_t now_ns,
                      int64_t unix_ns, std::vector<Outgoing>* out);
   void CountProbeEvent(policy::SoloProbeEvent event);
+  // By how much the co-runners of `probed`, whose probe just measured its
+  // baseline, are released below their shares before the hold: 1 unless the
+  // job ran over its loop's target beside them before it.
+  double ReleaseFactor(const Job& probed) const;
   // Whether a probe holds the co-runners among a GPU's connected jobs: the
   // control loop leaves that GPU alone meanwhile.
   static bool ProbeHolds(const std::vector<Job*>& connected_on_gpu);

@@ -3,6 +3,7 @@
 // this applies it with budgets).
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -30,6 +31,20 @@ policy::SoloProbeInput ProbeInput(const Job& g, const std::vector<Job*>& corunne
 }
 
 }  // namespace
+
+double Coordinator::ReleaseFactor(const Job& probed) const {
+  // A gang's speed before the hold is its slowest rank's, each rank measured
+  // against its own baseline: left to the control loop.
+  if (probed.is_gang() || !probed.iteration_before_probe_ns) return 1.0;
+  const std::optional<double> baseline = probed.profile.baseline_iteration_ns();
+  if (!baseline || !(*baseline > 0)) return 1.0;
+  const double before = *probed.iteration_before_probe_ns / *baseline - 1;
+  const double target = LoopTargetOf(probed);
+  if (!(before > target)) return 1.0;
+  // Harm in proportion to the share, as the loop's own cuts and raises
+  // reckon it: the co-runners' shares times this land at its headroom.
+  return policy::ShareControllerOptions{}.headroom * target / before;
+}
 
 bool Coordinator::ProbeHolds(const std::vector<Job*>& connected_on_gpu) {
   for (const Job* job : connected_on_gpu) {
@@ -94,6 +109,15 @@ void Coordinator::RunProbes(int64_t now_ns, int64_t unix_ns, bool may_start,
     }
     const policy::SoloProbeStep step = g.probe.Step(now_ns, ProbeInput(g, corunners));
     CountProbeEvent(step.event);
+    if (step.event == policy::SoloProbeEvent::kStarted)
+      g.iteration_before_probe_ns = IterationNs(g);
+    if (step.event == policy::SoloProbeEvent::kMeasured) {
+      // Released not to shares the job was measured too slow beside: a
+      // co-runner the model thought harmless goes back to a full share,
+      // and the loop's cuts, one per decrease_hold_s, would take seconds.
+      const double factor = ReleaseFactor(g);
+      for (Job* c : corunners) c->release_factor = std::min(c->release_factor, factor);
+    }
     if (!step.hold) continue;
     // The hold budget lapses at the probe's deadline by itself: even a
     // coordinator that dies mid-probe leaves no co-runner held.
@@ -107,7 +131,11 @@ void Coordinator::RunProbes(int64_t now_ns, int64_t unix_ns, bool may_start,
   for (auto& [id, job] : jobs_) {
     if (!job.held || (job.connected && still_held.contains(&job))) continue;
     job.held = false;
-    if (job.connected) SendBudget(job, job.share_before_hold, now_ns, unix_ns, out);
+    const double share = std::max(policy::ShareControllerOptions{}.min_share,
+                                  job.share_before_hold * job.release_factor);
+    job.release_factor = 1.0;
+    if (job.connected)
+      SendBudget(job, std::min(share, job.share_before_hold), now_ns, unix_ns, out);
   }
 }
 

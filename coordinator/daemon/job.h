@@ -101,12 +101,16 @@ struct Job {
   // restart starts it afresh.
   policy::RunSlowdown run;
 
-  // Solo probe (coordinator_probe.cc): as the guaranteed job probed...
+  // Solo probe (coordinator_probe.cc): as the guaranteed job probed, and its
+  // iteration time when the hold began (beside its co-runners as they were)...
   policy::SoloProbe probe;
-  // ...and as a co-runner held for it: the share to give back (never persisted,
+  std::optional<double> iteration_before_probe_ns;
+  // ...and as a co-runner held for it: the share to give back, and the factor
+  // the probed job's speed before the hold takes it down by (never persisted,
   // so a restart mid-probe cannot leave it held).
   bool held = false;
   double share_before_hold = 1.0;
+  double release_factor = 1.0;
 
   // A guaranteed gang the batch system put beside guaranteed jobs (policy::
   // PlacementDecision::yields): the jobs it yields to, running as an

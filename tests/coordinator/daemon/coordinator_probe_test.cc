@@ -42,7 +42,8 @@ struct SentBudget {
 };
 
 // Two jobs on one GPU, placed together: the guaranteed job runs 100 ms
-// iterations alone and 100 * (1 + 0.5 * the filler's share) ms beside it.
+// iterations alone and 100 * (1 + harm_ * the filler's share) ms beside it
+// (harm_ 0.5 unless a test says otherwise).
 class ProbeTest : public ::testing::Test {
  protected:
   void SetUp() override { Start(DaemonOptions{}, nullptr); }
@@ -69,7 +70,7 @@ class ProbeTest : public ::testing::Test {
   void Run(double seconds, bool obey = true) {
     for (int i = 0; i < int(seconds * 10); ++i, t_ += kTick, ++seq_) {
       std::vector<Outgoing> out;
-      const double guard_ms = 100 * (1 + 0.5 * filler_share_);
+      const double guard_ms = 100 * (1 + harm_ * filler_share_);
       c_->OnMessage("shim-g",
                     Bytes(Telemetry({.seq = seq_, .start_ns = t_, .iteration_ms = guard_ms})), t_,
                     kUnix + t_, &out);
@@ -95,6 +96,7 @@ class ProbeTest : public ::testing::Test {
   int64_t t_ = 0;
   uint64_t seq_ = 0;
   double filler_share_ = 1.0;
+  double harm_ = 0.5;
   std::vector<SentBudget> budgets_;
 };
 
@@ -130,6 +132,30 @@ TEST_F(ProbeTest, AGuaranteedJobThatNeverRanAloneIsProbedThenProtected) {
   EXPECT_FALSE(c_->jobs().at("filler").held);
   ASSERT_TRUE(guard().profile.slowdown().has_value());
   EXPECT_LT(*guard().profile.slowdown(), 0.2);
+}
+
+// A co-runner far more harmful than the model's prior: the first budget
+// (0.193) leaves the job 39% slow until the probe. Released to that budget,
+// it would stay so until the loop's cuts; it is released instead to where
+// the job's speed before the hold, harm in proportion to the share, puts it
+// at the loop's headroom (0.85 of the target), here the least share.
+TEST_F(ProbeTest, ACoRunnerTheJobWasMeasuredTooSlowBesideIsReleasedLower) {
+  harm_ = 2.0;
+  Run(20);
+  EXPECT_EQ(c_->counters().probes_measured, 1u);
+  const auto hold = std::find_if(budgets_.begin(), budgets_.end(),
+                                 [](const SentBudget& b) { return b.share == 0.01; });
+  ASSERT_NE(hold, budgets_.end());
+  const auto released =
+      std::find_if(hold, budgets_.end(), [](const SentBudget& b) { return b.share > 0.01; });
+  ASSERT_NE(released, budgets_.end());
+  const double first = (1 - 1 / 1.1) / (1 - 0.68) * 0.68;
+  const double before = 2.0 * first;  // the job's slowdown before the hold
+  EXPECT_NEAR(released->share, std::max(0.05, first * 0.85 * 0.1 / before), 1e-6);
+  // From then on the job is within its target: no cut had to catch up.
+  Run(5);
+  ASSERT_TRUE(guard().profile.slowdown().has_value());
+  EXPECT_LE(*guard().profile.slowdown(), 0.1);
 }
 
 // The snapshot says what the loop last decided on the GPU: that the probe
