@@ -42,7 +42,9 @@ double Coordinator::ReleaseFactor(const Job& probed) const {
   const double target = LoopTargetOf(probed);
   if (!(before > target)) return 1.0;
   // Harm in proportion to the share, as the loop's own cuts and raises
-  // reckon it: the co-runners' shares times this land at its headroom.
+  // reckon it: the co-runners' shares times this land at its headroom. The
+  // time before the hold holds the job's own start-up too (warmup_s is its
+  // first telemetry): erring low, a co-runner waits for the loop's raises.
   return policy::ShareControllerOptions{}.headroom * target / before;
 }
 
