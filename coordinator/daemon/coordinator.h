@@ -290,6 +290,11 @@ class Coordinator {
   double LoopTargetOf(const Job& job) const {
     return options_.run_target ? job.run.LoopTarget(TargetOf(job)) : TargetOf(job);
   }
+  // LoopTargetOf a job the loop holds as a guaranteed one; -1 (the status's
+  // and /metrics' unknown) for any other.
+  double LoopTargetOrUnknown(const Job& job) const {
+    return job.acting_priority() == policy::Priority::kGuaranteed ? LoopTargetOf(job) : -1.0;
+  }
   // `opportunistic`'s share in force, capped at ProtectiveShare for each
   // guaranteed job in `on_gpu` (the jobs on one GPU) it has not been capped
   // for yet (recorded), beside every opportunistic job in `on_gpu`.

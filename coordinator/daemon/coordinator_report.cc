@@ -20,6 +20,11 @@ double SlowdownOrUnknown(const Job& job) {
   return s && std::isfinite(*s) ? std::max(*s, -0.99) : -1.0;
 }
 
+// A guaranteed job's run slowdown so far; -1 when unknown or opportunistic.
+double RunSlowdownOrUnknown(const Job& job) {
+  return job.priority == policy::Priority::kGuaranteed ? job.run.Slowdown().value_or(-1.0) : -1.0;
+}
+
 // "node1:0" for a one-GPU job, "node1:0,1,2,3" for a gang: one series per
 // job either way (a label per rank or GPU would multiply them).
 std::string GpuLabel(const Job& job) {
@@ -134,9 +139,8 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
           job.connected, batch, ToWire(job.profile.baseline_source()), job.probe.active(),
           energy_.Joules(id).value_or(-1.0), JoulesPerIteration(job).value_or(-1.0),
           job.is_gang() ? &gang.gpus : nullptr, job.is_gang() ? &gang.ranks : nullptr, job.lost,
-          job.priority == policy::Priority::kGuaranteed ? job.run.Slowdown().value_or(-1.0) : -1.0,
-          yields_to.empty() ? nullptr : &yields_to,
-          job.acting_priority() == policy::Priority::kGuaranteed ? LoopTargetOf(job) : -1.0));
+          RunSlowdownOrUnknown(job), yields_to.empty() ? nullptr : &yields_to,
+          LoopTargetOrUnknown(job)));
     }
     flatbuffers::Offset<wire::LoopState> loop;
     if (gid) {
@@ -276,16 +280,11 @@ std::string Coordinator::MetricsText(int64_t now_ns) const {
   per_job("iashim_job_run_slowdown",
           "A guaranteed job's run so far: wall time over time alone, minus 1 (-1 = unknown or "
           "opportunistic).",
-          [](const Job& j) {
-            return j.priority == policy::Priority::kGuaranteed ? j.run.Slowdown().value_or(-1.0)
-                                                               : -1.0;
-          });
+          [](const Job& j) { return RunSlowdownOrUnknown(j); });
   per_job("iashim_job_loop_target",
           "The slowdown the control loop holds a guaranteed job to now: its target, or less "
           "while its run is repaid (-1 = not held as a guaranteed job).",
-          [this](const Job& j) {
-            return j.acting_priority() == policy::Priority::kGuaranteed ? LoopTargetOf(j) : -1.0;
-          });
+          [this](const Job& j) { return LoopTargetOrUnknown(j); });
   per_job("iashim_job_kernels_per_second", "Kernel launches per second.",
           [](const Job& j) { return j.profile.kernels_per_s().value_or(0); });
   per_job("iashim_job_busy", "Estimated fraction of time the job's kernels run.",
