@@ -129,8 +129,10 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
       // nothing at the same time).
       if (job->priority == policy::Priority::kGuaranteed) job->run.Observe(now_ns, Slowdown(*job));
       if (acting_guaranteed) {
-        guaranteed.push_back(
-            {job->id, SlowdownOnGpu(*job, gpu, gang_budgets_), LoopTargetOf(*job)});
+        guaranteed.push_back({.job = job->id,
+                              .slowdown = SlowdownOnGpu(*job, gpu, gang_budgets_),
+                              .slowdown_target = LoopTargetOf(*job),
+                              .own_target = TargetOf(*job)});
       } else {
         opportunistic.push_back({job->id, CapForNewGuaranteed(*job, jobs)});
         opp_jobs.push_back(job);

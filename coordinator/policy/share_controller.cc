@@ -182,18 +182,30 @@ ShareStep ShareController::Step(int64_t now_ns, std::span<const GuaranteedJob> g
     }
   }
 
+  const auto effective = [&](double target) {
+    if (!(std::isfinite(target) && target > 0)) target = options_.default_target;
+    return std::max(target, options_.min_target);
+  };
   bool any_unknown = false;
+  std::optional<WorstRatio> worst;
   for (const GuaranteedJob& g : guaranteed) {
     if (!g.slowdown.has_value() || !std::isfinite(*g.slowdown)) {
       any_unknown = true;
       continue;
     }
-    double target = g.slowdown_target;
-    if (!(std::isfinite(target) && target > 0)) target = options_.default_target;
-    target = std::max(target, options_.min_target);
+    const double target = effective(g.slowdown_target);
+    const double own_target = g.own_target > 0 ? effective(g.own_target) : target;
     const double ratio = *g.slowdown / target;
-    out.worst_ratio = std::max(out.worst_ratio.value_or(ratio), ratio);
+    const double own = *g.slowdown / own_target;
+    if (!worst.has_value()) {
+      worst = WorstRatio{ratio, own, target / own_target};
+    } else {
+      if (ratio > worst->loop) worst->own_per_loop = target / own_target;
+      worst->loop = std::max(worst->loop, ratio);
+      worst->own = std::max(worst->own, own);
+    }
   }
+  if (worst.has_value()) out.worst_ratio = worst->loop;
 
   // Cut from outside since the last step: a cut, whose effect the next one
   // waits for.
@@ -205,7 +217,7 @@ ShareStep ShareController::Step(int64_t now_ns, std::span<const GuaranteedJob> g
     RestartSpread();
   }
   if (out.worst_ratio.has_value()) NoteSpread(now_ns, *out.worst_ratio);
-  out.action = Control(now_ns, out.worst_ratio, any_unknown, out.shares);
+  out.action = Control(now_ns, worst, any_unknown, out.shares);
   state_.last_input_total = in_force;
   state_.last_output_total = Total(out.shares);
   if (out.action == ShareAction::kCut || out.action == ShareAction::kRaise ||
@@ -222,11 +234,13 @@ ShareStep ShareController::Step(int64_t now_ns, std::span<const GuaranteedJob> g
   return out;
 }
 
-ShareAction ShareController::Control(int64_t now_ns, std::optional<double> worst_ratio,
+ShareAction ShareController::Control(int64_t now_ns, std::optional<WorstRatio> worst,
                                      bool any_unknown, std::vector<JobShare>& shares) {
-  if (const std::optional<ShareAction> held = HoldReleased(now_ns, worst_ratio, shares)) {
+  if (const std::optional<ShareAction> held = HoldReleased(now_ns, worst, shares)) {
     return *held;
   }
+  const std::optional<double> worst_ratio =
+      worst.has_value() ? std::optional<double>(worst->loop) : std::nullopt;
   // A known violation is acted on even when another job's slowdown is
   // unknown: protecting the job we can see beats waiting for one we cannot.
   if (worst_ratio.has_value() && *worst_ratio > 1) {
@@ -239,10 +253,10 @@ ShareAction ShareController::Control(int64_t now_ns, std::optional<double> worst
         state_.episode_total = total;
         state_.episode = {};
       }
-      if (std::abs(total - state_.episode_total) < kEpsilon) state_.episode.Add(*worst_ratio);
+      if (std::abs(total - state_.episode_total) < kEpsilon) state_.episode.Add(worst->own);
     }
-    state_.over.Add(*worst_ratio);
-    return Cut(now_ns, *worst_ratio, shares);
+    state_.over.Add(worst->loop);
+    return Cut(now_ns, *worst, shares);
   }
   // A violation that ended without a change of shares since its samples
   // (at the floor, or after a cut the measurement was still catching up
@@ -340,12 +354,14 @@ ShareController::Band ShareController::CurrentBand() const {
   return {calm, headroom};
 }
 
-ShareAction ShareController::Cut(int64_t now_ns, double ratio, std::vector<JobShare>& shares) {
+ShareAction ShareController::Cut(int64_t now_ns, const WorstRatio& worst,
+                                 std::vector<JobShare>& shares) {
   const double min_share = options_.min_share;
   if (std::all_of(shares.begin(), shares.end(),
                   [&](const JobShare& s) { return s.share <= min_share + kEpsilon; })) {
-    return AtFloor(now_ns, ratio, shares);
+    return AtFloor(now_ns, worst, shares);
   }
+  const double ratio = worst.loop;
   state_.floor_since_ns.reset();
   // One sample over target may be noise; a large excess is acted on at once.
   if (state_.over.count < options_.confirm_steps && ratio < options_.severe_ratio) {
@@ -386,7 +402,8 @@ ShareAction ShareController::Cut(int64_t now_ns, double ratio, std::vector<JobSh
   return ShareAction::kCut;
 }
 
-ShareAction ShareController::AtFloor(int64_t now_ns, double ratio, std::vector<JobShare>& shares) {
+ShareAction ShareController::AtFloor(int64_t now_ns, const WorstRatio& worst,
+                                     std::vector<JobShare>& shares) {
   state_.violating = true;
   if (!state_.floor_since_ns.has_value()) {
     state_.floor_since_ns = now_ns;
@@ -395,7 +412,7 @@ ShareAction ShareController::AtFloor(int64_t now_ns, double ratio, std::vector<J
   // Samples while the measurement still catches up with the cut are not the
   // floor's.
   if (SecondsSince(now_ns, state_.floor_since_ns) >= options_.decrease_hold_s) {
-    state_.floor_samples.Add(ratio);
+    state_.floor_samples.Add(worst.own);
   }
   if (!(options_.futile_allowance > 0) || state_.episode.count == 0 ||
       state_.floor_samples.count < std::max<int64_t>(options_.futile_samples, 1)) {
@@ -422,13 +439,16 @@ ShareAction ShareController::AtFloor(int64_t now_ns, double ratio, std::vector<J
 }
 
 std::optional<ShareAction> ShareController::HoldReleased(int64_t now_ns,
-                                                         std::optional<double> worst_ratio,
+                                                         std::optional<WorstRatio> worst,
                                                          std::vector<JobShare>& shares) {
   if (!(state_.released_total > 0)) return std::nullopt;
-  const double noise = std::max(state_.ratio_sd, kMinReleaseNoise);
-  if (worst_ratio.has_value()) {
+  // The noise is measured against the loop's target; the hold is judged
+  // against the jobs' own.
+  const double noise =
+      std::max(state_.ratio_sd * (worst.has_value() ? worst->own_per_loop : 1.0), kMinReleaseNoise);
+  if (worst.has_value()) {
     const double allowed = state_.released_floor.Mean() + options_.futile_allowance;
-    if (*worst_ratio <= 1 || *worst_ratio > allowed + 3 * noise) {
+    if (worst->loop <= 1 || worst->own > allowed + 3 * noise) {
       if (++state_.release_ending_steps >= std::max<int64_t>(options_.confirm_steps, 1)) {
         state_.released_total = 0;
         return std::nullopt;
@@ -443,9 +463,9 @@ std::optional<ShareAction> ShareController::HoldReleased(int64_t now_ns,
     Distribute(state_.released_total - total, std::max(options_.max_share, options_.min_share),
                shares);
   }
-  if (worst_ratio.has_value()) {
+  if (worst.has_value()) {
     if (SecondsSince(now_ns, state_.released_since_ns) >= 2 * options_.decrease_hold_s) {
-      state_.released.Add(*worst_ratio);
+      state_.released.Add(worst->own);
     }
     // Judged every futile_samples samples (not at every one: many looks at
     // one noisy mean would find a cost that is not there).

@@ -70,7 +70,11 @@
 // at or under target (the cause has gone), or over r_f + futile_allowance by
 // more than three times the noise (the co-runners matter after all: a new
 // episode, measured from there), hand it back to the rules above. No episode
-// start (the job began at the floor), no release.
+// start (the job began at the floor), no release. These ratios (r_0, r_f and
+// the hold's) are to the jobs' own targets, not to the lower one a run's
+// repay has the loop hold: that one moves while the floor is measured, and
+// a release judged in it read the same slowdown as a new cost and took the
+// co-runners back to the floor.
 // The ceiling rises slowly (ceiling_rise_per_s, relative), so a GPU whose
 // guaranteed job later suffers less is given more in time; it is dropped at
 // once when the evidence says the plant changed: the set of jobs changed, or
@@ -100,6 +104,11 @@ struct GuaranteedJob {
   std::string job;
   std::optional<double> slowdown;  // nullopt (or non-finite) = not known yet
   double slowdown_target = 0.10;   // 0.1 = may run 10% slower than alone; 0 = default
+  // The job's own target, when slowdown_target is lower to repay a run that
+  // went over it (run_slowdown.h); 0 = slowdown_target. Cuts aim at
+  // slowdown_target; what a floor buys is judged against this one, which
+  // does not move as the run is repaid.
+  double own_target = 0;
 };
 
 struct OpportunisticJob {
@@ -240,6 +249,15 @@ struct ShareStep {
   bool saturated = false;
 };
 
+// The worst known guaranteed job's slowdown over its target: the target the
+// loop holds (`loop`) and the jobs' own (`own`, GuaranteedJob::own_target),
+// and for the job worst by the first, how one unit of it reads in the second.
+struct WorstRatio {
+  double loop = 0;
+  double own = 0;
+  double own_per_loop = 1;
+};
+
 class ShareController {
  public:
   explicit ShareController(ShareControllerOptions options = {}, ShareControllerState state = {});
@@ -258,16 +276,16 @@ class ShareController {
   Band CurrentBand() const;
 
  private:
-  ShareAction Control(int64_t now_ns, std::optional<double> worst_ratio, bool any_unknown,
+  ShareAction Control(int64_t now_ns, std::optional<WorstRatio> worst, bool any_unknown,
                       std::vector<JobShare>& shares);
-  ShareAction Cut(int64_t now_ns, double ratio, std::vector<JobShare>& shares);
+  ShareAction Cut(int64_t now_ns, const WorstRatio& worst, std::vector<JobShare>& shares);
   ShareAction Raise(double ratio, double calm_for_s, std::vector<JobShare>& shares);
   // At the floor and over target: folds the sample into the floor's mean and
   // gives the floor back if it buys too little (the header comment).
-  ShareAction AtFloor(int64_t now_ns, double ratio, std::vector<JobShare>& shares);
+  ShareAction AtFloor(int64_t now_ns, const WorstRatio& worst, std::vector<JobShare>& shares);
   // Holding a floor given back: kHoldReleased (or kReleaseTrimmed), or
   // nullopt once the hold ends.
-  std::optional<ShareAction> HoldReleased(int64_t now_ns, std::optional<double> worst_ratio,
+  std::optional<ShareAction> HoldReleased(int64_t now_ns, std::optional<WorstRatio> worst,
                                           std::vector<JobShare>& shares);
   // Holds `total` from now on, measured afresh.
   void HoldTotal(int64_t now_ns, double total);

@@ -393,16 +393,22 @@ TEST_F(CoordinatorInterferenceTest, AGpuWhoseLoopHoldsItsCoRunnerAtTheFloorTakes
                            .token = LastPlaceReply(out_).token})),
               t, kUnix + t, &out_);
   // g runs `g_ms` iterations for `seconds`, o at the share it was sent (the
-  // least it was sent in `least`, the most since then in `given_back`).
+  // least it was sent in `least`, the most since then in `given_back`, the
+  // times it was sent the floor from above it in `floors`).
   double least = 1;
   double given_back = 0;
+  int floors = 0;
   const auto run = [&](double g_ms, int seconds) {
     least = 1;
     given_back = 0;
+    floors = 0;
+    double last = c.jobs().at("o").sent_share;
     for (int i = 0; i < seconds * 10; ++i, ++seq, t += kTick) {
       const double sent = c.jobs().at("o").sent_share;
       given_back = sent < least ? sent : std::max(given_back, sent);
       least = std::min(least, sent);
+      floors += sent <= 0.05 + 1e-9 && last > 0.05 + 1e-9 ? 1 : 0;
+      last = sent;
       c.OnMessage("shim-g", Bytes(Telemetry({.seq = seq, .start_ns = t, .iteration_ms = g_ms})), t,
                   kUnix + t, &out_);
       c.OnMessage("shim-o",
@@ -425,13 +431,13 @@ TEST_F(CoordinatorInterferenceTest, AGpuWhoseLoopHoldsItsCoRunnerAtTheFloorTakes
   EXPECT_GT(c.jobs().at("o").sent_share, 0.06);
   EXPECT_TRUE(place_third("n1").ok);
   // 50% slower whatever o's share: the loop cuts o to its floor, then gives
-  // back the share it had before, the floor having bought nothing. (It may
-  // take it to the floor once more: the run's target, lowered meanwhile to
-  // repay the run, moves the ratios the release is judged by.)
+  // back the share it had before, the floor having bought nothing, and keeps
+  // it there though the run's target is lowered meanwhile to repay the run.
   const double before = c.jobs().at("o").sent_share;
   run(150, 30);
   ASSERT_LE(least, 0.05 + 1e-9);
   ASSERT_NEAR(given_back, before, 1e-6);
+  EXPECT_EQ(floors, 1);
   PlaceResult r = place_third("n2");
   EXPECT_FALSE(r.ok);
   EXPECT_TRUE(r.queued);

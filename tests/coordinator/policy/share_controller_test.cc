@@ -216,6 +216,41 @@ TEST(ShareControllerTest, AGivenBackFloorThatCostsTooMuchIsTrimmed) {
   EXPECT_NEAR(step.shares[0].share, 0.35, 1e-6);
 }
 
+// The loop's target lowered to repay the run (here from the job's own 0.10
+// to 0.07) while a floor given back is held, the slowdown as it was: the
+// same slowdown, not a new cost of the share given back, so it stays given
+// back (judged against the repay's target, 1.86 against the floor's 1.3, it
+// would take the co-runner to the floor again).
+TEST(ShareControllerTest, AGivenBackFloorIsJudgedAgainstTheJobsOwnTarget) {
+  int64_t t = 0;
+  ShareController c = ReleasedFromTheFloor(t);
+  const std::vector<GuaranteedJob> repaying = {
+      {.job = "g", .slowdown = 0.13, .slowdown_target = 0.07, .own_target = 0.10}};
+  for (int i = 0; i < 30; ++i) {
+    const ShareStep step = c.Step(t++ * kS, repaying, O(0.5));
+    ASSERT_EQ(step.action, ShareAction::kHoldReleased) << i;
+    ASSERT_DOUBLE_EQ(step.shares[0].share, 0.5);
+    ASSERT_NEAR(*step.worst_ratio, 0.13 / 0.07, 1e-9);  // cuts still aim at the repay's
+  }
+}
+
+// So is what the floor bought: over target at a share of 0.5 (0.13 against
+// 0.10), then at the floor 0.09 against a target lowered to 0.05 to repay the
+// run. The floor bought 0.04 of slowdown, 0.4 of the job's own target for 0.45
+// of share: it is given back only to where that would cost a tenth of the
+// target (against the lowered one the floor reads 1.8, worse than the start,
+// and everything would be given back).
+TEST(ShareControllerTest, WhatAFloorBoughtIsJudgedAgainstTheJobsOwnTarget) {
+  ShareController c;
+  EXPECT_EQ(c.Step(0, G(0.13), O(0.5)).action, ShareAction::kConfirm);
+  const std::vector<GuaranteedJob> repaying = {
+      {.job = "g", .slowdown = 0.09, .slowdown_target = 0.05, .own_target = 0.10}};
+  ShareStep step;
+  for (int64_t t = 1; t <= 13; ++t) step = c.Step(t * kS, repaying, O(0.05));
+  EXPECT_EQ(step.action, ShareAction::kRelease);
+  EXPECT_NEAR(step.shares[0].share, 0.05 + 0.1 / (0.4 / 0.45), 1e-6);
+}
+
 // A guaranteed job over target from the moment its co-runner was at the
 // floor: no sign that the floor bought anything or nothing, so it stays.
 TEST(ShareControllerTest, AFloorWithNoEpisodeStartIsKept) {
