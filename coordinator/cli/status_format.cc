@@ -161,6 +161,23 @@ std::string RankLines(const wire::JobState& job) {
   return out;
 }
 
+// For a gang held under a full share: the one GPU whose control loop sets
+// its pace on all of them, and whom that loop defends, e.g. "      share set
+// by the loop on node2:3, for train-a". "" otherwise (a one-GPU job's loop
+// and its guaranteed jobs are the GPU's own, listed with it).
+std::string ShareSourceLine(const wire::JobState& job) {
+  const wire::ShareSource* source = job.share_set_by();
+  if (source == nullptr || job.gpus() == nullptr || job.gpus()->size() < 2) return "";
+  std::string defends;
+  if (source->defends() != nullptr) {
+    for (const flatbuffers::String* g : *source->defends()) {
+      defends += (defends.empty() ? "" : ", ") + Printable(g);
+    }
+  }
+  return absl::StrFormat("      share set by the loop on %s:%d%s\n", Printable(source->host()),
+                         source->gpu(), defends.empty() ? "" : ", for " + defends);
+}
+
 Row JobRow(const wire::JobState& job) {
   const std::string quota =
       job.mem_limit_bytes() == 0 ? std::string("-") : FormatCompactBytes(job.mem_limit_bytes());
@@ -282,6 +299,18 @@ void WriteJob(const wire::JobState& job, JsonWriter& w) {
     w.Key("yields_to").BeginArray();
     for (const flatbuffers::String* y : *job.yields_to()) w.String(wire::StringOf(y));
     w.EndArray();
+  }
+  // Only for a job a control loop holds under a full share: which loop.
+  if (const wire::ShareSource* source = job.share_set_by(); source != nullptr) {
+    w.Key("share_set_by").BeginObject();
+    w.Key("host").String(wire::StringOf(source->host()));
+    w.Key("gpu").Int(source->gpu());
+    w.Key("defends").BeginArray();
+    if (source->defends() != nullptr) {
+      for (const flatbuffers::String* g : *source->defends()) w.String(wire::StringOf(g));
+    }
+    w.EndArray();
+    w.EndObject();
   }
   // Only for a gang: its GPUs and its processes by rank.
   if (job.gpus() != nullptr && job.gpus()->size() > 0) {
@@ -542,7 +571,7 @@ std::string FormatStatusTable(const wire::StateSnapshot& snapshot) {
     for (const wire::JobState* job : *gpu->jobs()) {
       if (job == nullptr) continue;
       rows.push_back(JobRow(*job));
-      rank_lines.push_back(RankLines(*job));
+      rank_lines.push_back(ShareSourceLine(*job) + RankLines(*job));
       widen(rows.back());
     }
   }

@@ -98,7 +98,14 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
   // one, each GPU held to what its rank costs the gang (gang_slowdown.h), and
   // an opportunistic gang runs at the least share any of them gives it (one
   // budget for the whole job: a rank given more would only wait for the rest).
-  std::vector<std::pair<Job*, double>> shares;  // in the order first stepped
+  // Each opportunistic job's least share over its GPUs' loops, and the loop
+  // that gave it, in the order first stepped.
+  struct LoopShare {
+    Job* job;
+    double share;
+    Job::ShareSource source;
+  };
+  std::vector<LoopShare> shares;
   loop_decisions_.clear();
   std::set<policy::GpuId> at_floor;
   // A yielding gang whose guaranteed co-runners ended is guaranteed again
@@ -147,18 +154,24 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
                             .calm_below = band.calm,
                             .aim = band.headroom};
     if (step.at_floor) at_floor.insert(gpu);
+    Job::ShareSource source{.gpu = gpu, .defends = {}};
+    for (const policy::GuaranteedJob& g : guaranteed) source.defends.push_back(g.job);
     for (size_t i = 0; i < opp_jobs.size() && i < step.shares.size(); ++i) {
+      const double share = step.shares[i].share;
       const auto seen = std::find_if(shares.begin(), shares.end(),
-                                     [&](const auto& s) { return s.first == opp_jobs[i]; });
+                                     [&](const LoopShare& s) { return s.job == opp_jobs[i]; });
       if (seen == shares.end()) {
-        shares.emplace_back(opp_jobs[i], step.shares[i].share);
-      } else {
-        seen->second = std::min(seen->second, step.shares[i].share);
+        shares.push_back({opp_jobs[i], share, source});
+      } else if (share < seen->share) {
+        seen->share = share;
+        seen->source = source;
       }
     }
   }
   co_runners_at_floor_ = std::move(at_floor);
-  for (auto& [job, share] : shares) {
+  for (auto& [id, job] : jobs_) job.share_set_by.reset();
+  for (auto& [job, share, source] : shares) {
+    if (share < 1.0 - 1e-4) job->share_set_by = std::move(source);
     // Refresh well before the budget's TTL runs out; send at once on a change.
     const bool changed = std::abs(share - job->sent_share) > 1e-4;
     const bool due = job->budget_sent_ns == 0 ||

@@ -130,6 +130,14 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
       const GangFields gang = EncodeGang(fbb, job);
       std::vector<flatbuffers::Offset<flatbuffers::String>> yields_to;
       for (const std::string& y : job.yields_to) yields_to.push_back(fbb.CreateString(y));
+      flatbuffers::Offset<wire::ShareSource> share_set_by;
+      if (job.share_set_by) {
+        std::vector<flatbuffers::Offset<flatbuffers::String>> defends;
+        for (const std::string& g : job.share_set_by->defends)
+          defends.push_back(fbb.CreateString(g));
+        share_set_by = wire::CreateShareSourceDirect(fbb, job.share_set_by->gpu.host.c_str(),
+                                                     job.share_set_by->gpu.index, &defends);
+      }
       job_states.push_back(wire::CreateJobStateDirect(
           fbb, id.c_str(), job.pid, job.host.c_str(), job.command.c_str(), ToWire(job.priority),
           job.share, 0, SlowdownOrUnknown(job), job.slowdown_target,
@@ -140,7 +148,7 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
           energy_.Joules(id).value_or(-1.0), JoulesPerIteration(job).value_or(-1.0),
           job.is_gang() ? &gang.gpus : nullptr, job.is_gang() ? &gang.ranks : nullptr, job.lost,
           RunSlowdownOrUnknown(job), yields_to.empty() ? nullptr : &yields_to,
-          LoopTargetOrUnknown(job)));
+          LoopTargetOrUnknown(job), share_set_by));
     }
     flatbuffers::Offset<wire::LoopState> loop;
     if (gid) {

@@ -88,6 +88,14 @@ struct Job {
   double sent_share = 1.0;
   int64_t budget_sent_ns = 0;    // 0 = never sent
   int64_t share_changed_ns = 0;  // when a budget last changed the share sent
+  // An opportunistic job held under a full share by a control loop: the GPU
+  // of the loop that set it (a gang's least) and the guaranteed jobs that
+  // loop defends there; set at each control tick, for status (not stored).
+  struct ShareSource {
+    policy::GpuId gpu;
+    std::vector<std::string> defends;
+  };
+  std::optional<ShareSource> share_set_by;
   // The guaranteed jobs this (opportunistic) job's share was already capped
   // for: it is capped at Coordinator::ProtectiveShare once per guaranteed job
   // it meets, when they first share a GPU, and the control loop takes it from

@@ -176,13 +176,18 @@ TEST(StatusFormat, Json) {
 // (so the gang's iteration time is rank 1's), and a one-GPU job on node-a:2.
 // With `waiting` (each rank's share of time waiting for the other; -1 =
 // unknown) and `memory_used` per GPU (-1 = not said, as before either), and
-// the jobs the gang yields to (JobState.yields_to; empty: none).
+// the jobs the gang yields to (JobState.yields_to; empty: none), and the GPU
+// whose loop set its share (JobState.share_set_by; -1: none), defending those.
 client::testing::Bytes EncodeGangSnapshot(std::array<double, 2> waiting = {-1, -1},
                                           int64_t memory_used = -1,
-                                          const std::vector<std::string>& yields_to = {}) {
+                                          const std::vector<std::string>& yields_to = {},
+                                          int share_set_on = -1) {
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<flatbuffers::String>> yields;
   for (const std::string& y : yields_to) yields.push_back(fbb.CreateString(y));
+  flatbuffers::Offset<wire::ShareSource> set_by;
+  if (share_set_on >= 0)
+    set_by = wire::CreateShareSourceDirect(fbb, "node-a", share_set_on, &yields);
   const std::vector<int32_t> gang_gpus = {0, 1};
   const std::vector<flatbuffers::Offset<wire::RankState>> ranks = {
       wire::CreateRankState(fbb, 0, 4100, 0, true, 100'000'000, 2000, waiting[0]),
@@ -191,7 +196,7 @@ client::testing::Bytes EncodeGangSnapshot(std::array<double, 2> waiting = {-1, -
       fbb, "ddp", 4100, "node-a", "torchrun train.py", wire::Priority::Guaranteed, 1.0, 0, -1, 0.1,
       3000, 0.9, 200'000'000, 0, uint64_t{8} << 30, uint64_t{16} << 30, 0, 0, true, 0,
       wire::BaselineSource::None, false, -1, -1, &gang_gpus, &ranks, false, -1,
-      yields.empty() ? nullptr : &yields)};
+      yields.empty() ? nullptr : &yields, -1, set_by)};
   std::vector<flatbuffers::Offset<wire::JobState>> solo_jobs = {wire::CreateJobStateDirect(
       fbb, "solo", 4200, "node-a", "python x.py", wire::Priority::Guaranteed, 1.0, 0, -1, 0.1,
       100, 0.5, 0, 0, 0, 0, 0, 0, true)};
@@ -279,6 +284,27 @@ TEST(StatusFormat, AYieldingGangSaysWhomItYieldsTo) {
   EXPECT_LT(json.find("\"solo\"", yields), json.find(']', yields)) << json;
   // Not yielding: no such key.
   EXPECT_THAT(FormatStatusJson(SnapshotOf(EncodeGangSnapshot())), Not(HasSubstr("yields_to")));
+}
+
+// A gang held under a full share runs at the least share any of its GPUs'
+// loops gives it: a line under it names that GPU and whom its loop defends.
+TEST(StatusFormat, AGangSaysWhichLoopSetsItsShare) {
+  const client::testing::Bytes bytes = EncodeGangSnapshot({-1, -1}, -1, {"solo"}, 1);
+  const std::string table = FormatStatusTable(SnapshotOf(bytes));
+  EXPECT_THAT(table, HasSubstr("  ddp [gpu 0,1]  4100  yield"));
+  EXPECT_THAT(table,
+              HasSubstr("\n      share set by the loop on node-a:1, for solo\n      rank 0"));
+  const std::string json = FormatStatusJson(SnapshotOf(bytes));
+  EXPECT_THAT(json, HasSubstr("\"share_set_by\": {\n"));
+  EXPECT_THAT(json, HasSubstr("\"host\": \"node-a\",\n"));
+  const size_t set_by = json.find("\"share_set_by\"");
+  EXPECT_LT(json.find("\"gpu\": 1,", set_by), json.find("\"defends\": [", set_by)) << json;
+  EXPECT_LT(json.find("\"solo\"", json.find("\"defends\"")),
+            json.find(']', json.find("\"defends\"")));
+  // Held by no loop: neither.
+  const client::testing::Bytes free = EncodeGangSnapshot();
+  EXPECT_THAT(FormatStatusTable(SnapshotOf(free)), Not(HasSubstr("share set by")));
+  EXPECT_THAT(FormatStatusJson(SnapshotOf(free)), Not(HasSubstr("share_set_by")));
 }
 
 // A lost node (every job of it fell silent without a Goodbye) and its job.

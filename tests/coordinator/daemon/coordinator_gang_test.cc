@@ -565,6 +565,73 @@ TEST_F(GangRanksTest, BudgetsReachEveryRank) {
   EXPECT_FALSE(budgeted.contains("shim-g"));
 }
 
+// An opportunistic gang on two GPUs runs at the least share either GPU's loop
+// gives it: status names the GPU whose loop that is and the guaranteed job it
+// defends, and nothing for a job at a full share.
+TEST_F(GangRanksTest, StatusSaysWhichLoopSetsAGangsShare) {
+  auto c = Make(Gpus(2));
+  ASSERT_TRUE(Ask(*c, {.job = "guard", .mem_bytes = uint64_t{4} << 30, .gpu = 1}).ok);
+  SayHello(*c, "shim-g", {.pid = 1, .job = "guard", .token = LastPlaceReply(out_).token});
+  const PlaceResult gang = Ask(*c, {.job = "opp",
+                                    .priority = w::Priority::Opportunistic,
+                                    .mem_bytes = uint64_t{4} << 30,
+                                    .gpus = 2});
+  ASSERT_TRUE(gang.ok) << gang.error;
+  SayHello(*c, "shim-o0",
+           {.pid = 2,
+            .job = "opp",
+            .priority = w::Priority::Opportunistic,
+            .token = gang.token,
+            .rank = 0});
+  SayHello(*c, "shim-o1",
+           {.pid = 3,
+            .job = "opp",
+            .priority = w::Priority::Opportunistic,
+            .token = gang.token,
+            .rank = 1});
+  // Found in a snapshot by name.
+  const auto job_in_status = [&](int64_t t, const std::string& name) {
+    std::optional<std::pair<std::string, std::vector<std::string>>> set_by;  // "host:gpu", defends
+    bool found = false;
+    const std::string snapshot = c->EncodeSnapshot(t, kUnix + t);
+    const ReceivedMessage m(snapshot);
+    for (const w::GpuState* g : *m.envelope()->payload_as_StateSnapshot()->gpus()) {
+      for (const w::JobState* j : *g->jobs()) {
+        if (j->job()->str() != name) continue;
+        found = true;
+        if (const w::ShareSource* s = j->share_set_by()) {
+          std::vector<std::string> defends;
+          for (const flatbuffers::String* d : *s->defends()) defends.push_back(d->str());
+          set_by.emplace(s->host()->str() + ":" + std::to_string(s->gpu()), defends);
+        }
+      }
+    }
+    EXPECT_TRUE(found) << name;
+    return set_by;
+  };
+  int64_t t = kSecond;
+  for (uint64_t seq = 0; seq < 200; ++seq, t += kTick) {
+    // The guaranteed job's solo speed is measured by its probe (the gang held
+    // at a sliver), then it runs twice as slow beside the gang.
+    const double iteration_ms = seq < 40 ? 100 : 200;
+    c->OnMessage("shim-g",
+                 Bytes(Telemetry({.seq = seq, .start_ns = t, .iteration_ms = iteration_ms})), t,
+                 kUnix + t, &out_);
+    c->OnMessage("shim-o0", Bytes(Telemetry({.seq = seq, .start_ns = t})), t, kUnix + t, &out_);
+    c->OnMessage("shim-o1", Bytes(Telemetry({.seq = seq, .start_ns = t})), t, kUnix + t, &out_);
+    c->OnTick(t, kUnix + t, &out_);
+    if (c->jobs().at("guard").probe.active()) {
+      EXPECT_FALSE(job_in_status(t, "opp").has_value());  // the probe's, not a loop's
+    }
+  }
+  ASSERT_LT(c->jobs().at("opp").sent_share, 0.5);
+  const auto set_by = job_in_status(t, "opp");
+  ASSERT_TRUE(set_by.has_value());
+  EXPECT_EQ(set_by->first, "node1:1");
+  EXPECT_THAT(set_by->second, ElementsAre("guard"));
+  EXPECT_FALSE(job_in_status(t, "guard").has_value());
+}
+
 // One process driving both GPUs of the gang (iashim-fakejob --devices 2, or a
 // tensor-parallel process): its telemetry says which device each kernel ran
 // on, so each GPU is a rank of its own, with its own GPU time and waiting;
