@@ -422,6 +422,46 @@ class GangRanksTest : public CoordinatorGangTest {
     return found;
   }
 
+  // A guaranteed job, "guard" (shim "shim-g"), on `guard_gpu` (-1: where it
+  // is placed), and an opportunistic gang, "opp", on both GPUs of a two-GPU
+  // node, its ranks 0 and 1 the shims "shim-o0" and "shim-o1".
+  std::unique_ptr<Coordinator> GuardBesideAnOpportunisticGang(int guard_gpu = -1) {
+    auto c = Make(Gpus(2));
+    const PlaceResult guard =
+        Ask(*c, {.job = "guard", .mem_bytes = uint64_t{4} << 30, .gpu = guard_gpu});
+    EXPECT_TRUE(guard.ok) << guard.error;
+    SayHello(*c, "shim-g", {.pid = 1, .job = "guard", .token = guard.token});
+    const PlaceResult gang = Ask(*c, {.job = "opp",
+                                      .priority = w::Priority::Opportunistic,
+                                      .mem_bytes = uint64_t{4} << 30,
+                                      .gpus = 2});
+    EXPECT_TRUE(gang.ok) << gang.error;
+    for (int rank : {0, 1}) {
+      SayHello(*c, "shim-o" + std::to_string(rank),
+               {.pid = 2 + rank,
+                .job = "opp",
+                .priority = w::Priority::Opportunistic,
+                .token = gang.token,
+                .rank = rank});
+    }
+    return c;
+  }
+
+  // One control period: the guard iterates in 100 ms for its first 40 (its
+  // solo speed), then in 200 ms; the gang's ranks report too if `gang_reports`.
+  void GuardSlowsBesideTheGang(Coordinator& c, uint64_t seq, int64_t t, bool gang_reports) {
+    const double iteration_ms = seq < 40 ? 100 : 200;
+    c.OnMessage("shim-g",
+                Bytes(Telemetry({.seq = seq, .start_ns = t, .iteration_ms = iteration_ms})), t,
+                kUnix + t, &out_);
+    if (gang_reports) {
+      for (const char* shim : {"shim-o0", "shim-o1"}) {
+        c.OnMessage(shim, Bytes(Telemetry({.seq = seq, .start_ns = t})), t, kUnix + t, &out_);
+      }
+    }
+    c.OnTick(t, kUnix + t, &out_);
+  }
+
   std::unique_ptr<Coordinator> c_;
   std::string token_;
 };
@@ -530,31 +570,12 @@ TEST_F(GangRanksTest, ASilentRankIsDisconnectedAndTheOthersRunOn) {
 TEST_F(GangRanksTest, BudgetsReachEveryRank) {
   // An opportunistic gang next to a guaranteed job that suffers: its cut
   // reaches both of its processes.
-  auto c = Make(Gpus(2));
-  ASSERT_TRUE(Ask(*c, {.job = "guard", .mem_bytes = uint64_t{4} << 30}).ok);
-  SayHello(*c, "shim-g", {.pid = 1, .job = "guard", .token = LastPlaceReply(out_).token});
-  const PlaceResult gang = Ask(*c, {.job = "opp",
-                                    .priority = w::Priority::Opportunistic,
-                                    .mem_bytes = uint64_t{4} << 30,
-                                    .gpus = 2});
-  ASSERT_TRUE(gang.ok) << gang.error;
-  SayHello(*c, "shim-o0", {.pid = 2, .job = "opp", .priority = w::Priority::Opportunistic,
-                           .token = gang.token});
-  SayHello(*c, "shim-o1", {.pid = 3, .job = "opp", .priority = w::Priority::Opportunistic,
-                           .token = gang.token});
+  auto c = GuardBesideAnOpportunisticGang();
   int64_t t = kSecond;
   std::set<std::string> budgeted;
   for (uint64_t seq = 0; seq < 200; ++seq, t += kTick) {
     out_.clear();
-    // The guaranteed job's baseline is seeded alone first, then it slows.
-    const double iteration_ms = seq < 40 ? 100 : 200;
-    c->OnMessage("shim-g", Bytes(Telemetry({.seq = seq, .start_ns = t, .iteration_ms = iteration_ms})),
-                 t, kUnix + t, &out_);
-    if (seq >= 40) {
-      c->OnMessage("shim-o0", Bytes(Telemetry({.seq = seq, .start_ns = t})), t, kUnix + t, &out_);
-      c->OnMessage("shim-o1", Bytes(Telemetry({.seq = seq, .start_ns = t})), t, kUnix + t, &out_);
-    }
-    c->OnTick(t, kUnix + t, &out_);
+    GuardSlowsBesideTheGang(*c, seq, t, /*gang_reports=*/seq >= 40);
     for (const Outgoing& o : out_) {
       const ReceivedMessage m(o.bytes);
       if (m.envelope() && m.envelope()->payload_as_Budget()) budgeted.insert(o.identity);
@@ -569,26 +590,7 @@ TEST_F(GangRanksTest, BudgetsReachEveryRank) {
 // gives it: status names the GPU whose loop that is and the guaranteed job it
 // defends, and nothing for a job at a full share.
 TEST_F(GangRanksTest, StatusSaysWhichLoopSetsAGangsShare) {
-  auto c = Make(Gpus(2));
-  ASSERT_TRUE(Ask(*c, {.job = "guard", .mem_bytes = uint64_t{4} << 30, .gpu = 1}).ok);
-  SayHello(*c, "shim-g", {.pid = 1, .job = "guard", .token = LastPlaceReply(out_).token});
-  const PlaceResult gang = Ask(*c, {.job = "opp",
-                                    .priority = w::Priority::Opportunistic,
-                                    .mem_bytes = uint64_t{4} << 30,
-                                    .gpus = 2});
-  ASSERT_TRUE(gang.ok) << gang.error;
-  SayHello(*c, "shim-o0",
-           {.pid = 2,
-            .job = "opp",
-            .priority = w::Priority::Opportunistic,
-            .token = gang.token,
-            .rank = 0});
-  SayHello(*c, "shim-o1",
-           {.pid = 3,
-            .job = "opp",
-            .priority = w::Priority::Opportunistic,
-            .token = gang.token,
-            .rank = 1});
+  auto c = GuardBesideAnOpportunisticGang(/*guard_gpu=*/1);
   // Found in a snapshot by name.
   const auto job_in_status = [&](int64_t t, const std::string& name) {
     std::optional<std::pair<std::string, std::vector<std::string>>> set_by;  // "host:gpu", defends
@@ -611,15 +613,9 @@ TEST_F(GangRanksTest, StatusSaysWhichLoopSetsAGangsShare) {
   };
   int64_t t = kSecond;
   for (uint64_t seq = 0; seq < 200; ++seq, t += kTick) {
-    // The guaranteed job's solo speed is measured by its probe (the gang held
-    // at a sliver), then it runs twice as slow beside the gang.
-    const double iteration_ms = seq < 40 ? 100 : 200;
-    c->OnMessage("shim-g",
-                 Bytes(Telemetry({.seq = seq, .start_ns = t, .iteration_ms = iteration_ms})), t,
-                 kUnix + t, &out_);
-    c->OnMessage("shim-o0", Bytes(Telemetry({.seq = seq, .start_ns = t})), t, kUnix + t, &out_);
-    c->OnMessage("shim-o1", Bytes(Telemetry({.seq = seq, .start_ns = t})), t, kUnix + t, &out_);
-    c->OnTick(t, kUnix + t, &out_);
+    // The guard's solo speed is measured by its probe (the gang held at a
+    // sliver), then it runs twice as slow beside the gang.
+    GuardSlowsBesideTheGang(*c, seq, t, /*gang_reports=*/true);
     if (c->jobs().at("guard").probe.active()) {
       EXPECT_FALSE(job_in_status(t, "opp").has_value());  // the probe's, not a loop's
     }
