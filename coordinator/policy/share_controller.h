@@ -249,15 +249,6 @@ struct ShareStep {
   bool saturated = false;
 };
 
-// The worst known guaranteed job's slowdown over its target: the target the
-// loop holds (`loop`) and the jobs' own (`own`, GuaranteedJob::own_target),
-// and for the job worst by the first, how one unit of it reads in the second.
-struct WorstRatio {
-  double loop = 0;
-  double own = 0;
-  double own_per_loop = 1;
-};
-
 class ShareController {
  public:
   explicit ShareController(ShareControllerOptions options = {}, ShareControllerState state = {});
@@ -276,6 +267,16 @@ class ShareController {
   Band CurrentBand() const;
 
  private:
+  // The worst known guaranteed job's slowdown over its target: the target
+  // the loop holds (`loop`) and the jobs' own (`own`, GuaranteedJob::
+  // own_target), and for the job worst by the first, how one unit of it
+  // reads in the second.
+  struct WorstRatio {
+    double loop = 0;
+    double own = 0;
+    double own_per_loop = 1;
+  };
+
   ShareAction Control(int64_t now_ns, std::optional<WorstRatio> worst, bool any_unknown,
                       std::vector<JobShare>& shares);
   ShareAction Cut(int64_t now_ns, const WorstRatio& worst, std::vector<JobShare>& shares);

@@ -612,14 +612,17 @@ TEST_F(GangRanksTest, StatusSaysWhichLoopSetsAGangsShare) {
     return set_by;
   };
   int64_t t = kSecond;
+  int probing = 0;
   for (uint64_t seq = 0; seq < 200; ++seq, t += kTick) {
     // The guard's solo speed is measured by its probe (the gang held at a
     // sliver), then it runs twice as slow beside the gang.
     GuardSlowsBesideTheGang(*c, seq, t, /*gang_reports=*/true);
     if (c->jobs().at("guard").probe.active()) {
+      ++probing;
       EXPECT_FALSE(job_in_status(t, "opp").has_value());  // the probe's, not a loop's
     }
   }
+  EXPECT_GT(probing, 0);
   ASSERT_LT(c->jobs().at("opp").sent_share, 0.5);
   const auto set_by = job_in_status(t, "opp");
   ASSERT_TRUE(set_by.has_value());
