@@ -521,7 +521,7 @@ double Coordinator::ProtectiveShare(const Job& guaranteed,
   const policy::JobTraits victim = Traits(guaranteed);
   const double target = LoopTargetOf(guaranteed);
   // The guaranteed job keeps the product of what each co-runner at full speed
-  // leaves it (placement's model, interference_placement.cc), each pair's
+  // leaves it (placement's model, policy/internal/placement_scorer.cc), each pair's
   // figure the model's or what the loop found a pace to cost where it has
   // held such pairs; at a fraction a of their unthrottled pace it loses
   // about a times the rest, the same a for every co-runner.
