@@ -160,6 +160,7 @@ class Coordinator {
                    std::vector<Outgoing>* out);
   void OnKernelNames(std::string_view identity, const wire::KernelNames& names);
   void OnGoodbye(std::string_view identity);
+  // coordinator_place.cc (but NewJob): placement requests and releases.
   // Read (ReadPlaceRequest, ResolvePlacement), decide (DecidePlacement),
   // apply (NewJob, Persist) and answer (EncodePlaceReply).
   void OnPlace(std::string_view identity, const wire::PlaceRequest& request, int64_t now_ns,
@@ -261,6 +262,7 @@ class Coordinator {
   bool AloneOnGpu(const Job& job) const;
   std::string NewJobId(std::string_view command, int64_t unix_ns);
   std::optional<policy::GpuId> SoleGpuOf(const std::string& host) const;
+  // coordinator_place.cc: the cluster as the placement policy sees it.
   policy::ClusterState PlacementView(const std::string& without_reservations_on = "") const;
   double InitialShare(const Job& job) const;
   // The guaranteed one-GPU jobs, not lost, on the GPUs of `gang` (a
