@@ -116,11 +116,13 @@ absl::Status Simulation::Init() {
   queued_on_node_.assign(kinds_.size() * 2 * node_gpus_.size(), 0);
   return absl::OkStatus();
 }
+
 void Simulation::AdvanceTo(double t) {
   result_.busy_gpu_seconds += busy_gpus_ * (t - now_);
   result_.occupied_gpu_seconds += total_occupancy_ * (t - now_);
   now_ = t;
 }
+
 void Simulation::UpdateOccupancy(int gpu) {
   // Busy: a job runs there (a gang waiting for its GPUs does not).
   const bool busy = std::any_of(on_gpu_[gpu].begin(), on_gpu_[gpu].end(),
@@ -133,12 +135,14 @@ void Simulation::UpdateOccupancy(int gpu) {
   total_occupancy_ += occupancy - occupancy_[gpu];
   occupancy_[gpu] = occupancy;
 }
+
 void Simulation::AddToStates(int gpu, int job, const PlacedJob& placed) {
   full_.jobs[gpu_ids_[gpu]].push_back(placed);
   if (!Hidden(gpu)) view_.jobs[gpu_ids_[gpu]].push_back(placed);
   // What a gang given busy GPUs sees: the jobs that close GPUs to it.
   if (ClosesItsGpus(job)) gangs_view_.jobs[gpu_ids_[gpu]].push_back(placed);
 }
+
 void Simulation::RemoveFromStates(int gpu, const std::string& id) {
   for (ClusterState* state : {&full_, &view_, &gangs_view_}) {
     auto it = state->jobs.find(gpu_ids_[gpu]);
@@ -147,6 +151,7 @@ void Simulation::RemoveFromStates(int gpu, const std::string& id) {
     if (it->second.empty()) state->jobs.erase(it);
   }
 }
+
 void Simulation::Finish(int job) {
   Running& r = running_[job];
   r.done = true;
@@ -162,6 +167,7 @@ void Simulation::Finish(int job) {
   for (int g : r.gpus) UpdateOccupancy(g);
   StateChanged();
 }
+
 absl::Status Simulation::Validate(int job, const std::vector<int>& gpus,
                                   const ClusterState& seen) const {
   const SimJob& j = jobs_[job];
@@ -217,6 +223,7 @@ absl::Status Simulation::Validate(int job, const std::vector<int>& gpus,
   }
   return absl::OkStatus();
 }
+
 absl::Status Simulation::Start(int job, const PlacementDecision& decision,
                                const ClusterState& seen) {
   std::vector<policy::GpuId> ids = decision.gpus;
@@ -277,6 +284,7 @@ absl::Status Simulation::Start(int job, const PlacementDecision& decision,
   StateChanged();
   return absl::OkStatus();
 }
+
 absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
   size_t i = 0;
   while (i < waiting_.size()) {
@@ -377,6 +385,7 @@ absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
   }
   return absl::OkStatus();
 }
+
 absl::StatusOr<SimResult> Simulation::Run() {
   if (absl::Status s = Init(); !s.ok()) return s;
   size_t next = 0;

@@ -21,6 +21,7 @@ bool Simulation::NodeFreeFor(int job, int node) const {
   }
   return std::all_of(gpus.begin(), gpus.end(), [&](int g) { return on_gpu_[g].empty(); });
 }
+
 std::vector<int> Simulation::SlurmNodes(int job) const {
   std::vector<int> gpus;
   int nodes = 0;
@@ -32,6 +33,7 @@ std::vector<int> Simulation::SlurmNodes(int job) const {
   if (nodes < NodesOf(job)) gpus.clear();
   return gpus;
 }
+
 bool Simulation::MightFit(int job) const {
   // Exact for a gang across nodes: Slurm's own rule places it (SchedulePass).
   if (SpansNodes(job)) return !SlurmNodes(job).empty();
@@ -54,6 +56,7 @@ bool Simulation::MightFit(int job) const {
   }
   return false;
 }
+
 void Simulation::Reserve(int job) {
   // The nodes with the most empty GPUs drain fastest (ties: the lowest). A
   // gang across nodes reserves whole nodes only.
@@ -78,6 +81,7 @@ void Simulation::Reserve(int job) {
   }
   StateChanged();
 }
+
 void Simulation::DropNodesWithoutCpus(int k, ClusterState* view) const {
   std::erase_if(view->cluster.gpus, [&](const policy::GpuInfo& g) {
     if (HasCpusFor(node_of_[gpu_index_.at(g.id)], k)) return false;
@@ -85,11 +89,13 @@ void Simulation::DropNodesWithoutCpus(int k, ClusterState* view) const {
     return true;
   });
 }
+
 ClusterState Simulation::GangView(int k) const {
   ClusterState view = gangs_view_;
   DropNodesWithoutCpus(k, &view);
   return view;
 }
+
 ClusterState Simulation::BusyGangView(int k) const {
   ClusterState view = full_;
   // Memory in units of a GPU's: a gang holds its GPUs whole; a one-GPU job
@@ -111,6 +117,7 @@ ClusterState Simulation::BusyGangView(int k) const {
   DropNodesWithoutCpus(k, &view);
   return view;
 }
+
 void Simulation::NoteSubmission(int job) {
   if (config_.slurm_chooses_the_node && !IsGang(job)) {
     const PlacementDecision d = policy_.Place(RequestFor(job), DryRunView());
@@ -135,6 +142,7 @@ void Simulation::NoteSubmission(int job) {
     if (std::find(named.begin(), named.end(), node) == named.end()) named.push_back(node);
   }
 }
+
 ClusterState Simulation::DryRunView() const {
   ClusterState view = full_;
   for (const DryRunReservation& r : reservations_) {
@@ -148,6 +156,7 @@ ClusterState Simulation::DryRunView() const {
   }
   return view;
 }
+
 bool Simulation::SlurmHasRoom(int node) const {
   if (!HasCpusFor(node, 1)) return false;
   int slots = 0, used = 0;
@@ -158,6 +167,7 @@ bool Simulation::SlurmHasRoom(int node) const {
   }
   return used < slots;
 }
+
 std::optional<int> Simulation::SlurmNodeFor(int job) const {
   const std::vector<int>& named = named_nodes_[job];
   if (!named.empty() && SlurmHasRoom(named.front())) return named.front();
@@ -166,6 +176,7 @@ std::optional<int> Simulation::SlurmNodeFor(int job) const {
   }
   return std::nullopt;
 }
+
 PlacementRequest Simulation::RequestFor(int job) const {
   PlacementRequest request;
   request.job = jobs_[job].id;
@@ -175,6 +186,7 @@ PlacementRequest Simulation::RequestFor(int job) const {
   request.gpu_count = jobs_[job].type.scale;
   return request;
 }
+
 PlacementRequest Simulation::BusyGangRequest(int job) const {
   PlacementRequest request = RequestFor(job);
   request.mem_bytes = 0;  // whole GPUs, as gpu:k, in the memory their jobs leave

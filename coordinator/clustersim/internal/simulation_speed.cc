@@ -16,6 +16,7 @@ std::vector<int> Simulation::CoRunners(int job, int gpu) const {
   }
   return others;
 }
+
 double Simulation::KeptBeside(int job, int gpu) const {
   const std::vector<int> others = CoRunners(job, gpu);
   if (others.empty()) return 1.0;
@@ -34,6 +35,7 @@ double Simulation::KeptBeside(int job, int gpu) const {
   }
   return beside.has_value() ? std::clamp(*beside / *solo, 0.0, 1.0) : fair;
 }
+
 double Simulation::ShareOn(int gpu) const {
   int guaranteed = -1, running = 0;
   for (int j : on_gpu_[gpu]) {
@@ -48,12 +50,14 @@ double Simulation::ShareOn(int gpu) const {
   return std::min(
       1.0, std::max(config_.min_share, policy::ProtectiveShare(p_g, LoopTargetOf(guaranteed))));
 }
+
 double Simulation::RunSlowdownOf(int job) const {
   const Running& r = running_[job];
   const double remaining = std::max(0.0, r.remaining - r.rate * (now_ - r.since));
   const double done_alone_s = (jobs_[job].total_steps - remaining) / solo_rate_[job];
   return done_alone_s > 0 ? (now_ - out_[job].start_s) / done_alone_s - 1 : 0;
 }
+
 double Simulation::LoopTargetOf(int job) const {
   return policy::RepaidTarget(config_.slowdown_target, RunSlowdownOf(job), /*aim=*/1.0,
                               policy::RunSlowdown::Options{}.floor);
@@ -66,6 +70,7 @@ bool Simulation::Repaying(int job) const {
   return !running_[job].waiting_for_gpus && Protected(job) &&
          RunSlowdownOf(job) > config_.slowdown_target * (1 + kRepayTolerance);
 }
+
 double Simulation::NextRepayCheck() const {
   double next = std::numeric_limits<double>::infinity();
   if (!config_.share_control) return next;
@@ -80,6 +85,7 @@ double Simulation::NextRepayCheck() const {
   }
   return next;
 }
+
 void Simulation::RetimeRepaying() {
   std::vector<int> jobs;
   for (size_t g = 0; g < on_gpu_.size(); ++g) {
@@ -90,6 +96,7 @@ void Simulation::RetimeRepaying() {
   jobs.erase(std::unique(jobs.begin(), jobs.end()), jobs.end());
   RetimeWithGangs(jobs);
 }
+
 bool Simulation::Yields(int job) const {
   if (!config_.share_control || !IsGang(job) || !Guaranteed(job)) return false;
   for (int g : running_[job].gpus) {
@@ -99,11 +106,13 @@ bool Simulation::Yields(int job) const {
   }
   return false;
 }
+
 double Simulation::GangShare(int gang) const {
   double share = 1.0;
   for (int g : running_[gang].gpus) share = std::min(share, ShareOn(g));
   return share;
 }
+
 double Simulation::ControlledKept(int job, int gpu) const {
   const double kept = KeptBeside(job, gpu);
   if (!config_.share_control) return kept;
@@ -122,6 +131,7 @@ double Simulation::ControlledKept(int job, int gpu) const {
   if (Protected(job) || ShareOn(gpu) >= 1.0) return 1.0 - (1.0 - kept) * share;
   return kept * share;
 }
+
 bool Simulation::GangWaits(int job) const {
   if (!config_.share_control || !IsGang(job) || !MemoryModelled()) return false;
   for (int g : running_[job].gpus) {
@@ -132,6 +142,7 @@ bool Simulation::GangWaits(int job) const {
   }
   return false;
 }
+
 double Simulation::RateOf(int job) const {
   const Running& r = running_[job];
   if (r.waiting_for_gpus) return 0;
@@ -155,6 +166,7 @@ double Simulation::RateOf(int job) const {
   const double p_g = paired / solo_rate_[job];
   return solo_rate_[job] * (1.0 - (1.0 - p_g) * share);
 }
+
 void Simulation::Retime(int job) {
   Running& r = running_[job];
   r.remaining = std::max(0.0, r.remaining - r.rate * (now_ - r.since));
@@ -168,6 +180,7 @@ void Simulation::Retime(int job) {
   if (r.rate > 0) completions_.push({now_ + r.remaining / r.rate, job, r.version});
   for (int g : r.gpus) UpdateOccupancy(g);
 }
+
 void Simulation::RetimeWithGangs(const std::vector<int>& jobs) {
   for (int job : jobs) Retime(job);
   if (!config_.share_control) return;
