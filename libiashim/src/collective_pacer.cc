@@ -1,6 +1,7 @@
 #include "libiashim/src/collective_pacer.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace iashim {
 
@@ -16,7 +17,21 @@ uint64_t CollectivePace::Observe(uint64_t duration_ns, bool throttled) {
   if (!throttled) {
     hold_ns_ = 0;
     waits_n_ = waits_next_ = 0;
+    since_probe_ = unheld_n_ = unheld_next_ = 0;
+    probed_once_ = probing_ = false;
     return 0;
+  }
+  // Launched with what Observe returned last (the drainer reads a launch's
+  // duration before the next collective is launched, one iteration later).
+  unheld_[unheld_next_] = next_hold_ns() + duration_ns;
+  unheld_next_ = (unheld_next_ + 1) % kRecent;
+  unheld_n_ = std::min(unheld_n_ + 1, kRecent);
+  if (probing_) {
+    // The probe's launch (or one just before it): its duration is in the
+    // window, where it bounds the transfer; as a wait it would read as "came
+    // last" and halve the hold.
+    probing_ = false;
+    return hold_ns_;
   }
   const uint64_t transfer = transfer_ns();
   const uint64_t wait = duration_ns - transfer;  // transfer is the least: never negative
@@ -26,12 +41,17 @@ uint64_t CollectivePace::Observe(uint64_t duration_ns, bool throttled) {
   const uint64_t margin = kMarginNs + transfer / 10;
   if (wait <= margin) {
     hold_ns_ /= 2;  // arrived last, or nearly: the others would wait for a longer hold
-    return hold_ns_;
+  } else if (waits_n_ >= kRecent) {  // before: not yet a lead, one wait may be chance
+    const uint64_t lead = *std::min_element(waits_.begin(), waits_.end());
+    if (lead > margin) hold_ns_ = std::min(hold_ns_ + (lead - margin) / 2, kMaxHoldNs);
   }
-  if (waits_n_ < kRecent) return hold_ns_;  // not yet a lead: one wait may be chance
-  const uint64_t lead = *std::min_element(waits_.begin(), waits_.end());
-  if (lead > margin) hold_ns_ = std::min(hold_ns_ + (lead - margin) / 2, kMaxHoldNs);
-  return hold_ns_;
+  ++since_probe_;
+  if (since_probe_ < (probed_once_ ? kProbeEvery : kRecent)) return hold_ns_;
+  since_probe_ = 0;
+  probed_once_ = probing_ = true;
+  probe_hold_ns_ =
+      std::min(*std::min_element(unheld_.begin(), unheld_.begin() + unheld_n_), kMaxHoldNs);
+  return probe_hold_ns_;
 }
 
 void CollectivePacer::Observe(uint32_t kernel, int device, uint64_t duration_ns, bool throttled) {

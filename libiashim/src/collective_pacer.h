@@ -28,6 +28,22 @@
 // and is learned, only while the process is throttled: unthrottled, it is
 // the job's own GPU time to spend, and the hold is forgotten.
 //
+// The transfer is only known from a launch the rank came last to. A rank
+// early to every collective it has launched (throttled from its first
+// launch, beside a lighter co-runner than its peers') never sees one: the
+// least of its durations is a wait too, so its waits read as nothing and it
+// spins on (an 8-rank LSTM gang on two simulated nodes at share 0.05, the
+// rank beside a Transformer 240-375 ms early in a 428 ms iteration: the
+// Transformer +8.3-8.8%, bench/gang/cross_node_pacing_bench.sh). So the rank
+// probes: kRecent throttled launches after it starts learning, and every
+// kProbeEvery after (so the window always holds one), one launch is held for
+// the least, over its last kRecent launches, of the hold it was launched with
+// plus its duration: when it would have arrived unheld, plus its transfer.
+// That makes it last, or nearly, however long its lead, so the probe's
+// duration is its transfer (or close) and the window knows it (the
+// Transformer +6.0-6.4%). A probe costs the gang at most about a transfer
+// once in kProbeEvery launches; its own duration is not read as a wait.
+//
 // A process that launches collectives on more than one device (one process
 // driving several GPUs) holds none: its launches come from one thread, so a
 // hold before one device's collective would delay the others' too, the
@@ -53,12 +69,18 @@ class CollectivePace {
   static constexpr size_t kRecent = 4;
   static constexpr uint64_t kMarginNs = 100'000;         // 100 us
   static constexpr uint64_t kMaxHoldNs = 1'000'000'000;  // 1 s
+  // Throttled launches between probes: fewer than kWindow, so the window
+  // always holds a probe's duration and the transfer is never forgotten.
+  static constexpr size_t kProbeEvery = kWindow / 2;
 
   // One launch's duration on the GPU (from its start event to its end), and
-  // whether the process was throttled when it was measured. Returns the hold.
+  // whether the process was throttled when it was measured. Returns the hold
+  // for the next launch: hold_ns(), or a probe's longer one.
   uint64_t Observe(uint64_t duration_ns, bool throttled);
 
   uint64_t hold_ns() const { return hold_ns_; }
+  // What Observe last returned: the hold the next launch gets.
+  uint64_t next_hold_ns() const { return probing_ ? probe_hold_ns_ : hold_ns_; }
   uint64_t transfer_ns() const;  // 0 before any duration
 
  private:
@@ -69,6 +91,14 @@ class CollectivePace {
   size_t waits_n_ = 0;
   size_t waits_next_ = 0;
   uint64_t hold_ns_ = 0;
+  size_t since_probe_ = 0;  // throttled launches since the last probe (or since learning began)
+  bool probed_once_ = false;
+  bool probing_ = false;  // the hold returned last was a probe's
+  uint64_t probe_hold_ns_ = 0;
+  // Of the last kRecent launches: hold launched with + duration.
+  std::array<uint64_t, kRecent> unheld_{};
+  size_t unheld_n_ = 0;
+  size_t unheld_next_ = 0;
 };
 
 class CollectivePacer {
