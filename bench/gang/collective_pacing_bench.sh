@@ -58,26 +58,8 @@ tmp=$(mktemp -d)
 prefix="iashim-pacing-$$"
 export LD_LIBRARY_PATH="$build/simgpu"
 export SIMGPU_DEVICES="2xTesla V100-SXM2-32GB:32GiB:80"
-pids=()
-stop_all() {
-  {
-    for p in "${pids[@]}"; do
-      pkill -KILL -P "$p" || true
-      kill -KILL "$p" || true
-    done
-    wait || true
-  } 2>/dev/null
-  pids=()
-  rm -f /dev/shm/"$prefix"-*
-}
-cleanup() { stop_all; rm -rf "$tmp"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-summary() {  # summary FILE [RANK]: the summary line's iter_ms
-  jq -r --argjson rank "${2:-null}" \
-    'select(.summary == true and (.rank == $rank)) | .iter_ms' "$1"
-}
+# shellcheck source=bench_jobs.sh
+source "$(dirname "$0")/bench_jobs.sh"
 
 # One round in namespace TAG: the victim alone on GPU 0 when SHARE is "alone",
 # else beside the gang at SHARE (pacing PACE) and the skew job on GPU 1.

@@ -70,38 +70,20 @@ fi
 
 tmp=$(mktemp -d)
 prefix="iashim-xpacing-$$"
-mkdir "$tmp/fabric"
 export LD_LIBRARY_PATH="$build/simgpu"
 export SIMGPU_DEVICES="5xTesla V100-SXM2-32GB:32GiB:80"
 export SIMGPU_FABRIC="$tmp/fabric"
-pids=()
-stop_all() {
-  {
-    for p in "${pids[@]}"; do
-      pkill -KILL -P "$p" || true
-      kill -KILL "$p" || true
-    done
-    wait || true
-  } 2>/dev/null
-  pids=()
-  rm -f /dev/shm/"$prefix"-* "$tmp"/fabric/*
-}
-cleanup() { stop_all; rm -rf "$tmp"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+mkdir "$SIMGPU_FABRIC"
+# shellcheck source=bench_jobs.sh
+source "$(dirname "$0")/bench_jobs.sh"
 
-# on ROUND NODE ENV... COMMAND...: COMMAND on simulated node NODE (its
-# hostname and simgpu namespace), with ENV.
+# on ROUND NODE: sets `node` to the command prefix that runs a command on
+# simulated node NODE (its hostname and simgpu namespace) under `timeout`, so
+# that `"${node[@]}" ENV... COMMAND... &` leaves the timeout's pid in $!
+# (stop_all kills its child first, then it).
 on() {
-  local round=$1 node=$2
-  shift 2
-  timeout 300 unshare -u bash -c 'hostname "$1"; shift; exec env "$@"' bash "node$node" \
-    SIMGPU_NAMESPACE="$prefix-$round-$node" "$@"
-}
-
-summary() {  # summary FILE [RANK]: the summary line's iter_ms (the shim's lines skipped)
-  grep '^{' "$1" | jq -r --argjson rank "${2:-null}" \
-    'select(.summary == true and (.rank == $rank)) | .iter_ms'
+  node=(timeout 300 unshare -u bash -c 'hostname "$1"; shift; exec env "$@"' bash "node$2"
+        SIMGPU_NAMESPACE="$prefix-$1-$2")
 }
 
 # One round: the victim alone on B's GPU 3 when LAYOUT is "alone"; else the
@@ -115,18 +97,21 @@ round() {  # round TAG LAYOUT PACE [GANG_SHIM]
   if [[ $layout != alone ]]; then
     for g in 0 1 2; do
       for k in 1 2; do
-        on "$tag" B "$fakejob" --model "${loaders[g + k]}" --device "$g" --seconds $((seconds + 10)) \
+        on "$tag" B
+        "${node[@]}" "$fakejob" --model "${loaders[g + k]}" --device "$g" --seconds $((seconds + 10)) \
           --quiet >/dev/null 2>&1 &
         pids+=($!)
       done
     done
-    on "$tag" B LD_PRELOAD="$shim" IASHIM_SHARE="$share" "$fakejob" --model "$gang_model" \
+    on "$tag" B
+    "${node[@]}" LD_PRELOAD="$shim" IASHIM_SHARE="$share" "$fakejob" --model "$gang_model" \
       --device "$gpu" --seconds $((seconds + 10)) --quiet >/dev/null 2>&1 &
     pids+=($!)
     for r in 0 1 2 3 4 5 6 7; do
-      local node=A
-      [[ $r -lt 4 ]] || node=B
-      on "$tag" "$node" LD_PRELOAD="$gang_shim" IASHIM_SHARE="$share" IASHIM_PACE_COLLECTIVES="$pace" \
+      local host=A
+      [[ $r -lt 4 ]] || host=B
+      on "$tag" "$host"
+      "${node[@]}" LD_PRELOAD="$gang_shim" IASHIM_SHARE="$share" IASHIM_PACE_COLLECTIVES="$pace" \
         IASHIM_LOG=info RANK=$r LOCAL_RANK=$((r % 4)) WORLD_SIZE=8 MASTER_ADDR=nodeA \
         MASTER_PORT=29500 "$fakejob" --model "$gang_model" --device $((r % 4)) \
         --seconds $((seconds + 8)) --quiet >"$tmp/rank$r.out" 2>&1 &
@@ -135,7 +120,8 @@ round() {  # round TAG LAYOUT PACE [GANG_SHIM]
     done
     sleep 4
   fi
-  on "$tag" B LD_PRELOAD="$shim" "$fakejob" --model "$victim" --device "$gpu" --seconds "$seconds" \
+  on "$tag" B
+  "${node[@]}" LD_PRELOAD="$shim" "$fakejob" --model "$victim" --device "$gpu" --seconds "$seconds" \
     --quiet >"$tmp/victim.out" 2>&1 || {
     echo "$bench: the $victim job failed: $(cat "$tmp/victim.out")" >&2
     exit 1

@@ -63,24 +63,8 @@ export LD_LIBRARY_PATH="$build/simgpu"
 export SIMGPU_DEVICES="${per_node}xTesla V100-SXM2-32GB:32GiB:80"
 export SIMGPU_FABRIC="$tmp/fabric"
 mkdir "$SIMGPU_FABRIC"
-pids=()
-stop_all() {
-  # Each pid is a `timeout`: its job first (a rank told to stop waits to agree
-  # with its gang), then it.
-  # (The shell's "Killed" report of each job goes where the kills' errors do.)
-  {
-    for p in "${pids[@]}"; do
-      pkill -KILL -P "$p" || true
-      kill -KILL "$p" || true
-    done
-    wait || true
-  } 2>/dev/null
-  pids=()
-  rm -f /dev/shm/"$prefix"-* "$SIMGPU_FABRIC"/collectives
-}
-cleanup() { stop_all; rm -rf "$tmp"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# shellcheck source=bench_jobs.sh
+source "$(dirname "$0")/bench_jobs.sh"
 
 # The gang: ranks 0-3 on node A, 4-7 on node B, each node's at its share.
 # Sets gang_ms: rank 0's mean iteration time in ms. (Not called in a
