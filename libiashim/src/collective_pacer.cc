@@ -5,27 +5,21 @@
 
 namespace iashim {
 
-uint64_t CollectivePace::transfer_ns() const {
-  if (durations_n_ == 0) return 0;
-  return *std::min_element(durations_.begin(), durations_.begin() + durations_n_);
-}
+uint64_t CollectivePace::transfer_ns() const { return durations_.Least(); }
 
 uint64_t CollectivePace::Observe(uint64_t duration_ns, bool throttled) {
-  durations_[durations_next_] = duration_ns;
-  durations_next_ = (durations_next_ + 1) % kWindow;
-  durations_n_ = std::min(durations_n_ + 1, kWindow);
+  durations_.Push(duration_ns);
   if (!throttled) {
     hold_ns_ = 0;
-    waits_n_ = waits_next_ = 0;
-    since_probe_ = unheld_n_ = unheld_next_ = 0;
+    waits_.Clear();
+    unheld_.Clear();
+    since_probe_ = 0;
     probed_once_ = probing_ = false;
     return 0;
   }
   // Launched with what Observe returned last (the drainer reads a launch's
   // duration before the next collective is launched, one iteration later).
-  unheld_[unheld_next_] = next_hold_ns() + duration_ns;
-  unheld_next_ = (unheld_next_ + 1) % kRecent;
-  unheld_n_ = std::min(unheld_n_ + 1, kRecent);
+  unheld_.Push(next_hold_ns() + duration_ns);
   if (probing_) {
     // The probe's launch (or one just before it): its duration is in the
     // window, where it bounds the transfer; as a wait it would read as "came
@@ -35,22 +29,19 @@ uint64_t CollectivePace::Observe(uint64_t duration_ns, bool throttled) {
   }
   const uint64_t transfer = transfer_ns();
   const uint64_t wait = duration_ns - transfer;  // transfer is the least: never negative
-  waits_[waits_next_] = wait;
-  waits_next_ = (waits_next_ + 1) % kRecent;
-  waits_n_ = std::min(waits_n_ + 1, kRecent);
+  waits_.Push(wait);
   const uint64_t margin = kMarginNs + transfer / 10;
   if (wait <= margin) {
     hold_ns_ /= 2;  // arrived last, or nearly: the others would wait for a longer hold
-  } else if (waits_n_ >= kRecent) {  // before: not yet a lead, one wait may be chance
-    const uint64_t lead = *std::min_element(waits_.begin(), waits_.end());
+  } else if (waits_.size() == kRecent) {  // before: not yet a lead, one wait may be chance
+    const uint64_t lead = waits_.Least();
     if (lead > margin) hold_ns_ = std::min(hold_ns_ + (lead - margin) / 2, kMaxHoldNs);
   }
   ++since_probe_;
   if (since_probe_ < (probed_once_ ? kProbeEvery : kRecent)) return hold_ns_;
   since_probe_ = 0;
   probed_once_ = probing_ = true;
-  probe_hold_ns_ =
-      std::min(*std::min_element(unheld_.begin(), unheld_.begin() + unheld_n_), kMaxHoldNs);
+  probe_hold_ns_ = std::min(unheld_.Least(), kMaxHoldNs);
   return probe_hold_ns_;
 }
 

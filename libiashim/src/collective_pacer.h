@@ -57,11 +57,35 @@
 #ifndef IASHIM_COLLECTIVE_PACER_H_
 #define IASHIM_COLLECTIVE_PACER_H_
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
 
 namespace iashim {
+
+// The last N values pushed (fewer until N have been): CollectivePace's
+// windows.
+template <size_t N>
+class RecentValues {
+ public:
+  void Push(uint64_t v) {
+    values_[next_] = v;
+    next_ = (next_ + 1) % N;
+    size_ = std::min(size_ + 1, N);
+  }
+  void Clear() { size_ = next_ = 0; }
+  size_t size() const { return size_; }
+  // The least of them; 0 when there are none.
+  uint64_t Least() const {
+    return size_ == 0 ? 0 : *std::min_element(values_.begin(), values_.begin() + size_);
+  }
+
+ private:
+  std::array<uint64_t, N> values_{};
+  size_t size_ = 0;
+  size_t next_ = 0;
+};
 
 class CollectivePace {
  public:
@@ -84,21 +108,14 @@ class CollectivePace {
   uint64_t transfer_ns() const;  // 0 before any duration
 
  private:
-  std::array<uint64_t, kWindow> durations_{};
-  size_t durations_n_ = 0;
-  size_t durations_next_ = 0;
-  std::array<uint64_t, kRecent> waits_{};
-  size_t waits_n_ = 0;
-  size_t waits_next_ = 0;
+  RecentValues<kWindow> durations_;
+  RecentValues<kRecent> waits_;   // duration - transfer, of throttled launches
+  RecentValues<kRecent> unheld_;  // hold launched with + duration, of throttled launches
   uint64_t hold_ns_ = 0;
   size_t since_probe_ = 0;  // throttled launches since the last probe (or since learning began)
   bool probed_once_ = false;
   bool probing_ = false;  // the hold returned last was a probe's
   uint64_t probe_hold_ns_ = 0;
-  // Of the last kRecent launches: hold launched with + duration.
-  std::array<uint64_t, kRecent> unheld_{};
-  size_t unheld_n_ = 0;
-  size_t unheld_next_ = 0;
 };
 
 class CollectivePacer {
