@@ -22,6 +22,19 @@ uint64_t Iterate(CollectivePace& pace, uint64_t lead_ns, uint64_t transfer_ns,
   return pace.Observe(transfer_ns + wait, /*throttled=*/true);
 }
 
+// Iterate for a rank `lead_ns` early: a hold that is not a probe never makes
+// it late (checked here); how late a probe made it raises *worst_overshoot.
+void IterateEarly(CollectivePace& pace, uint64_t lead_ns, uint64_t transfer_ns,
+                  uint64_t* worst_overshoot) {
+  const bool probe = pace.next_hold_ns() != pace.hold_ns();
+  uint64_t overshoot = 0;
+  Iterate(pace, lead_ns, transfer_ns, &overshoot);
+  if (!probe) {
+    EXPECT_EQ(overshoot, 0u);
+  }
+  *worst_overshoot = std::max(*worst_overshoot, overshoot);
+}
+
 // The rank starts out last once (so its transfer is known), then is 20 ms
 // early every iteration: within a few tens of iterations it holds most of
 // that, and but for its probes (by at most the transfer) never so long that
@@ -32,13 +45,8 @@ TEST(CollectivePaceTest, AnEarlyRankLearnsToHoldItsLead) {
   Iterate(pace, 0, transfer);
   uint64_t worst_overshoot = 0;
   for (int i = 0; i < 30; ++i) {
-    const bool probe = pace.next_hold_ns() != pace.hold_ns();
-    uint64_t overshoot = 0;
-    Iterate(pace, 20 * kMs, transfer, &overshoot);
-    if (!probe) {
-      EXPECT_EQ(overshoot, 0u) << i;
-    }
-    worst_overshoot = std::max(worst_overshoot, overshoot);
+    SCOPED_TRACE(i);
+    IterateEarly(pace, 20 * kMs, transfer, &worst_overshoot);
   }
   EXPECT_EQ(pace.transfer_ns(), transfer);
   EXPECT_GT(pace.hold_ns(), 18 * kMs);
@@ -57,13 +65,8 @@ TEST(CollectivePaceTest, HeldLongAfterItsTransferWasLastSeenItStaysInTime) {
   uint64_t least_hold = UINT64_MAX;
   const int n = 400;
   for (int i = 0; i < n; ++i) {
-    const bool probe = pace.next_hold_ns() != pace.hold_ns();
-    uint64_t overshoot = 0;
-    Iterate(pace, 20 * kMs, 2 * kMs, &overshoot);
-    if (!probe) {
-      EXPECT_EQ(overshoot, 0u) << i;
-    }
-    worst_overshoot = std::max(worst_overshoot, overshoot);
+    SCOPED_TRACE(i);
+    IterateEarly(pace, 20 * kMs, 2 * kMs, &worst_overshoot);
     if (i >= 40) least_hold = std::min(least_hold, pace.hold_ns());
   }
   EXPECT_GT(least_hold, 18 * kMs);
@@ -80,13 +83,8 @@ TEST(CollectivePaceTest, ARankEarlyFromItsFirstLaunchFindsItsTransferByProbing) 
   const uint64_t transfer = 8 * kMs;
   uint64_t worst_overshoot = 0;
   for (int i = 0; i < 40; ++i) {
-    const bool probe = pace.next_hold_ns() != pace.hold_ns();
-    uint64_t overshoot = 0;
-    Iterate(pace, 250 * kMs, transfer, &overshoot);
-    if (!probe) {
-      EXPECT_EQ(overshoot, 0u) << i;
-    }
-    worst_overshoot = std::max(worst_overshoot, overshoot);
+    SCOPED_TRACE(i);
+    IterateEarly(pace, 250 * kMs, transfer, &worst_overshoot);
   }
   EXPECT_EQ(pace.transfer_ns(), transfer);
   EXPECT_GT(pace.hold_ns(), 240 * kMs);
