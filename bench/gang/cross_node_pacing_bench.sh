@@ -145,19 +145,20 @@ echo
 echo "| $victim beside | pacing (gang's shim) | run | $victim ms/iteration | its slowdown | gang ms/iteration | rank 7 held per collective, ms |"
 echo "|---|---|---|---|---|---|---|"
 tag=1
-cases=("rank off" "rank on" "no-rank on")
-[[ -z $baseline_shim ]] || cases=("rank off" "rank baseline" "rank on" "no-rank on")
+cases=(off on no-rank)
+[[ -z $baseline_shim ]] || cases=(off baseline on no-rank)
 for run in $(seq 1 "$runs"); do
   for case in "${cases[@]}"; do
-    layout=${case% *} pace=${case#* } gang_shim=$shim
-    [[ $layout != no-rank ]] || layout="no rank"
-    if [[ $pace == baseline ]]; then
-      pace=on gang_shim=$baseline_shim
-    fi
+    # Where the victim runs, the gang's pacing and shim, and the row's words for them.
+    case $case in
+      off) layout=rank pace=off gang_shim=$shim label=off ;;
+      baseline) layout=rank pace=on gang_shim=$baseline_shim label="on (baseline)" ;;
+      on) layout=rank pace=on gang_shim=$shim label=on ;;
+      no-rank) layout="no rank" pace=on gang_shim=$shim label=on ;;
+    esac
     round "$tag" "$layout" "$pace" "$gang_shim"
     tag=$((tag + 1))
-    [[ $gang_shim == "$shim" ]] || pace="on (baseline)"
-    awk -v l="$layout" -v p="$pace" -v r="$run" -v v="$victim_ms" -v a="$alone_ms" -v g="$gang_ms" \
+    awk -v l="$layout" -v p="$label" -v r="$run" -v v="$victim_ms" -v a="$alone_ms" -v g="$gang_ms" \
       -v h="$held_ms" 'BEGIN { what = l == "rank" ? "rank 7 + a job at the share" : "a job at the share (rank 7 on the next GPU)"
         printf "| %s | %s | %d | %.1f | %+.1f%% | %.1f | %s |\n", what, p, r, v, 100 * (v / a - 1), g, h }'
   done
