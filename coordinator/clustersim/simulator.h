@@ -92,17 +92,19 @@ struct SimConfig {
   bool policy_may_share = true;
   // The daemon's share controller, for a policy that has one (iashim,
   // oracle): on a GPU holding one guaranteed job whose pair throughput
-  // would leave it below 1 / (1 + slowdown_target) of its solo speed, the
-  // opportunistic job's share is cut to s = (1 - floor) / (1 - p_g), at
-  // least min_share, and its pair throughput scaled by s; the guaranteed job
-  // then runs at 1 - (1 - p_g) * s of its solo speed (the floor, unless s
-  // hit min_share). Harm proportional to share is the controller's own model
-  // (policy/protective_share.h, which placement predicts by too); the controller's
-  // settling time is not simulated. Off: a pair runs at its measured rates.
-  // A guaranteed job whose run so far is slower than its target (a gang
-  // that yielded, below) is then held lower until its run is back at it,
-  // as the daemon's loop repays (policy::RepaidTarget; aim 1, since the
-  // simulator holds a job at its target, not under it).
+  // would leave it below its floor, 1 / (1 + aim * slowdown_target) of its
+  // solo speed (aim: the loop's quiet headroom, 0.9, where it holds a job
+  // once its measurement is steady), the opportunistic job's share is cut
+  // to s = (1 - floor) / (1 - p_g), at least min_share, and its pair
+  // throughput scaled by s; the guaranteed job then runs at
+  // 1 - (1 - p_g) * s of its solo speed (the floor, unless s hit
+  // min_share). Harm proportional to share is the controller's own model
+  // (policy/protective_share.h, which placement predicts by too); two
+  // co-runners' harms add at a low share (internal/throttled_loss.h). The
+  // controller's settling time is not simulated. Off: a pair runs at its
+  // measured rates. A guaranteed job whose run so far is slower than the
+  // aim (a gang that yielded, below) is then held lower until its run is
+  // back at it, as the daemon's loop repays (policy::RepaidTarget).
   bool share_control = false;
   double slowdown_target = 0.10;
   double min_share = 0.05;

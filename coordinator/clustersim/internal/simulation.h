@@ -25,6 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "coordinator/clustersim/gavel_throughputs.h"
+#include "coordinator/clustersim/internal/throttled_loss.h"
 #include "coordinator/clustersim/simulator.h"
 #include "coordinator/policy/cluster_state.h"
 #include "coordinator/policy/placement.h"
@@ -107,13 +108,21 @@ class Simulation {
   // exactly one running job there is guaranteed, what holds it at its
   // floor (at least min_share); else 1.
   double ShareOn(int gpu) const;
+  // What `job` loses on `gpu` beside its co-runners there, all held to
+  // `pace` (0..1) of their unthrottled speed (throttled_loss.h).
+  double LossBeside(int job, int gpu, double pace) const;
+  // `job`'s losses beside each of its two co-runners on `gpu` and beside
+  // both, at full pace; nullopt where it has not exactly two or a pair is
+  // not known.
+  std::optional<TwoCoRunners> TwoCoRunnersOf(int job, int gpu) const;
   // How much slower than alone `job` has run since it started, now.
   double RunSlowdownOf(int job) const;
-  // The target the loop holds guaranteed `job` to now: its own, lowered
-  // while its run so far is over it (SimConfig::share_control).
+  // The slowdown the loop holds guaranteed `job` to now: its aim (the
+  // loop's quiet headroom) times its own target, lowered while its run so
+  // far is over the aim (SimConfig::share_control).
   double LoopTargetOf(int job) const;
   // Whether guaranteed `job` runs, protected, with its run so far over its
-  // target: the loop holds it lower (LoopTargetOf).
+  // aim: the loop holds it lower (LoopTargetOf).
   bool Repaying(int job) const;
   // When the runs being repaid are next read again (infinity: none is), and
   // the jobs on their GPUs retimed at that time.

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "coordinator/clustersim/internal/simulation.h"
+#include "coordinator/clustersim/internal/throttled_loss.h"
 #include "coordinator/policy/protective_share.h"
 #include "coordinator/policy/run_slowdown.h"
 
@@ -36,6 +37,28 @@ double Simulation::KeptBeside(int job, int gpu) const {
   return beside.has_value() ? std::clamp(*beside / *solo, 0.0, 1.0) : fair;
 }
 
+double Simulation::LossBeside(int job, int gpu, double pace) const {
+  const double full = 1.0 - KeptBeside(job, gpu);
+  const std::optional<TwoCoRunners> two = TwoCoRunnersOf(job, gpu);
+  return two.has_value() ? LossAtPace(*two, pace) : full * pace;
+}
+
+std::optional<TwoCoRunners> Simulation::TwoCoRunnersOf(int job, int gpu) const {
+  const std::vector<int> others = CoRunners(job, gpu);
+  if (others.size() != 2) return std::nullopt;
+  const auto one_gpu = [&](int j) { return JobType{jobs_[j].type.name, 1}; };
+  const JobType mine = one_gpu(job);
+  const std::optional<double> solo = truth_.Solo(mine);
+  if (!solo.has_value() || !(*solo > 0)) return std::nullopt;
+  double alone[2];
+  for (int i = 0; i < 2; ++i) {
+    const std::optional<PairThroughput> pair = truth_.Pair(mine, one_gpu(others[i]));
+    if (!pair.has_value()) return std::nullopt;
+    alone[i] = 1.0 - std::clamp(pair->a / *solo, 0.0, 1.0);
+  }
+  return TwoCoRunners{alone[0], alone[1], 1.0 - KeptBeside(job, gpu)};
+}
+
 double Simulation::ShareOn(int gpu) const {
   int guaranteed = -1, running = 0;
   for (int j : on_gpu_[gpu]) {
@@ -46,9 +69,12 @@ double Simulation::ShareOn(int gpu) const {
     guaranteed = j;
   }
   if (guaranteed < 0 || running < 2) return 1.0;
-  const double p_g = KeptBeside(guaranteed, gpu);
-  return std::min(
-      1.0, std::max(config_.min_share, policy::ProtectiveShare(p_g, LoopTargetOf(guaranteed))));
+  const double target = LoopTargetOf(guaranteed);
+  const std::optional<TwoCoRunners> two = TwoCoRunnersOf(guaranteed, gpu);
+  const double share = two.has_value()
+                           ? PaceForLoss(*two, 1.0 - policy::ThroughputFloor(target))
+                           : policy::ProtectiveShare(KeptBeside(guaranteed, gpu), target);
+  return std::min(1.0, std::max(config_.min_share, share));
 }
 
 double Simulation::RunSlowdownOf(int job) const {
@@ -58,17 +84,22 @@ double Simulation::RunSlowdownOf(int job) const {
   return done_alone_s > 0 ? (now_ - out_[job].start_s) / done_alone_s - 1 : 0;
 }
 
+// The daemon's loop holds a guaranteed job's slowdown at its quiet headroom
+// times its target, once its measurement is steady (policy/share_controller.h),
+// and repays a run over that aim (policy/run_slowdown.h).
+constexpr double kLoopAim = policy::ShareControllerOptions{}.quiet_headroom;
+
 double Simulation::LoopTargetOf(int job) const {
-  return policy::RepaidTarget(config_.slowdown_target, RunSlowdownOf(job), /*aim=*/1.0,
-                              policy::RunSlowdown::Options{}.floor);
+  return kLoopAim * policy::RepaidTarget(config_.slowdown_target, RunSlowdownOf(job), kLoopAim,
+                                         policy::RunSlowdown::Options{}.floor);
 }
 
-// A run held at its target reads it give or take rounding: repaid only
-// past this (relative to the target).
+// A run held at its aim reads it give or take rounding: repaid only past
+// this (relative to the aim).
 constexpr double kRepayTolerance = 1e-6;
 bool Simulation::Repaying(int job) const {
   return !running_[job].waiting_for_gpus && Protected(job) &&
-         RunSlowdownOf(job) > config_.slowdown_target * (1 + kRepayTolerance);
+         RunSlowdownOf(job) > kLoopAim * config_.slowdown_target * (1 + kRepayTolerance);
 }
 
 double Simulation::NextRepayCheck() const {
@@ -128,7 +159,7 @@ double Simulation::ControlledKept(int job, int gpu) const {
   if (share >= 1.0) return kept;
   // Harm in proportion to the share (policy/protective_share.h): the
   // guaranteed side loses (1 - kept) * share, the others keep kept * share.
-  if (Protected(job) || ShareOn(gpu) >= 1.0) return 1.0 - (1.0 - kept) * share;
+  if (Protected(job) || ShareOn(gpu) >= 1.0) return 1.0 - LossBeside(job, gpu, share);
   return kept * share;
 }
 

@@ -1,6 +1,7 @@
 #include "coordinator/clustersim/simulator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 #include <limits>
 #include <string>
@@ -91,10 +92,11 @@ TEST(Simulate, PairRunsAtMeasuredPairThroughputs) {
 }
 
 TEST(Simulate, ShareControlHoldsTheGuaranteedJobAtItsFloor) {
-  // A (guaranteed) would keep 0.5 next to B: under share control B's share is
-  // cut to (1 - 1/1.1) / (1 - 0.5) = 2/11, A runs at 1/1.1 of 10 steps/s and
-  // B at 4 * 2/11. A's 100 steps end at t = 11; B has done 8 of its 40 steps
-  // and does the other 32 alone at 5/s: t = 17.4.
+  // A (guaranteed) would keep 0.5 next to B: under share control A is held
+  // at the loop's aim, 0.9 of its 10% target (its floor 1/1.09), so B's
+  // share is cut to (1 - 1/1.09) / (1 - 0.5) = 18/109, A runs at 1/1.09 of
+  // 10 steps/s and B at 4 * 18/109. A's 100 steps end at t = 10.9; B has
+  // done 7.2 of its 40 steps and does the other 32.8 alone at 5/s: t = 17.46.
   const GavelThroughputs truth = Truth();
   const MeasuredPairRule rule(&truth);
   std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0), Job("b", {"B", 1}, 40, 0)};
@@ -103,8 +105,8 @@ TEST(Simulate, ShareControlHoldsTheGuaranteedJobAtItsFloor) {
   config.share_control = true;
   absl::StatusOr<SimResult> r = Simulate(jobs, truth, config, FirstFitPlacement(&rule), nullptr);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_NEAR(r->jobs[0].finish_s, 11.0, 1e-9);
-  EXPECT_NEAR(r->jobs[1].finish_s, 17.4, 1e-9);
+  EXPECT_NEAR(r->jobs[0].finish_s, 10.9, 1e-9);
+  EXPECT_NEAR(r->jobs[1].finish_s, 17.46, 1e-9);
 
   // The share never goes below min_share: at 0.5, A keeps 1 - 0.5 * 0.5 of
   // its speed (7.5/s, done at 13.33 s) and B runs at 2/s, then alone.
@@ -367,26 +369,26 @@ TEST_F(GangsTakeBusyGpus, BesideTheGangRunsAtOnceAndItsGpusTakeNoOneGpuJob) {
 }
 
 // Under share control (the coordinator) a GPU with one guaranteed job is
-// held as a pair is: the others cut to the share that keeps it at its floor
-// 1/1.1. A and G keep half their speed together, so that share is
-// (1 - 1/1.1) / 0.5 = 2/11.
+// held as a pair is: the others cut to the share that keeps it at the
+// loop's aim, 0.9 of its 10% target (its floor 1/1.09). A and G keep half
+// their speed together, so that share is (1 - 1/1.09) / 0.5 = 18/109.
 TEST_F(GangsTakeBusyGpus, UnderShareControlTheGuaranteedSideKeepsItsFloor) {
-  // a guaranteed: from 1 it runs at 10/1.1 steps/s, its last 90 steps take
-  // 9.9 s (ends 10.9); the gang's rank beside it at 0.5 * 2/11 = 1/11, the
-  // gang at 20/11 steps/s: 18 steps by 10.9, its other 182 alone by 20.
+  // a guaranteed: from 1 it runs at 10/1.09 steps/s, its last 90 steps take
+  // 9.81 s (ends 10.81); the gang's rank beside it at 0.5 * 18/109, the gang
+  // at 180/109 steps/s: 16.2 steps by 10.81, its other 183.8 alone by 20.
   absl::StatusOr<SimResult> r =
       Controlled(policy::Priority::kGuaranteed, policy::Priority::kOpportunistic);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 1);
-  EXPECT_NEAR(r->jobs[0].finish_s, 10.9, 1e-9);
+  EXPECT_NEAR(r->jobs[0].finish_s, 10.81, 1e-9);
   EXPECT_NEAR(r->jobs[1].finish_s, 20, 1e-9);
-  // The gang guaranteed, a opportunistic: the gang at 1 - 0.5 * 2/11 = 10/11
-  // of 20 steps/s takes 11 s (ends 12); a at 5 * 2/11 steps/s meanwhile
-  // (10 steps), its last 80 alone by 20.
+  // The gang guaranteed, a opportunistic: the gang at 1 - 0.5 * 18/109 =
+  // 100/109 of 20 steps/s takes 10.9 s (ends 11.9); a at 5 * 18/109 steps/s
+  // meanwhile (9 steps), its last 81 alone by 20.
   r = Controlled(policy::Priority::kOpportunistic, policy::Priority::kGuaranteed);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 1);
-  EXPECT_NEAR(r->jobs[1].finish_s, 12, 1e-9);
+  EXPECT_NEAR(r->jobs[1].finish_s, 11.9, 1e-9);
   EXPECT_NEAR(r->jobs[0].finish_s, 20, 1e-9);
   // Both opportunistic: as plain Slurm runs them.
   r = Controlled(policy::Priority::kOpportunistic, policy::Priority::kOpportunistic);
@@ -421,27 +423,28 @@ TEST_F(GangsTakeBusyGpus, AGuaranteedJobOnAWholeGpuSharesItWithNoOne) {
 
 // Two targets cannot both be defended: a guaranteed gang beside a
 // guaranteed job yields to it, running as an opportunistic gang until it
-// ends (as above: a ends at 10.9, the gang at 20), rather than hold its
+// ends (as above: a ends at 10.81, the gang at 20), rather than hold its
 // GPUs idle until then.
 TEST_F(GangsTakeBusyGpus, UnderShareControlAGuaranteedGangYieldsToAGuaranteedJob) {
   absl::StatusOr<SimResult> r =
       Controlled(policy::Priority::kGuaranteed, policy::Priority::kGuaranteed);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 1);
-  EXPECT_NEAR(r->jobs[0].finish_s, 10.9, 1e-9);
+  EXPECT_NEAR(r->jobs[0].finish_s, 10.81, 1e-9);
   EXPECT_NEAR(r->jobs[1].finish_s, 20, 1e-9);
   EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 20);  // GPU 1 is the gang's from 1
   EXPECT_TRUE(r->jobs[0].shared);
 }
 
 // What the gang lost yielding is its run's too: once guaranteed again it is
-// held lower until its run is back at target (policy::RepaidTarget), as the
-// daemon's loop repays. a (guaranteed, 2 s alone) on GPU 0 and o
+// held lower until its run is back at the loop's aim (policy::RepaidTarget),
+// as the daemon's loop repays. a (guaranteed, 2 s alone) on GPU 0 and o
 // (opportunistic, A never shares with A) on GPU 1 from 0; the gang g at 0.5
-// yields to a: its rank beside a at 0.5 * 2/11, so 20/11 steps/s, while a
-// runs at 10/1.1 (its last 15 steps by 2.15). Then beside o, g has run 1.65
-// s for 3 steps' worth of 0.15 s alone, far over target: the loop's target
-// drops to its floor, half the target, for the rest of g's run.
+// yields to a: its rank beside a at 0.5 * 18/109, so 180/109 steps/s, while
+// a runs at 10/1.09 (its last 15 steps by 2.135). Then beside o, g has run
+// 1.635 s for 2.7 steps' worth of 0.135 s alone, far over target: the
+// loop's target drops to its floor, half the target, for the rest of g's
+// run, and the loop holds it at 0.9 of that.
 TEST_F(GangsTakeBusyGpus, UnderShareControlAGangThatYieldedIsHeldLowerUntilRepaid) {
   std::vector<SimJob> jobs = {Job("a", {"A", 1}, 20, 0), Job("o", {"A", 1}, 10000, 0),
                               Job("g", {"G", 2}, 200, 0.5)};
@@ -451,13 +454,13 @@ TEST_F(GangsTakeBusyGpus, UnderShareControlAGangThatYieldedIsHeldLowerUntilRepai
   config.share_control = true;
   absl::StatusOr<SimResult> r = Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_NEAR(r->jobs[0].finish_s, 2.15, 1e-9);
+  EXPECT_NEAR(r->jobs[0].finish_s, 2.135, 1e-9);
   EXPECT_DOUBLE_EQ(r->jobs[2].start_s, 0.5);
-  const double repaying = policy::ProtectiveShare(0.5, 0.05);  // o's share
-  const double unrepaid = policy::ProtectiveShare(0.5, 0.10);  // 2/11
-  const double left = 200 - 3;
-  EXPECT_NEAR(r->jobs[2].finish_s, 2.15 + left / (20 * (1 - 0.5 * repaying)), 1e-6);
-  EXPECT_LT(r->jobs[2].finish_s, 2.15 + left / (20 * (1 - 0.5 * unrepaid)) - 0.4);
+  const double repaying = policy::ProtectiveShare(0.5, 0.9 * 0.05);  // o's share
+  const double unrepaid = policy::ProtectiveShare(0.5, 0.9 * 0.10);  // 18/109
+  const double left = 200 - 2.7;
+  EXPECT_NEAR(r->jobs[2].finish_s, 2.135 + left / (20 * (1 - 0.5 * repaying)), 1e-6);
+  EXPECT_LT(r->jobs[2].finish_s, 2.135 + left / (20 * (1 - 0.5 * unrepaid)) - 0.4);
 }
 
 // Simulate's busy_gang_policy (the coordinator's --join-busy-gpus): the
@@ -609,6 +612,34 @@ TEST_F(GangsTakeBusyGpus, BesideTwoJobsARankKeepsTheTriplesFractionElseAThird) {
   r = Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_DOUBLE_EQ(r->jobs[2].finish_s, 2.25);  // 20 steps at 16 steps/s
+}
+
+// Under share control, two co-runners beside a guaranteed job are cut to
+// the pace at which their harms, adding while they rarely run together,
+// hold it at the loop's aim (throttled_loss.h), not to the triple's harm
+// scaled by the pace. a (guaranteed) and b on GPU 0, the gang at 1 beside
+// both: a keeps 0.5 beside b or G alone and 0.4 beside both, so the pace s
+// solves s - 0.4 s^2 = 1 - 1/1.09 (the triple scaled would allow 0.138).
+TEST_F(GangsTakeBusyGpus, UnderShareControlTwoCoRunnersHarmAsTheirPairsAddAtLowPace) {
+  truth_.SetTriple({"A", 1}, {"B", 1}, {"G", 1}, 4);
+  std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0), Job("b", {"B", 1}, 1000, 0),
+                              Job("g", {"G", 2}, 20, 1)};
+  jobs[0].priority = policy::Priority::kGuaranteed;
+  SimConfig config = SlurmConfig(2, 2, 5);
+  config.gangs_take_busy_gpus = true;
+  config.share_control = true;
+  absl::StatusOr<SimResult> r = Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_DOUBLE_EQ(r->jobs[2].start_s, 1);
+  // a is held at its aim throughout: 100 steps at 10/1.09.
+  EXPECT_NEAR(r->jobs[0].finish_s, 10.9, 1e-9);
+  const double loss = 1 - 1 / 1.09;
+  const double pace = (1 - std::sqrt(1 - 4 * 0.4 * loss)) / (2 * 0.4);
+  EXPECT_LT(pace, 0.9 * loss / 0.6);
+  // The gang's rank keeps a third beside two jobs (no triple for G), at that
+  // pace, until a ends; then it runs alone (GPU 0 holds b, at full pace).
+  const double by_a_end = 9.9 * 20.0 / 3 * pace;
+  EXPECT_NEAR(r->jobs[2].finish_s, 10.9 + (20 - by_a_end) / (20.0 / 2), 1e-6);
 }
 
 TEST_F(GangsTakeBusyGpus, NeedsTheSlurmQueueAndIgnoresExclusiveOneGpuJobs) {
@@ -794,7 +825,7 @@ TEST_F(WideGang, WithShardsItTakesFourCpusOnEachOfItsNodes) {
 
 // Under share control a GPU of the wide gang beside a guaranteed one-GPU job
 // is held as a single-node gang's is (GangsTakeBusyGpus above): the share
-// that keeps A at its floor beside W's rank (0.5) is 2/11.
+// that keeps A at the loop's aim beside W's rank (0.5) is 18/109.
 TEST_F(WideGang, UnderShareControlItsRankBesideAGuaranteedJobIsThrottledOrYields) {
   std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0), Job("w", {"W", 8}, 400, 1)};
   SimConfig config = SlurmConfig(8, 4, 5);
@@ -804,25 +835,25 @@ TEST_F(WideGang, UnderShareControlItsRankBesideAGuaranteedJobIsThrottledOrYields
     jobs[1].priority = w;
     return Shards(jobs, config);
   };
-  // a guaranteed: from 1 at 10/1.1 steps/s, its last 90 steps by 10.9. w,
-  // opportunistic, at its least share: its rank beside a at 0.5 * 2/11, so
-  // 40/11 steps/s: 36 steps by 10.9, its other 364 alone by 20.
+  // a guaranteed: from 1 at 10/1.09 steps/s, its last 90 steps by 10.81. w,
+  // opportunistic, at its least share: its rank beside a at 0.5 * 18/109, so
+  // 360/109 steps/s: 32.4 steps by 10.81, its other 367.6 alone by 20.
   absl::StatusOr<SimResult> r =
       run(policy::Priority::kGuaranteed, policy::Priority::kOpportunistic);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 1);
-  EXPECT_NEAR(r->jobs[0].finish_s, 10.9, 1e-9);
+  EXPECT_NEAR(r->jobs[0].finish_s, 10.81, 1e-9);
   EXPECT_NEAR(r->jobs[1].finish_s, 20, 1e-9);
   // Both guaranteed: w yields to a, and runs as above.
   r = run(policy::Priority::kGuaranteed, policy::Priority::kGuaranteed);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_NEAR(r->jobs[0].finish_s, 10.9, 1e-9);
+  EXPECT_NEAR(r->jobs[0].finish_s, 10.81, 1e-9);
   EXPECT_NEAR(r->jobs[1].finish_s, 20, 1e-9);
-  // w guaranteed, a not: w at 1 - 0.5 * 2/11 = 10/11 of its speed, 400
-  // steps by 12; a at 5 * 2/11 meanwhile (10 steps), its last 80 by 20.
+  // w guaranteed, a not: w at 1 - 0.5 * 18/109 = 100/109 of its speed, 400
+  // steps by 11.9; a at 5 * 18/109 meanwhile (9 steps), its last 81 by 20.
   r = run(policy::Priority::kOpportunistic, policy::Priority::kGuaranteed);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_NEAR(r->jobs[1].finish_s, 12, 1e-9);
+  EXPECT_NEAR(r->jobs[1].finish_s, 11.9, 1e-9);
   EXPECT_NEAR(r->jobs[0].finish_s, 20, 1e-9);
   // a holding all of its GPU's memory: w waits there, holding both nodes,
   // until a ends (10), then runs alone (by 20).
