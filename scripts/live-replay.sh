@@ -542,18 +542,23 @@ value() {  # MODE SOURCE METRIC: 4 significant digits, "-" when not known
     echo
   done
   echo
-  # Where a gap over 10% in mean JCT comes from: JCT = wait + run.
+  # Where a gap over 10% in mean JCT comes from: JCT = wait + run, and the
+  # jobs that account for most of each (scripts/replay/gap_causes.awk).
   for mode in "${mode_list[@]}"; do
-    awk -v m="$mode" -v lj="$(value "$mode" live mean_jct_s)" -v sj="$(value "$mode" sim mean_jct_s)" \
+    if awk -v m="$mode" -v lj="$(value "$mode" live mean_jct_s)" -v sj="$(value "$mode" sim mean_jct_s)" \
         -v lw="$(value "$mode" live mean_wait_s)" -v sw="$(value "$mode" sim mean_wait_s)" \
         -v lr="$(value "$mode" live mean_run_s)" -v sr="$(value "$mode" sim mean_run_s)" 'BEGIN {
-      if (lj == "-" || sj == "-") exit
+      if (lj == "-" || sj == "-") exit 1
       gap = lj / sj - 1
       printf "%s: live/sim mean JCT %.2f", m, lj / sj
       if (gap > 0.10 || gap < -0.10)
         printf " (gap over 10%%): of %+.1f s, waiting %+.1f s (queue timing, Slurm and placement latency), running %+.1f s (interference, throttling, host overheads)",
                lj - sj, lw - sw, lr - sr
-      printf "\n" }'
+      printf "\n"
+      exit !(gap > 0.10 || gap < -0.10) }'; then
+      awk -v window="$((slurm_backfill_interval_s + 1))" -f scripts/replay/gap_causes.awk \
+        "$out/live-$mode.tsv" "$out/sim-$mode.tsv"
+    fi
   done
   # The same segment where jobs interfere as on a real V100 (Gavel's measured
   # pairs; simgpu's pairs are far more alike, simgpu/README.md).

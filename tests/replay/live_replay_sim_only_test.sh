@@ -56,6 +56,41 @@ printf '%s\n' "0	opportunistic	0	0	10	10	m:0,1+n:0,1" "1	opportunistic	0	5	20	15
 replay_metrics "$out/nodes-rows.tsv" 4 >"$out/metrics.txt"
 expect gpu_util 0.625
 
+# --- where a gap comes from (scripts/replay/gap_causes.awk), on five jobs:
+#   job  live: start end  GPUs     sim: start end
+#   0    guaranteed   0    50  n:0          0   49
+#   1    gang          1    41  n:0,1        1   11   ran 40 s live, 10 simulated
+#   2                 41.5  45  n:1         11   14.5 started as 1 ended
+#   3                 45.2  50  n:1         14.5 19   started as 2 ended
+#   4                  2    10  m:0          2   10
+# Waiting gaps 30.5 (2) and 30.7 (3), both put down to job 1 (3 through 2):
+# +12.2 s a job. Running gaps 1, 30, 0, 0.3, 0: +6.3 s a job, +6.0 by job 1,
+# beside guaranteed job 0 all its run; job 0's +0.2 is under a tenth.
+printf '%s\n' "0	guaranteed	0	0	50	45	n:0" "1	opportunistic	0	1	41	2	n:0,1" \
+  "2	opportunistic	1	41.5	45	3	n:1" "3	opportunistic	1	45.2	50	4	n:1" \
+  "4	opportunistic	2	2	10	8	m:0" >"$out/gap-live.tsv"
+printf '%s\n' "0	guaranteed	0	0	49	45	-" "1	opportunistic	0	1	11	2	-" \
+  "2	opportunistic	1	11	14.5	3	-" "3	opportunistic	1	14.5	19	4	-" \
+  "4	opportunistic	2	2	10	8	-" >"$out/gap-sim.tsv"
+awk -v window=3 -f "$repo/scripts/replay/gap_causes.awk" "$out/gap-live.tsv" "$out/gap-sim.tsv" >"$out/gap.txt"
+expect_line() {  # LINE
+  grep -qxF -- "$1" "$out/gap.txt" || fail "gap_causes: expected '$1'; got: $(cat "$out/gap.txt")"
+}
+expect_line "  waiting +12.2 s a job (the jobs that waited longer than simulated +12.2 s, the others +0.0 s)"
+expect_line "    +12.2 s: 2 jobs that started after job 1 (opportunistic, 2 GPUs, 2.0 s alone) ended, or after a job that did; it ran 40.0 s live, 10.0 s simulated"
+expect_line "  running +6.3 s a job"
+expect_line "    +6.0 s: job 1 (opportunistic, 2 GPUs, 2.0 s alone) ran 40.0 s live, 10.0 s simulated; guaranteed job 0 on its GPUs for 100% of it"
+[[ $(wc -l <"$out/gap.txt") -eq 4 ]] || fail "gap_causes: expected 4 lines; got: $(cat "$out/gap.txt")"
+# A job that followed no end on its GPUs (4, waiting 10 s more live) is put
+# down to the queue; within a second of the mean on both parts, nothing is
+# said.
+awk -F'\t' -v OFS='\t' '$1 == 4 { $4 = 12; $5 = 20 } { print }' "$out/gap-live.tsv" >"$out/gap-live4.tsv"
+awk -v window=3 -f "$repo/scripts/replay/gap_causes.awk" "$out/gap-live4.tsv" "$out/gap-sim.tsv" >"$out/gap.txt"
+expect_line "    +2.0 s: 1 job that followed no job's end on its GPUs (the queue's order, Slurm's and the coordinator's latency)"
+printf '%s\n' "0	guaranteed	0	0	10	10	n:0" >"$out/same.tsv"
+[[ -z $(awk -f "$repo/scripts/replay/gap_causes.awk" "$out/same.tsv" "$out/same.tsv") ]] ||
+  fail "gap_causes: said something of a run the simulation matched"
+
 # --- a segment and its simulation, without a cluster.
 "$repo/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 120 --time-scale 100 \
   --out "$out/run" --build-dir "$build" >"$out/run.log" 2>&1 || { cat "$out/run.log"; fail "--sim-only failed"; }
