@@ -245,12 +245,7 @@ absl::Status Simulation::Start(int job, const PlacementDecision& decision,
   r.since = now_;
   r.rate = solo_rate_[job];
   out_[job].start_s = now_;
-  PlacedJob placed;
-  placed.job = jobs_[job].id;
-  placed.priority = jobs_[job].priority;
-  placed.mem_bytes = kNominalJobBytes;
-  placed.traits = traits_[job];
-  placed.gpu_count = jobs_[job].type.scale;
+  const PlacedJob placed = PlacedJobFor(job);
   std::vector<int> neighbours;
   for (int g : gpus) {
     neighbours.insert(neighbours.end(), on_gpu_[g].begin(), on_gpu_[g].end());

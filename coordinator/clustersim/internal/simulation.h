@@ -184,6 +184,8 @@ class Simulation {
   // when no node has.
   std::optional<int> SlurmNodeFor(int job) const;
   bool SlurmHasRoom(int node) const;
+  // `job` as the policy sees it on its GPUs once placed.
+  PlacedJob PlacedJobFor(int job) const;
   // What the policy is asked for `job` when Slurm starts it.
   PlacementRequest RequestFor(int job) const;
   // The GPUs of the lowest-numbered NodesOf(job) nodes free for `job`

@@ -147,11 +147,8 @@ ClusterState Simulation::DryRunView() const {
   ClusterState view = full_;
   for (const DryRunReservation& r : reservations_) {
     if (r.until_s <= now_) continue;
-    PlacedJob held;
+    PlacedJob held = PlacedJobFor(r.job);
     held.job = absl::StrCat("(reserved for ", jobs_[r.job].id, ")");
-    held.priority = jobs_[r.job].priority;
-    held.mem_bytes = kNominalJobBytes;
-    held.traits = traits_[r.job];
     view.jobs[gpu_ids_[r.gpu]].push_back(std::move(held));
   }
   return view;
@@ -178,13 +175,24 @@ std::optional<int> Simulation::SlurmNodeFor(int job) const {
 }
 
 PlacementRequest Simulation::RequestFor(int job) const {
+  const PlacedJob placed = PlacedJobFor(job);
   PlacementRequest request;
-  request.job = jobs_[job].id;
-  request.priority = jobs_[job].priority;
-  request.mem_bytes = kNominalJobBytes;
-  request.traits = traits_[job];
-  request.gpu_count = jobs_[job].type.scale;
+  request.job = placed.job;
+  request.priority = placed.priority;
+  request.mem_bytes = placed.mem_bytes;
+  request.traits = placed.traits;
+  request.gpu_count = placed.gpu_count;
   return request;
+}
+
+PlacedJob Simulation::PlacedJobFor(int job) const {
+  PlacedJob placed;
+  placed.job = jobs_[job].id;
+  placed.priority = jobs_[job].priority;
+  placed.mem_bytes = kNominalJobBytes;
+  placed.traits = traits_[job];
+  placed.gpu_count = jobs_[job].type.scale;
+  return placed;
 }
 
 PlacementRequest Simulation::BusyGangRequest(int job) const {
