@@ -108,6 +108,20 @@ struct SimConfig {
   bool share_control = false;
   double slowdown_target = 0.10;
   double min_share = 0.05;
+  // With share_control: what a rank of an opportunistic gang held below full
+  // share costs each job beside it by waiting in its collectives, beyond its
+  // share's harm (so the controller cuts that much more). Its gang's ranks,
+  // each gated to the share, fall out of step, and the early ones reach
+  // every all-reduce before the last (collective pacing holds most of that
+  // lead back, not all: libiashim/src/collective_pacer.h); simgpu's waiting
+  // collective holds its SMs, a loss that does not shrink with the share.
+  // Measured in bench/gang/cross_node_pacing_bench.sh (an 8-rank LSTM gang
+  // on two simulated nodes at share 0.05, pacing with its probe): the
+  // Transformer beside rank 7 and an LSTM kept 0.943 and 0.940 of its
+  // speed, beside the LSTM alone 0.978, so the rank took 3.4-3.8 points, of
+  // which its compute, as the LSTM's at the same share, 2.25: the waiting
+  // 1.2-1.5. Not fitted to any replay.
+  double throttled_rank_wait_loss = 0.013;
   // With share_control: how often a run being repaid is read again (the
   // daemon's control period), or every hundredth of the run's time so far
   // where that is longer (a run's slowdown moves more slowly as it ages).

@@ -111,6 +111,12 @@ class Simulation {
   // What `job` loses on `gpu` beside its co-runners there, all held to
   // `pace` (0..1) of their unthrottled speed (throttled_loss.h).
   double LossBeside(int job, int gpu, double pace) const;
+  // What the throttled opportunistic gangs' ranks beside `job` on `gpu`
+  // cost it by waiting in their collectives, beyond their share
+  // (SimConfig::throttled_rank_wait_loss each); `throttled_here`: every such rank
+  // as throttled (the share on `gpu` is being cut), else those whose gang
+  // runs below full share.
+  double WaitingRanksLoss(int job, int gpu, bool throttled_here) const;
   // `job`'s losses beside each of its two co-runners on `gpu` and beside
   // both, at full pace; nullopt where it has not exactly two or a pair is
   // not known.

@@ -37,6 +37,16 @@ double Simulation::KeptBeside(int job, int gpu) const {
   return beside.has_value() ? std::clamp(*beside / *solo, 0.0, 1.0) : fair;
 }
 
+double Simulation::WaitingRanksLoss(int job, int gpu, bool throttled_here) const {
+  double loss = 0;
+  for (int other : CoRunners(job, gpu)) {
+    if (IsGang(other) && !Protected(other) && (throttled_here || GangShare(other) < 1.0)) {
+      loss += config_.throttled_rank_wait_loss;
+    }
+  }
+  return loss;
+}
+
 double Simulation::LossBeside(int job, int gpu, double pace) const {
   const double full = 1.0 - KeptBeside(job, gpu);
   const std::optional<TwoCoRunners> two = TwoCoRunnersOf(job, gpu);
@@ -71,9 +81,15 @@ double Simulation::ShareOn(int gpu) const {
   if (guaranteed < 0 || running < 2) return 1.0;
   const double target = LoopTargetOf(guaranteed);
   const std::optional<TwoCoRunners> two = TwoCoRunnersOf(guaranteed, gpu);
-  const double share = two.has_value()
-                           ? PaceForLoss(*two, 1.0 - policy::ThroughputFloor(target))
-                           : policy::ProtectiveShare(KeptBeside(guaranteed, gpu), target);
+  const auto pace_for = [&](double loss) {
+    if (two.has_value()) return PaceForLoss(*two, loss);
+    const double harm = 1.0 - KeptBeside(guaranteed, gpu);
+    return harm <= loss ? 1.0 : std::max(0.0, loss) / harm;
+  };
+  const double allowed = 1.0 - policy::ThroughputFloor(target);
+  double share = pace_for(allowed);
+  // Cut, the gangs' ranks here wait in their collectives too.
+  if (share < 1.0) share = pace_for(allowed - WaitingRanksLoss(guaranteed, gpu, true));
   return std::min(1.0, std::max(config_.min_share, share));
 }
 
@@ -159,7 +175,8 @@ double Simulation::ControlledKept(int job, int gpu) const {
   if (share >= 1.0) return kept;
   // Harm in proportion to the share (policy/protective_share.h): the
   // guaranteed side loses (1 - kept) * share, the others keep kept * share.
-  if (Protected(job) || ShareOn(gpu) >= 1.0) return 1.0 - LossBeside(job, gpu, share);
+  if (Protected(job) || ShareOn(gpu) >= 1.0)
+    return std::max(0.0, 1.0 - LossBeside(job, gpu, share) - WaitingRanksLoss(job, gpu, false));
   return kept * share;
 }
 

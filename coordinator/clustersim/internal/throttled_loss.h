@@ -17,8 +17,8 @@
 // slower, as the pair scaled by the pace says (2.3%); beside that LSTM and
 // an LSTM gang's rank at 0.05, 6.0-6.4% (bench/gang/README.md, "A gang
 // across two nodes"): more than the triple scaled by the pace (3.5%) and
-// than the two pairs' sum (4.5%; the rest is the rank's collective, not
-// modelled here).
+// than the two pairs' sum (4.5%; the rest is the rank's waiting in its
+// collectives, SimConfig::throttled_rank_wait_loss).
 //
 // Pure, no state.
 #ifndef IASHIM_CLUSTERSIM_INTERNAL_THROTTLED_LOSS_H_

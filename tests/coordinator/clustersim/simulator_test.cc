@@ -330,6 +330,7 @@ class GangsTakeBusyGpus : public ::testing::Test {
     config.gangs_take_busy_gpus = take_busy;
     config.share_control = share_control;
     config.cpus_per_node = cpus_per_node;
+    config.throttled_rank_wait_loss = wait_loss_;
     return Simulate(jobs_, truth_, config, FirstFitPlacement(&rule_), nullptr);
   }
   // Under share control: a and the gang with these priorities.
@@ -342,6 +343,9 @@ class GangsTakeBusyGpus : public ::testing::Test {
   MeasuredPairRule rule_;
   std::vector<SimJob> jobs_ = {Job("a", {"A", 1}, 100, 0), Job("g", {"G", 2}, 200, 1),
                                Job("x", {"A", 1}, 10, 2)};
+  // What a throttled gang's rank loses its neighbours waiting: off where a
+  // test works out the shares alone (UnderShareControlAThrottledRank... on).
+  double wait_loss_ = 0;
 };
 
 TEST_F(GangsTakeBusyGpus, OffTheGangWaitsForEmptyGpusAndABackfillPassRunsX) {
@@ -395,6 +399,28 @@ TEST_F(GangsTakeBusyGpus, UnderShareControlTheGuaranteedSideKeepsItsFloor) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 19);
   EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 20);
+}
+
+// A throttled opportunistic gang's rank also waits in its collectives,
+// which costs the guaranteed job beside it a fixed loss w whatever the
+// share (SimConfig::throttled_rank_wait_loss), so the share that holds a at
+// the loop's aim is (1 - 1/1.09 - w) / 0.5. A guaranteed gang, unthrottled,
+// costs an opportunistic job nothing of the sort.
+TEST_F(GangsTakeBusyGpus, UnderShareControlAThrottledRankCostsItsNeighbourItsWaiting) {
+  wait_loss_ = 0.013;
+  absl::StatusOr<SimResult> r =
+      Controlled(policy::Priority::kGuaranteed, policy::Priority::kOpportunistic);
+  ASSERT_TRUE(r.ok()) << r.status();
+  // a still at 10/1.09 (its last 90 steps by 10.81); the gang at 20 * 0.5 * s
+  // until then, its other steps alone at 20/s.
+  const double share = (1 - 1 / 1.09 - wait_loss_) / 0.5;
+  EXPECT_NEAR(r->jobs[0].finish_s, 10.81, 1e-9);
+  EXPECT_NEAR(r->jobs[1].finish_s, 10.81 + (200 - 9.81 * 10 * share) / 20, 1e-9);
+  EXPECT_GT(r->jobs[1].finish_s, 20.1);  // against 20 without the waiting
+  r = Controlled(policy::Priority::kOpportunistic, policy::Priority::kGuaranteed);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NEAR(r->jobs[1].finish_s, 11.9, 1e-9);
+  EXPECT_NEAR(r->jobs[0].finish_s, 20, 1e-9);
 }
 
 // Plain Slurm keeping a guaranteed job at its speed with --gres=gpu:1: its
@@ -452,6 +478,7 @@ TEST_F(GangsTakeBusyGpus, UnderShareControlAGangThatYieldedIsHeldLowerUntilRepai
   SimConfig config = SlurmConfig(2, 2, 5);
   config.gangs_take_busy_gpus = true;
   config.share_control = true;
+  config.throttled_rank_wait_loss = 0;
   absl::StatusOr<SimResult> r = Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_NEAR(r->jobs[0].finish_s, 2.135, 1e-9);
@@ -628,6 +655,7 @@ TEST_F(GangsTakeBusyGpus, UnderShareControlTwoCoRunnersHarmAsTheirPairsAddAtLowP
   SimConfig config = SlurmConfig(2, 2, 5);
   config.gangs_take_busy_gpus = true;
   config.share_control = true;
+  config.throttled_rank_wait_loss = 0;
   absl::StatusOr<SimResult> r = Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_DOUBLE_EQ(r->jobs[2].start_s, 1);
@@ -830,6 +858,7 @@ TEST_F(WideGang, UnderShareControlItsRankBesideAGuaranteedJobIsThrottledOrYields
   std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0), Job("w", {"W", 8}, 400, 1)};
   SimConfig config = SlurmConfig(8, 4, 5);
   config.share_control = true;
+  config.throttled_rank_wait_loss = 0;  // the shares alone (a rank's waiting: GangsTakeBusyGpus)
   const auto run = [&](policy::Priority a, policy::Priority w) {
     jobs[0].priority = a;
     jobs[1].priority = w;
