@@ -333,6 +333,14 @@ class GangsTakeBusyGpus : public ::testing::Test {
     config.throttled_rank_wait_loss = wait_loss_;
     return Simulate(jobs_, truth_, config, FirstFitPlacement(&rule_), nullptr);
   }
+  // Slurm's queue (a backfill pass every 5 s) on nodes of `per_node` GPUs,
+  // gangs given busy GPUs, under share control.
+  static SimConfig ControlledConfig(int gpus, int per_node) {
+    SimConfig config = SlurmConfig(gpus, per_node, 5);
+    config.gangs_take_busy_gpus = true;
+    config.share_control = true;
+    return config;
+  }
   // Under share control: a and the gang with these priorities.
   absl::StatusOr<SimResult> Controlled(policy::Priority a, policy::Priority gang) {
     jobs_[0].priority = a;
@@ -475,9 +483,7 @@ TEST_F(GangsTakeBusyGpus, UnderShareControlAGangThatYieldedIsHeldLowerUntilRepai
   std::vector<SimJob> jobs = {Job("a", {"A", 1}, 20, 0), Job("o", {"A", 1}, 10000, 0),
                               Job("g", {"G", 2}, 200, 0.5)};
   jobs[0].priority = jobs[2].priority = policy::Priority::kGuaranteed;
-  SimConfig config = SlurmConfig(2, 2, 5);
-  config.gangs_take_busy_gpus = true;
-  config.share_control = true;
+  SimConfig config = ControlledConfig(2, 2);
   config.throttled_rank_wait_loss = 0;
   absl::StatusOr<SimResult> r = Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr);
   ASSERT_TRUE(r.ok()) << r.status();
@@ -501,9 +507,7 @@ TEST_F(GangsTakeBusyGpus, ByPredictionTheGangAvoidsTheNodeWhereItWouldBeThrottle
                               Job("c1", {"C", 1}, 1000, 0), Job("c2", {"C", 1}, 1000, 0),
                               Job("g", {"G", 2}, 200, 1)};
   jobs[0].priority = jobs[1].priority = policy::Priority::kGuaranteed;
-  SimConfig config = SlurmConfig(4, 2, 5);
-  config.gangs_take_busy_gpus = true;
-  config.share_control = true;
+  SimConfig config = ControlledConfig(4, 2);
   absl::StatusOr<SimResult> r = RunPredicted(jobs, config);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_DOUBLE_EQ(r->jobs[4].start_s, 1);
@@ -526,9 +530,7 @@ TEST_F(GangsTakeBusyGpus, ByPredictionAJobOnSeveralNodesAvoidsTheNodeWhereItWoul
                               Job("c1", {"C", 1}, 1000, 0), Job("c2", {"C", 1}, 1000, 0),
                               Job("g", {"G", 4}, 400, 1)};
   jobs[0].priority = jobs[1].priority = policy::Priority::kGuaranteed;
-  SimConfig config = SlurmConfig(6, 2, 5);
-  config.gangs_take_busy_gpus = true;
-  config.share_control = true;
+  SimConfig config = ControlledConfig(6, 2);
   absl::StatusOr<SimResult> r = RunPredicted(jobs, config);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_DOUBLE_EQ(r->jobs[4].start_s, 1);
@@ -549,9 +551,7 @@ TEST_F(GangsTakeBusyGpus, AWaitingJobOnSeveralNodesStartsWhereItWasToldToPreferO
   std::vector<SimJob> jobs = {Job("a", {"A", 1}, 1000, 0), Job("h", {"G", 4}, 400, 0.5),
                               Job("w", {"G", 4}, 400, 1)};
   jobs[0].priority = policy::Priority::kGuaranteed;
-  SimConfig config = SlurmConfig(6, 2, 5);
-  config.gangs_take_busy_gpus = true;
-  config.share_control = true;
+  SimConfig config = ControlledConfig(6, 2);
   absl::StatusOr<SimResult> r = RunPredicted(jobs, config);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 10.5);
@@ -573,9 +573,7 @@ TEST_F(GangsTakeBusyGpus, AWaitingJobOnSeveralNodesStartsWhereItWasToldToPreferO
 TEST_F(GangsTakeBusyGpus, UnderShareControlAGangWaitsForMemoryOnItsGpus) {
   const std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0), Job("b", {"B", 1}, 40, 0),
                                     Job("g", {"G", 2}, 200, 1)};
-  SimConfig config = SlurmConfig(2, 2, 5);
-  config.gangs_take_busy_gpus = true;
-  config.share_control = true;
+  SimConfig config = ControlledConfig(2, 2);
   config.job_memory_share = 0.5;
   absl::StatusOr<SimResult> r = RunPredicted(jobs, config);
   ASSERT_TRUE(r.ok()) << r.status();
@@ -596,9 +594,7 @@ TEST_F(GangsTakeBusyGpus, UnderShareControlAGangWaitsForMemoryOnItsGpus) {
 TEST_F(GangsTakeBusyGpus, UnderShareControlEachJobTypeHoldsItsOwnMemory) {
   const std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0), Job("b", {"B", 1}, 40, 0),
                                     Job("g", {"G", 2}, 200, 1)};
-  SimConfig config = SlurmConfig(2, 2, 5);
-  config.gangs_take_busy_gpus = true;
-  config.share_control = true;
+  SimConfig config = ControlledConfig(2, 2);
   config.job_memory_share_by_type = {{"A", 0.6}, {"B", 0.3}};
   absl::StatusOr<SimResult> r = RunPredicted(jobs, config);
   ASSERT_TRUE(r.ok()) << r.status();
@@ -652,9 +648,7 @@ TEST_F(GangsTakeBusyGpus, UnderShareControlTwoCoRunnersHarmAsTheirPairsAddAtLowP
   std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0), Job("b", {"B", 1}, 1000, 0),
                               Job("g", {"G", 2}, 20, 1)};
   jobs[0].priority = policy::Priority::kGuaranteed;
-  SimConfig config = SlurmConfig(2, 2, 5);
-  config.gangs_take_busy_gpus = true;
-  config.share_control = true;
+  SimConfig config = ControlledConfig(2, 2);
   config.throttled_rank_wait_loss = 0;
   absl::StatusOr<SimResult> r = Simulate(jobs, truth_, config, FirstFitPlacement(&rule_), nullptr);
   ASSERT_TRUE(r.ok()) << r.status();
