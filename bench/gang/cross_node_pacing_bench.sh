@@ -9,8 +9,10 @@
 # unthrottled jobs (so they lag), rank 7 on B's GPU 3. The victim (as a
 # guaranteed job would run: unthrottled) and an opportunistic job at the same
 # share share B's GPU 3 with rank 7, or, in the "no rank" rows, B's GPU 4 (the
-# same processes on the machine, no rank beside the victim). Rank 7 is early
-# to every all-reduce and spins in it beside the victim unless it holds it.
+# same processes on the machine, no rank beside the victim); in the "rank
+# only" rows the victim shares it with rank 7 alone (the opportunistic job on
+# B's GPU 4). Rank 7 is early to every all-reduce and spins in it beside the
+# victim unless it holds it.
 # Prints per round the victim's iteration time against its own alone
 # (measured in this run), the gang's, and what rank 7 held per collective.
 # With --baseline-shim, the gang also runs with pacing on under that
@@ -19,13 +21,15 @@
 #
 #   bench/gang/cross_node_pacing_bench.sh [--build-dir DIR] [--runs N]
 #       [--share S] [--seconds S] [--victim M] [--gang-model M] [--baseline-shim FILE]
-# (M: a profile of bench/data/models/, e.g. lstm, transformer.)
+#       [--cases LIST]
+# (M: a profile of bench/data/models/, e.g. lstm, transformer. LIST: of off,
+# on, no-rank, rank-only, comma-separated, in the order each run takes them.)
 set -euo pipefail
 
 usage() {
-  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
   echo "defaults: --build-dir build --runs 2 --share 0.05 --seconds 20"
-  echo "          --victim transformer --gang-model lstm"
+  echo "          --victim transformer --gang-model lstm --cases off,on,no-rank,rank-only"
 }
 
 build=build
@@ -35,6 +39,7 @@ seconds=20
 victim=transformer
 gang_model=lstm
 baseline_shim=""
+cases=(off on no-rank rank-only)
 # shellcheck disable=SC2034  # read by bench_args.sh
 bench=cross_node_pacing_bench.sh
 # shellcheck source=bench_args.sh
@@ -48,6 +53,13 @@ while [[ $# -gt 0 ]]; do
     --victim) model --victim "${2:-}"; victim=$2; shift 2 ;;
     --gang-model) model --gang-model "${2:-}"; gang_model=$2; shift 2 ;;
     --baseline-shim) baseline_shim=${2:?--baseline-shim needs a file}; shift 2 ;;
+    --cases)
+      IFS=, read -r -a cases <<<"${2:?--cases needs a list}"
+      for c in "${cases[@]}"; do
+        [[ $c =~ ^(off|on|no-rank|rank-only)$ ]] ||
+          { echo "$bench: --cases: '$c' is not one of off, on, no-rank, rank-only" >&2; exit 2; }
+      done
+      shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "$bench: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -88,8 +100,8 @@ on() {
 
 # One round: the victim alone on B's GPU 3 when LAYOUT is "alone"; else the
 # gang at $share under GANG_SHIM with pacing PACE, the victim and the
-# opportunistic job on B's GPU 3 ("rank") or 4 ("no rank"). Sets victim_ms,
-# gang_ms and held_ms.
+# opportunistic job on B's GPU 3 ("rank") or 4 ("no rank"), or the victim on
+# 3 and the job on 4 ("rank only"). Sets victim_ms, gang_ms and held_ms.
 round() {  # round TAG LAYOUT PACE [GANG_SHIM]
   local tag=$1 layout=$2 pace=$3 gang_shim=${4:-$shim} gpu=3 gang=()
   local loaders=(resnet50 transformer resnet18 lstm recoder resnet50)
@@ -104,8 +116,10 @@ round() {  # round TAG LAYOUT PACE [GANG_SHIM]
       done
     done
     on "$tag" B
+    local job_gpu=$gpu
+    [[ $layout != "rank only" ]] || job_gpu=4
     "${node[@]}" LD_PRELOAD="$shim" IASHIM_SHARE="$share" "$fakejob" --model "$gang_model" \
-      --device "$gpu" --seconds $((seconds + 10)) --quiet >/dev/null 2>&1 &
+      --device "$job_gpu" --seconds $((seconds + 10)) --quiet >/dev/null 2>&1 &
     pids+=($!)
     for r in 0 1 2 3 4 5 6 7; do
       local host=A
@@ -145,8 +159,7 @@ echo
 echo "| $victim beside | pacing (gang's shim) | run | $victim ms/iteration | its slowdown | gang ms/iteration | rank 7 held per collective, ms |"
 echo "|---|---|---|---|---|---|---|"
 tag=1
-cases=(off on no-rank)
-[[ -z $baseline_shim ]] || cases=(off baseline on no-rank)
+[[ -z $baseline_shim ]] || cases=(off baseline on no-rank rank-only)
 for run in $(seq 1 "$runs"); do
   for case in "${cases[@]}"; do
     # Where the victim runs, the gang's pacing and shim, and the row's words for them.
@@ -155,11 +168,12 @@ for run in $(seq 1 "$runs"); do
       baseline) layout=rank pace=on gang_shim=$baseline_shim label="on (baseline)" ;;
       on) layout=rank pace=on gang_shim=$shim label=on ;;
       no-rank) layout="no rank" pace=on gang_shim=$shim label=on ;;
+      rank-only) layout="rank only" pace=on gang_shim=$shim label=on ;;
     esac
     round "$tag" "$layout" "$pace" "$gang_shim"
     tag=$((tag + 1))
     awk -v l="$layout" -v p="$label" -v r="$run" -v v="$victim_ms" -v a="$alone_ms" -v g="$gang_ms" \
-      -v h="$held_ms" 'BEGIN { what = l == "rank" ? "rank 7 + a job at the share" : "a job at the share (rank 7 on the next GPU)"
+      -v h="$held_ms" 'BEGIN { what = l == "rank" ? "rank 7 + a job at the share" : l == "rank only" ? "rank 7 (the job at the share on the next GPU)" : "a job at the share (rank 7 on the next GPU)"
         printf "| %s | %s | %d | %.1f | %+.1f%% | %.1f | %s |\n", what, p, r, v, 100 * (v / a - 1), g, h }'
   done
 done
