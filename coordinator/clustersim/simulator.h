@@ -115,13 +115,14 @@ struct SimConfig {
   // every all-reduce before the last (collective pacing holds most of that
   // lead back, not all: libiashim/src/collective_pacer.h); simgpu's waiting
   // collective holds its SMs, a loss that does not shrink with the share.
-  // Measured in bench/gang/cross_node_pacing_bench.sh (an 8-rank LSTM gang
-  // on two simulated nodes at share 0.05, pacing with its probe): the
-  // Transformer beside rank 7 and an LSTM kept 0.943 and 0.940 of its
-  // speed, beside the LSTM alone 0.978, so the rank took 3.4-3.8 points, of
-  // which its compute, as the LSTM's at the same share, 2.25: the waiting
-  // 1.2-1.5. Not fitted to any replay.
-  double throttled_rank_wait_loss = 0.013;
+  // Measured by bench/gang/cross_node_pacing_bench.sh --runs 3 --cases
+  // on,no-rank,rank-only (an 8-rank LSTM gang on two simulated nodes at
+  // share 0.05, pacing with its probe; 2026-12-06): a Transformer beside
+  // rank 7 alone lost 3.8, 4.3 and 4.8 points of its speed, beside an LSTM
+  // at the same share alone 2.2, 2.1 and 2.2 (what the rank's compute costs
+  // too), so the waiting 1.6, 2.3 and 2.6; the median taken. Not fitted to
+  // any replay.
+  double throttled_rank_wait_loss = 0.022;
   // With share_control: how often a run being repaid is read again (the
   // daemon's control period), or every hundredth of the run's time so far
   // where that is longer (a run's slowdown moves more slowly as it ages).

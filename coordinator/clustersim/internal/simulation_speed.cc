@@ -173,8 +173,10 @@ double Simulation::ControlledKept(int job, int gpu) const {
     share = std::min(share, GangShare(others[0]));
   }
   if (share >= 1.0) return kept;
-  // Harm in proportion to the share (policy/protective_share.h): the
-  // guaranteed side loses (1 - kept) * share, the others keep kept * share.
+  // Harm in proportion to the share (policy/protective_share.h), two
+  // co-runners' adding at a low one (throttled_loss.h): the guaranteed side
+  // loses that and what throttled gangs' ranks here lose it waiting, the
+  // others keep kept * share.
   if (Protected(job) || ShareOn(gpu) >= 1.0)
     return std::max(0.0, 1.0 - LossBeside(job, gpu, share) - WaitingRanksLoss(job, gpu, false));
   return kept * share;

@@ -415,7 +415,7 @@ TEST_F(GangsTakeBusyGpus, UnderShareControlTheGuaranteedSideKeepsItsFloor) {
 // the loop's aim is (1 - 1/1.09 - w) / 0.5. A guaranteed gang, unthrottled,
 // costs an opportunistic job nothing of the sort.
 TEST_F(GangsTakeBusyGpus, UnderShareControlAThrottledRankCostsItsNeighbourItsWaiting) {
-  wait_loss_ = 0.013;
+  wait_loss_ = SimConfig{}.throttled_rank_wait_loss;
   absl::StatusOr<SimResult> r =
       Controlled(policy::Priority::kGuaranteed, policy::Priority::kOpportunistic);
   ASSERT_TRUE(r.ok()) << r.status();
