@@ -104,9 +104,9 @@ END {
     for (k in held) if (!(k in said_wait) && (best == "" || held[k] > held[best])) best = k
     if (best == "" || held[best] < 0.1 * longer) break
     said_wait[best] = 1; named++
-    printf "    %+.1f s: %d job%s that started after %s ended, or after a job that did; it ran %.1f s live, %.1f s simulated\n",
+    printf "    %+.1f s: %d job%s that started after %s ended, or after a job that did; it ran %.1f s live, %s\n",
            held[best] / n, followers[best], (followers[best] > 1 ? "s" : ""), describe(best),
-           le[best] - ls[best], se[best] - ss[best]
+           le[best] - ls[best], (best in ss ? sprintf("%.1f s simulated", se[best] - ss[best]) : "not simulated")
   }
   if (unattributed_jobs > 0 && unattributed >= 0.1 * longer)
     printf "    %+.1f s: %d job%s that followed no job's end on %s GPUs (the queue's order, Slurm's and the coordinator's latency)\n",
