@@ -117,10 +117,10 @@ class Simulation {
   // as throttled (the share on `gpu` is being cut), else those whose gang
   // runs below full share.
   double WaitingRanksLoss(int job, int gpu, bool throttled_here) const;
-  // `job`'s losses beside each of its two co-runners on `gpu` and beside
-  // both, at full pace; nullopt where it has not exactly two or a pair is
-  // not known.
-  std::optional<TwoCoRunners> TwoCoRunnersOf(int job, int gpu) const;
+  // What `job` loses beside its co-runners on `gpu` at full pace: beside
+  // each of two and both where it has two whose pairs are known, else in
+  // proportion to the pace (throttled_loss.h).
+  CoRunnerLosses LossesBeside(int job, int gpu) const;
   // How much slower than alone `job` has run since it started, now.
   double RunSlowdownOf(int job) const;
   // The slowdown the loop holds guaranteed `job` to now: its aim (the

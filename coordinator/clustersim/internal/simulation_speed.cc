@@ -48,25 +48,24 @@ double Simulation::WaitingRanksLoss(int job, int gpu, bool throttled_here) const
 }
 
 double Simulation::LossBeside(int job, int gpu, double pace) const {
-  const double full = 1.0 - KeptBeside(job, gpu);
-  const std::optional<TwoCoRunners> two = TwoCoRunnersOf(job, gpu);
-  return two.has_value() ? LossAtPace(*two, pace) : full * pace;
+  return LossAtPace(LossesBeside(job, gpu), pace);
 }
 
-std::optional<TwoCoRunners> Simulation::TwoCoRunnersOf(int job, int gpu) const {
+CoRunnerLosses Simulation::LossesBeside(int job, int gpu) const {
+  const double together = 1.0 - KeptBeside(job, gpu);
   const std::vector<int> others = CoRunners(job, gpu);
-  if (others.size() != 2) return std::nullopt;
+  if (others.size() != 2) return InProportionToPace(together);
   const auto one_gpu = [&](int j) { return JobType{jobs_[j].type.name, 1}; };
   const JobType mine = one_gpu(job);
   const std::optional<double> solo = truth_.Solo(mine);
-  if (!solo.has_value() || !(*solo > 0)) return std::nullopt;
+  if (!solo.has_value() || !(*solo > 0)) return InProportionToPace(together);
   double alone[2];
   for (int i = 0; i < 2; ++i) {
     const std::optional<PairThroughput> pair = truth_.Pair(mine, one_gpu(others[i]));
-    if (!pair.has_value()) return std::nullopt;
+    if (!pair.has_value()) return InProportionToPace(together);
     alone[i] = 1.0 - std::clamp(pair->a / *solo, 0.0, 1.0);
   }
-  return TwoCoRunners{alone[0], alone[1], 1.0 - KeptBeside(job, gpu)};
+  return CoRunnerLosses{alone[0], alone[1], together};
 }
 
 double Simulation::ShareOn(int gpu) const {
@@ -79,17 +78,11 @@ double Simulation::ShareOn(int gpu) const {
     guaranteed = j;
   }
   if (guaranteed < 0 || running < 2) return 1.0;
-  const double target = LoopTargetOf(guaranteed);
-  const std::optional<TwoCoRunners> two = TwoCoRunnersOf(guaranteed, gpu);
-  const auto pace_for = [&](double loss) {
-    if (two.has_value()) return PaceForLoss(*two, loss);
-    const double harm = 1.0 - KeptBeside(guaranteed, gpu);
-    return harm <= loss ? 1.0 : std::max(0.0, loss) / harm;
-  };
-  const double allowed = 1.0 - policy::ThroughputFloor(target);
-  double share = pace_for(allowed);
+  const CoRunnerLosses losses = LossesBeside(guaranteed, gpu);
+  const double allowed = 1.0 - policy::ThroughputFloor(LoopTargetOf(guaranteed));
+  double share = PaceForLoss(losses, allowed);
   // Cut, the gangs' ranks here wait in their collectives too.
-  if (share < 1.0) share = pace_for(allowed - WaitingRanksLoss(guaranteed, gpu, true));
+  if (share < 1.0) share = PaceForLoss(losses, allowed - WaitingRanksLoss(guaranteed, gpu, true));
   return std::min(1.0, std::max(config_.min_share, share));
 }
 

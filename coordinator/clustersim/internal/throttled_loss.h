@@ -29,21 +29,27 @@
 
 namespace iashim::clustersim::sim_internal {
 
-struct TwoCoRunners {
+// What a job loses beside its co-runners at full pace: beside each of two
+// alone and beside both. One co-runner (or co-runners whose pairs are not
+// known) is {h, 0, h}: a loss h in proportion to the pace, as the
+// controller's own model has it.
+struct CoRunnerLosses {
   double alone_a = 0;   // h_a: loss beside co-runner a alone, at full pace
   double alone_b = 0;   // h_b
   double together = 0;  // h_ab: loss beside both, at full pace
 };
 
-// The loss beside both held to `pace` (0..1): loss(pace) above.
-inline double LossAtPace(const TwoCoRunners& c, double pace) {
+inline CoRunnerLosses InProportionToPace(double loss) { return {loss, 0, loss}; }
+
+// The loss beside them held to `pace` (0..1): loss(pace) above.
+inline double LossAtPace(const CoRunnerLosses& c, double pace) {
   const double sum = c.alone_a + c.alone_b;
   return pace * sum - pace * pace * (sum - c.together);
 }
 
 // The least pace (0..1] at which the loss reaches `loss`: 1 when even full
 // pace loses no more.
-inline double PaceForLoss(const TwoCoRunners& c, double loss) {
+inline double PaceForLoss(const CoRunnerLosses& c, double loss) {
   if (LossAtPace(c, 1.0) <= loss) return 1.0;
   if (!(loss > 0)) return 0.0;
   // The first root of a s^2 - b s + loss = 0 in (0, 1): loss(0) = 0 is below
