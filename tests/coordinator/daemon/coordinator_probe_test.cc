@@ -2,20 +2,19 @@
 // job placed together with an opportunistic one, never alone, still gets a
 // baseline and protection; co-runners are always released.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 
 #include "absl/strings/str_format.h"
-
 #include "common/wire/wire_string.h"
 #include "coordinator/daemon/coordinator.h"
 #include "coordinator/policy/simple_placement.h"
+#include "coordinator/policy/solo_probe.h"
 #include "coordinator/state/state_store.h"
 #include "schemas/telemetry_generated.h"
 #include "tests/coordinator/daemon/daemon_messages.h"
@@ -34,6 +33,9 @@ using testing::LastPlaceReply;
 using testing::Place;
 using testing::ReceivedMessage;
 using testing::Telemetry;
+
+// The share a probe holds co-runners at.
+constexpr double kHold = policy::SoloProbeOptions{}.hold_share;
 
 struct SentBudget {
   int64_t at_ns;
@@ -105,15 +107,15 @@ TEST_F(ProbeTest, AGuaranteedJobThatNeverRanAloneIsProbedThenProtected) {
   EXPECT_EQ(c_->counters().probes_started, 1u);
   EXPECT_EQ(c_->counters().probes_measured, 1u);
   EXPECT_EQ(guard().profile.baseline_source(), policy::BaselineSource::kProbe);
-  // The probe measured the job as if alone (the filler held at 1%: 100.5 ms).
+  // The probe measured the job as if alone (the filler held at 0.1%: 100.05 ms).
   ASSERT_TRUE(guard().profile.baseline_iteration_ns().has_value());
-  EXPECT_NEAR(*guard().profile.baseline_iteration_ns(), 100.5e6, 1e6);
+  EXPECT_NEAR(*guard().profile.baseline_iteration_ns(), 100.05e6, 0.1e6);
   // Budgets before the hold: the share the model's prior gives a newcomer
   // next to a guaranteed job (1/1.1 allowed of the 0.68 kept at full pace,
   // as a budget of the 0.68 of the GPU's time the newcomer takes there).
   const double first = (1 - 1 / 1.1) / (1 - 0.68) * 0.68;
   const auto hold = std::find_if(budgets_.begin(), budgets_.end(),
-                                 [](const SentBudget& b) { return b.share == 0.01; });
+                                 [](const SentBudget& b) { return b.share == kHold; });
   ASSERT_NE(hold, budgets_.end());
   ASSERT_NE(hold, budgets_.begin());
   for (auto b = budgets_.begin(); b != hold; ++b) EXPECT_NEAR(b->share, first, 1e-6);
@@ -122,8 +124,8 @@ TEST_F(ProbeTest, AGuaranteedJobThatNeverRanAloneIsProbedThenProtected) {
   EXPECT_GE(hold->at_ns, 2 * kSecond);  // after the job's warm-up
   // Then released (back to its share before the hold), and the control loop
   // takes the filler from there.
-  const auto released = std::find_if(hold, budgets_.end(),
-                                     [](const SentBudget& b) { return b.share > 0.01; });
+  const auto released =
+      std::find_if(hold, budgets_.end(), [](const SentBudget& b) { return b.share > kHold; });
   ASSERT_NE(released, budgets_.end());
   EXPECT_NEAR(released->share, first, 1e-6);
   EXPECT_LE(released->at_ns - hold->at_ns, 8 * kSecond);
@@ -144,10 +146,10 @@ TEST_F(ProbeTest, ACoRunnerTheJobWasMeasuredTooSlowBesideIsReleasedLower) {
   Run(20);
   EXPECT_EQ(c_->counters().probes_measured, 1u);
   const auto hold = std::find_if(budgets_.begin(), budgets_.end(),
-                                 [](const SentBudget& b) { return b.share == 0.01; });
+                                 [](const SentBudget& b) { return b.share == kHold; });
   ASSERT_NE(hold, budgets_.end());
   const auto released =
-      std::find_if(hold, budgets_.end(), [](const SentBudget& b) { return b.share > 0.01; });
+      std::find_if(hold, budgets_.end(), [](const SentBudget& b) { return b.share > kHold; });
   ASSERT_NE(released, budgets_.end());
   const double first = (1 - 1 / 1.1) / (1 - 0.68) * 0.68;
   const double before = 2.0 * first;  // the job's slowdown before the hold
@@ -201,10 +203,10 @@ TEST_F(ProbeTest, ACoRunnerThatIgnoresTheHoldIsReleasedOnTheDeadlineAndRetriedLa
   // The hold (after the newcomer's first budget), re-sent once a second
   // while not taken, then given back on the deadline.
   const auto hold = std::find_if(budgets_.begin(), budgets_.end(),
-                                 [](const SentBudget& b) { return b.share == 0.01; });
+                                 [](const SentBudget& b) { return b.share == kHold; });
   ASSERT_NE(hold, budgets_.end());
-  const auto resent = std::find_if(hold, budgets_.end(),
-                                   [](const SentBudget& b) { return b.share > 0.01; });
+  const auto resent =
+      std::find_if(hold, budgets_.end(), [](const SentBudget& b) { return b.share > kHold; });
   ASSERT_NE(resent, budgets_.end());
   EXPECT_GE(resent - hold, 2);  // re-sent at least once before the deadline
   EXPECT_NEAR(resent->share, (1 - 1 / 1.1) / (1 - 0.68) * 0.68, 1e-6);
