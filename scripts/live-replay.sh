@@ -88,9 +88,10 @@
 #                               and oracle: iashim's placement with perfect predictions)
 #   sim-unprotected/            the same with no job guaranteed (what protection costs)
 #   sim-v100/                   the same with Gavel's measured V100 pairs as ground truth
-#   live-<mode>.tsv             per job: id priority arrival start end solo gpus
+#   live-<mode>.tsv             per job: id priority arrival start end solo gpus iter
 #                               (gpus: node:index[,index...], a job on
-#                               several nodes node:...+node:...)
+#                               several nodes node:...+node:...; iter: the
+#                               seconds its iterations took by its own clock)
 #   live-<mode>-logs/           each job's stdout and stderr, and sbatch's;
 #                               slurmctld.log (node choices, allocations)
 #   status-iashim/              `iashim status --json` every S s (--status-every) of the
@@ -424,7 +425,10 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
   e1=$(cluster_energy_mj)
   # The rows: times from t0; the GPUs as node:index[,index...], a job on
   # several nodes node:...+node:.... Each of a gang's k tasks prints a start
-  # and an end line: its first start, its last end, every GPU its tasks saw.
+  # and an end line: its first start, its last end, every GPU its tasks saw;
+  # and the fake job's summary, whose "seconds" are its iterations' by its own
+  # clock (after its start-up): the slowest task's, the job's run without the
+  # start-up that no share can help.
   : >"$out/live-$mode.tsv"
   while IFS=$'\t' read -r id _ priority _ arrival solo _ _ k; do
     if [[ ! -f "$dir/$id.out" ]]; then
@@ -436,11 +440,14 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
                       n = split($4, g, ",")
                       for (i = 1; i <= n; i++) if (!(($3, g[i]) in seen)) { seen[$3, g[i]] = 1; on[$3] = on[$3] (on[$3] == "" ? "" : ",") g[i] } }
       $1 == "end" { if (ends++ == 0 || $2 > e) e = $2; if ($3 != 0) rc = $3 }
+      /^\{"summary": true/ && match($0, /"seconds": [0-9.]+/) {
+        v = substr($0, RSTART + 11, RLENGTH - 11) + 0; if (v > iter) iter = v; summaries++ }
       END { if (starts != k || ends != k || rc != "") {
               printf "%s\tno clean end (%d of %d tasks started, %d ended, exit %s)\n", id, starts, k, ends, (rc == "" ? 0 : rc) > "/dev/stderr"
               exit 1 }
             where = ""; for (h = 1; h <= nhosts; h++) where = where (h > 1 ? "+" : "") hosts[h] ":" on[hosts[h]]
-            printf "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n", id, p, a, s - t0, e - t0, solo, where }' \
+            printf "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%s\n", id, p, a, s - t0, e - t0, solo, where,
+                   (summaries == k ? sprintf("%.3f", iter) : "-") }' \
       "$dir/$id.out" >>"$out/live-$mode.tsv" 2>>"$dir/failed.tsv" || true
   done <"$out/jobs.tsv"
   awk -v e0="$e0" -v e1="$e1" -v n="$jobs" 'BEGIN { printf "energy_per_job_j %.1f\n", (e1 - e0) / 1000 / n }' \
@@ -531,7 +538,8 @@ value() {  # MODE SOURCE METRIC: 4 significant digits, "-" when not known
   for mode in "${mode_list[@]}"; do printf '%12s%12s%8s' "$mode live" "$mode sim" "ratio"; done
   echo
   for k in mean_jct_s p99_jct_s mean_slowdown guaranteed_mean_run_slowdown guaranteed_max_run_slowdown \
-           long_guaranteed_mean_run_slowdown long_guaranteed_max_run_slowdown guaranteed_mean_slowdown \
+           long_guaranteed_mean_run_slowdown long_guaranteed_max_run_slowdown \
+           long_guaranteed_mean_iter_slowdown long_guaranteed_max_iter_slowdown guaranteed_mean_slowdown \
            mean_wait_s mean_run_s makespan_s gpu_util energy_per_job_j; do
     printf '%-34s' "$k"
     for mode in "${mode_list[@]}"; do

@@ -45,6 +45,17 @@ replay_metrics "$out/long-rows.tsv" 2 >"$out/metrics.txt"
 expect guaranteed_max_run_slowdown 1.300
 expect long_guaranteed_mean_run_slowdown 1.100
 expect long_guaranteed_max_run_slowdown 1.100
+# Without iter_s (a simulated row) the iteration slowdown is the run's.
+expect long_guaranteed_max_iter_slowdown 1.100
+# With it (a live row), the job's own clock: start-up left out. Job 1 ran
+# 11 s, 10.5 of them iterating (1.05); job 2, 12 s with no summary, its run
+# (1.2); the 2 s job 0 is not long.
+printf '%s\n' "0	guaranteed	0	0	2.6	2	a	2.2" "1	guaranteed	0	0	11	10	b	10.500" \
+  "2	guaranteed	0	0	12	10	c	-" >"$out/iter-rows.tsv"
+replay_metrics "$out/iter-rows.tsv" 3 >"$out/metrics.txt"
+expect long_guaranteed_max_run_slowdown 1.200
+expect long_guaranteed_mean_iter_slowdown 1.125
+expect long_guaranteed_max_iter_slowdown 1.200
 # A gang keeps each of its GPUs busy: n:0,1 over [0, 10], then a job on n:1
 # over [5, 20]: 10 + 20 GPU-seconds of 2 GPUs x 20 s.
 printf '%s\n' "0	opportunistic	0	0	10	10	n:0,1" "1	opportunistic	0	5	20	15	n:1" >"$out/gang-rows.tsv"
