@@ -56,28 +56,34 @@ PlacementDecision PlaceOnWholeNodes(const PlacementRequest& r, const Scope& scop
     std::optional<Scorer> scorer;
     if (predictor != nullptr) scorer.emplace(request, *predictor, rule, options);
     std::vector<PlacedJob> others;
+    GpuView without_gangs;
+    Blocker of_a_trimmed_view;  // names `without_gangs`, reused: never read
     for (size_t n = 0; n + 1 < scope.nodes.size(); ++n) {
       if (scope.nodes[n + 1] - scope.nodes[n] != per_node) continue;
       NodeChoice c{.node = n};
       bool fits = true;
       for (size_t i = scope.nodes[n]; fits && i < scope.nodes[n + 1]; ++i) {
-        GpuView v = views[i];
+        // The blocker keeps a pointer to the view it names, read after this
+        // loop: the scope's own view, or one that outlives the loop.
+        const GpuView* v = &views[i];
         if (past_gangs) {
           others.clear();
-          for (const PlacedJob& j : v.jobs) {
+          for (const PlacedJob& j : views[i].jobs) {
             if (j.gpu_count <= 1) others.push_back(j);
           }
+          without_gangs = views[i];
           // The loop's floor may be a gang's doing: said of now, not of then.
-          if (others.size() < v.jobs.size()) v.at_floor = false;
-          v.jobs = others;
+          if (others.size() < views[i].jobs.size()) without_gangs.at_floor = false;
+          without_gangs.jobs = others;
+          v = &without_gangs;
         }
-        fits = v.fits_ever;
-        if (!fits || v.jobs.empty()) continue;
+        fits = v->fits_ever;
+        if (!fits || v->jobs.empty()) continue;
         fits = JoinsBusyGpus(request) && scorer.has_value() &&
-               std::none_of(v.jobs.begin(), v.jobs.end(),
+               std::none_of(v->jobs.begin(), v->jobs.end(),
                             [](const PlacedJob& j) { return j.gpu_count > 1; });
         GpuScore s;
-        fits = fits && scorer->Score(v, &s, blocker);
+        fits = fits && scorer->Score(*v, &s, past_gangs ? &of_a_trimmed_view : blocker);
         c.p_new = std::min(c.p_new, s.p_new);
         c.loss += s.loss;
       }

@@ -782,6 +782,23 @@ TEST_F(InterferencePlacementTest, AJobWiderThanANodeTakesTheWholeNodesThatSlowIt
   EXPECT_NE(d.reason.find("needs 4 whole nodes of 2"), std::string::npos) << d.reason;
 }
 
+// A job wider than a node queued by a busy GPU says which GPU and whose
+// job. The reason is written after the nodes were scored: it once named a
+// copy of the GPU's view gone by then (iashim-clustersim crashed on
+// 7f04ca's first 40 jobs; ASan reads it as a use after scope).
+TEST_F(InterferencePlacementTest, AJobWiderThanANodeQueuedByABusyGpuNamesIt) {
+  ClusterState s = Nodes({"a", "b"}, 2);
+  s.jobs[{"a", 1}] = {Job("o", "O", kO)};
+  DenyRule rule;
+  rule.Deny("N", "O");
+  PlacementRequest r = Request("n", "N", kO, /*mem=*/0, /*gpu_count=*/4);
+  r.join_busy_gpus = true;
+  const PlacementDecision d = Place(r, s, &rule);
+  ASSERT_EQ(d.outcome, Outcome::kQueued) << d.reason;
+  EXPECT_NE(d.reason.find("(e.g. job o on a:1 may not share a GPU with it)"), std::string::npos)
+      << d.reason;
+}
+
 // A gang that states its memory joins its scheduler's busy GPUs in that
 // much of what their residents leave, and waits where less is left.
 TEST_F(InterferencePlacementTest, AGangStatingItsMemoryJoinsBusyGpusWhereThatMuchIsLeft) {
