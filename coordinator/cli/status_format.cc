@@ -32,10 +32,10 @@ bool IsGuaranteed(const wire::JobState& job) {
   return job.priority() != wire::Priority::Opportunistic;
 }
 
-// A guaranteed gang running as an opportunistic job until the guaranteed
-// jobs beside it end (JobState.yields_to).
-bool Yields(const wire::JobState& job) {
-  return job.yields_to() != nullptr && job.yields_to()->size() > 0;
+// A guaranteed gang sharing a GPU with guaranteed jobs, neither held for the
+// other (JobState.beside_guaranteed).
+bool BesideGuaranteed(const wire::JobState& job) {
+  return job.beside_guaranteed() != nullptr && job.beside_guaranteed()->size() > 0;
 }
 
 std::string Percent(double fraction) {
@@ -187,9 +187,9 @@ Row JobRow(const wire::JobState& job) {
       Printable(job.job()) + (gang.empty() ? "" : " [gpu " + gang + "]") +
           (batch.empty() ? "" : " [" + batch + "]"),
       std::to_string(job.pid()),
-      Yields(job)         ? "yield"
-      : IsGuaranteed(job) ? "guar"
-                          : "opp",
+      BesideGuaranteed(job) ? "g+g"
+      : IsGuaranteed(job)   ? "guar"
+                            : "opp",
       std::isfinite(job.share()) ? absl::StrFormat("%.2f", job.share()) : "-",
       FormatSlowdown(job, job.slowdown()),
       FormatSlowdown(job, job.run_slowdown()),
@@ -294,10 +294,10 @@ void WriteJob(const wire::JobState& job, JsonWriter& w) {
   KnownOrNull(job.energy_per_iteration_j(), w);
   w.Key("connected").Bool(job.connected());
   w.Key("lost").Bool(job.lost());
-  // Only for a yielding gang: the jobs it yields to.
-  if (Yields(job)) {
-    w.Key("yields_to").BeginArray();
-    for (const flatbuffers::String* y : *job.yields_to()) w.String(wire::StringOf(y));
+  // Only for a guaranteed gang beside guaranteed jobs: those jobs.
+  if (BesideGuaranteed(job)) {
+    w.Key("beside_guaranteed").BeginArray();
+    for (const flatbuffers::String* y : *job.beside_guaranteed()) w.String(wire::StringOf(y));
     w.EndArray();
   }
   // Only for a job a control loop holds under a full share: which loop.

@@ -20,7 +20,7 @@
 //    nodes free in Slurm's accounting (select/cons_tres), i.e. all GPUs
 //    empty, or with gangs_take_busy_gpus no GPU another gang's and CPUs left
 //    for g tasks. It goes at its slowest GPU's pace, each GPU's fraction
-//    as for a single-node gang (share control, yielding and memory per GPU),
+//    as for a single-node gang (share control and memory per GPU),
 //    its solo rate Gavel's throughput at scale k; it takes g CPUs on each of
 //    its nodes. Across nodes in any other form is an error.
 //  - The queue (SimConfig::queue): by default, after every event time the
@@ -103,7 +103,7 @@ struct SimConfig {
   // co-runners' harms add at a low share (internal/throttled_loss.h). The
   // controller's settling time is not simulated. Off: a pair runs at its
   // measured rates. A guaranteed job whose run so far is slower than the
-  // aim (a gang that yielded, below) is then held lower until its run is
+  // aim (a gang beside a guaranteed job, below) is then held lower until its run is
   // back at it, as the daemon's loop repays (policy::RepaidTarget).
   bool share_control = false;
   double slowdown_target = 0.10;
@@ -142,13 +142,16 @@ struct SimConfig {
   // rank kept at its model's one-GPU pair or triple fraction
   // (GavelThroughputs::Triple; a fair time slice when not known), the gang
   // at its slowest rank's pace. With share_control (the coordinator:
-  // --iashim) a GPU where exactly one of them is guaranteed is held as a
-  // pair is (above: the others' shares cut so it keeps its floor, each of
-  // them then at its fraction times the share), and a guaranteed gang
-  // beside a guaranteed job yields to it: it runs as an opportunistic one
-  // until that job ends (policy::PlacementDecision::yields; two targets
-  // cannot both be defended). Not modelled: a rank held back by
-  // a slower one leaves its own GPU's co-runners more time.
+  // --iashim) a GPU where one of them is guaranteed is held as a pair is
+  // (above: the others' shares cut so it keeps its floor, each of them then
+  // at its fraction times the share). Where two are (a guaranteed gang
+  // beside a guaranteed job, policy::PlacementDecision::beside_guaranteed),
+  // neither is held for the other, both at full pace, and the third, if
+  // any, is cut to the share that holds both (the least of the two), each
+  // guaranteed job losing (1 - s) h_g + s h_t at its pace s, h_g its loss
+  // beside the other alone (the pair), h_t beside both (the triple). Not
+  // modelled: a rank held back by a slower one leaves its own GPU's
+  // co-runners more time.
   // With kSlurmNoTimeLimits, for the coordinator's policies (iashim, oracle):
   // Slurm chooses a one-GPU job's node and the policy only its GPU there, as
   // the live replay's --iashim runs it. When the job is submitted,

@@ -408,15 +408,15 @@ std::vector<std::string> Coordinator::GuaranteedBeside(const Job& gang) const {
   return guaranteed;
 }
 
-void Coordinator::RefreshYielding() {
+void Coordinator::RefreshBesideGuaranteed() {
   for (auto& [id, job] : jobs_) {
-    const bool may_yield = job.is_gang() && job.priority == policy::Priority::kGuaranteed;
-    job.yields_to = may_yield ? GuaranteedBeside(job) : std::vector<std::string>();
+    const bool guaranteed_gang = job.is_gang() && job.priority == policy::Priority::kGuaranteed;
+    job.beside_guaranteed = guaranteed_gang ? GuaranteedBeside(job) : std::vector<std::string>();
   }
 }
 
 double Coordinator::InitialShare(const Job& job) const {
-  if (!options_.control || job.acting_priority() != policy::Priority::kOpportunistic || !job.gpu) {
+  if (!options_.control || job.priority != policy::Priority::kOpportunistic || !job.gpu) {
     return 1.0;
   }
   // Join at the share the GPU's other opportunistic jobs hold, so a newcomer
@@ -434,7 +434,7 @@ double Coordinator::InitialShare(const Job& job) const {
     for (const auto& [id, other] : jobs_) {
       const std::vector<policy::GpuId> theirs = GpusOf(other);
       if (id == job.id || std::find(theirs.begin(), theirs.end(), gpu) == theirs.end()) continue;
-      if (other.acting_priority() == policy::Priority::kGuaranteed) {
+      if (other.priority == policy::Priority::kGuaranteed) {
         guaranteed_here.push_back(&other);
       } else {
         opportunistic_here.push_back(&other);

@@ -266,10 +266,10 @@ class Coordinator {
   policy::ClusterState PlacementView(const std::string& without_reservations_on = "") const;
   double InitialShare(const Job& job) const;
   // The guaranteed one-GPU jobs, not lost, on the GPUs of `gang` (a
-  // guaranteed gang): those it yields to (Job::yields_to).
+  // guaranteed gang): Job::beside_guaranteed.
   std::vector<std::string> GuaranteedBeside(const Job& gang) const;
-  // Sets every guaranteed gang's yields_to from the placements now.
-  void RefreshYielding();
+  // Sets every guaranteed gang's beside_guaranteed from the placements now.
+  void RefreshBesideGuaranteed();
   // The highest share, the same for each, at which the model, or what the
   // control loop found on pairs it held (budget_memory_), expects
   // `guaranteed` to keep the loop's target (LoopTargetOf) next to all of
@@ -295,7 +295,7 @@ class Coordinator {
   // LoopTargetOf a job the loop holds as a guaranteed one; -1 (the status's
   // and /metrics' unknown) for any other.
   double LoopTargetOrUnknown(const Job& job) const {
-    return job.acting_priority() == policy::Priority::kGuaranteed ? LoopTargetOf(job) : -1.0;
+    return job.priority == policy::Priority::kGuaranteed ? LoopTargetOf(job) : -1.0;
   }
   // `opportunistic`'s share in force, capped at ProtectiveShare for each
   // guaranteed job in `on_gpu` (the jobs on one GPU) it has not been capped

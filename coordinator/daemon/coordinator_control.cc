@@ -108,9 +108,9 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
   std::vector<LoopShare> shares;
   loop_decisions_.clear();
   std::set<policy::GpuId> at_floor;
-  // A yielding gang whose guaranteed co-runners ended is guaranteed again
-  // from this tick (and its budget lifted below).
-  RefreshYielding();
+  // Which guaranteed gangs share a GPU with a guaranteed job now (what
+  // status shows; neither is held for the other).
+  RefreshBesideGuaranteed();
   for (auto& [gpu, jobs] : ConnectedJobsByGpu()) {
     if (ProbeHolds(jobs)) {
       loop_decisions_[gpu] = {.action = "probe holds the co-runners (measuring the solo speed)"};
@@ -121,21 +121,20 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
     std::vector<policy::OpportunisticJob> opportunistic;
     std::vector<Job*> opp_jobs;
     for (Job* job : jobs) {
-      const bool acting_guaranteed = job->acting_priority() == policy::Priority::kGuaranteed;
-      // Made guaranteed while throttled (iashim priority, or a gang whose
-      // guaranteed co-runners ended): lift its budget, and forget the
-      // slowdown its own budget caused, which no co-runner's cut can repair
-      // (once: the budget sent is then 1).
-      if (acting_guaranteed && job->sent_share < 1.0 - 1e-4) {
+      const bool is_guaranteed = job->priority == policy::Priority::kGuaranteed;
+      // Made guaranteed while throttled (iashim priority): lift its budget,
+      // and forget the slowdown its own budget caused, which no co-runner's
+      // cut can repair (once: the budget sent is then 1).
+      if (is_guaranteed && job->sent_share < 1.0 - 1e-4) {
         SendBudget(*job, 1.0, now_ns, unix_ns, out);
         ForgetSpeed(*job);
       }
-      // A guaranteed job's run, a gang's time yielding included: its user
-      // waits through that too, and once guaranteed again the loop repays it
+      // A guaranteed job's run, its time beside a guaranteed job included:
+      // its user waits through that too, and the loop repays it
       // (policy/run_slowdown.h). Once per tick (a gang's later GPUs add
       // nothing at the same time).
-      if (job->priority == policy::Priority::kGuaranteed) job->run.Observe(now_ns, Slowdown(*job));
-      if (acting_guaranteed) {
+      if (is_guaranteed) {
+        job->run.Observe(now_ns, Slowdown(*job));
         guaranteed.push_back({.job = job->id,
                               .slowdown = SlowdownOnGpu(*job, gpu, gang_budgets_),
                               .slowdown_target = LoopTargetOf(*job),
@@ -190,11 +189,11 @@ double Coordinator::CapForNewGuaranteed(Job& opportunistic, const std::vector<Jo
   double share = opportunistic.sent_share;
   std::vector<const Job*> co_runners;
   for (const Job* g : on_gpu) {
-    if (g->acting_priority() != policy::Priority::kGuaranteed) continue;
+    if (g->priority != policy::Priority::kGuaranteed) continue;
     if (!opportunistic.capped_for.insert(g->id).second) continue;
     if (co_runners.empty()) {
       for (const Job* o : on_gpu) {
-        if (o->acting_priority() == policy::Priority::kOpportunistic) co_runners.push_back(o);
+        if (o->priority == policy::Priority::kOpportunistic) co_runners.push_back(o);
       }
     }
     share = std::min(share, ProtectiveShare(*g, co_runners));
@@ -220,8 +219,7 @@ void Coordinator::CapCoRunnersOfPlaced(Job& guaranteed, int64_t now_ns, int64_t 
       with_placed.push_back(&guaranteed);
     }
     for (Job* job : on->second) {
-      if (job->acting_priority() != policy::Priority::kOpportunistic ||
-          !capped.insert(job).second) {
+      if (job->priority != policy::Priority::kOpportunistic || !capped.insert(job).second) {
         continue;
       }
       const double share = CapForNewGuaranteed(*job, with_placed);
@@ -237,7 +235,7 @@ void Coordinator::SendBudget(Job& job, double share, int64_t now_ns, int64_t uni
   budget_seq_ = std::max<uint64_t>(budget_seq_ + 1, uint64_t(unix_ns / 1000));
   if (store_ != nullptr) Check(store_->SetBudgetSeq(budget_seq_));
   flatbuffers::FlatBufferBuilder fbb(128);
-  const auto b = wire::CreateBudget(fbb, budget_seq_, share, 0, ToWire(job.acting_priority()),
+  const auto b = wire::CreateBudget(fbb, budget_seq_, share, 0, ToWire(job.priority),
                                     uint32_t((ttl_s > 0 ? ttl_s : options_.budget_ttl_s) * 1000),
                                     uint64_t(unix_ns));
   const std::string bytes = EnvelopeBytes(fbb, wire::Payload::Budget, b.Union());

@@ -418,7 +418,7 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
   job.kind = ask->kind;
   job.batch = std::move(ask->batch);
   job.host = p->host;
-  if (d.yields) job.yields_to = GuaranteedBeside(job);
+  if (d.beside_guaranteed) job.beside_guaranteed = GuaranteedBeside(job);
   job.share = job.sent_share = InitialShare(job);
   if (p->join_busy_gpus && p->mem_bytes == 0) r.mem_limit_bytes = JoinedGpusQuota(d);
   r.ok = true;
@@ -433,7 +433,7 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
   Job& placed = jobs_.emplace(job.id, std::move(job)).first->second;
   r.job = &placed;
   // Co-runners are cut before the reply lets the guaranteed job start.
-  if (placed.acting_priority() == policy::Priority::kGuaranteed) {
+  if (placed.priority == policy::Priority::kGuaranteed) {
     CapCoRunnersOfPlaced(placed, now_ns, unix_ns, out);
   }
   send();

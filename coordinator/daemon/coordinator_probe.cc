@@ -98,12 +98,12 @@ void Coordinator::RunProbes(int64_t now_ns, int64_t unix_ns, bool may_start,
   // one of its GPUs would be measured into its "solo" speed.
   std::set<const Job*> still_held;
   for (auto& [id, g] : jobs_) {
-    if (!g.connected || g.acting_priority() != policy::Priority::kGuaranteed) continue;
+    if (!g.connected || g.priority != policy::Priority::kGuaranteed) continue;
     if (!g.probe.active() && !may_start) continue;
     std::vector<Job*> corunners;
     for (const policy::GpuId& gpu : GpusOf(g)) {
       for (Job* j : by_gpu[gpu]) {
-        if (j->acting_priority() == policy::Priority::kOpportunistic &&
+        if (j->priority == policy::Priority::kOpportunistic &&
             std::find(corunners.begin(), corunners.end(), j) == corunners.end()) {
           corunners.push_back(j);
         }

@@ -128,8 +128,9 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
                                            job.batch.step.c_str(), job.batch.task);
       }
       const GangFields gang = EncodeGang(fbb, job);
-      std::vector<flatbuffers::Offset<flatbuffers::String>> yields_to;
-      for (const std::string& y : job.yields_to) yields_to.push_back(fbb.CreateString(y));
+      std::vector<flatbuffers::Offset<flatbuffers::String>> beside_guaranteed;
+      for (const std::string& y : job.beside_guaranteed)
+        beside_guaranteed.push_back(fbb.CreateString(y));
       flatbuffers::Offset<wire::ShareSource> share_set_by;
       if (job.share_set_by) {
         std::vector<flatbuffers::Offset<flatbuffers::String>> defends;
@@ -147,7 +148,7 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
           job.connected, batch, ToWire(job.profile.baseline_source()), job.probe.active(),
           energy_.Joules(id).value_or(-1.0), JoulesPerIteration(job).value_or(-1.0),
           job.is_gang() ? &gang.gpus : nullptr, job.is_gang() ? &gang.ranks : nullptr, job.lost,
-          RunSlowdownOrUnknown(job), yields_to.empty() ? nullptr : &yields_to,
+          RunSlowdownOrUnknown(job), beside_guaranteed.empty() ? nullptr : &beside_guaranteed,
           LoopTargetOrUnknown(job), share_set_by));
     }
     flatbuffers::Offset<wire::LoopState> loop;

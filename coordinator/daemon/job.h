@@ -104,7 +104,7 @@ struct Job {
   std::set<std::string> capped_for;
 
   // As a guaranteed job: its run's slowdown so far, from the control loop's
-  // samples (a gang's time yielding included); its loop target is lowered
+  // samples (a gang's time beside guaranteed jobs included); its loop target is lowered
   // while the run is over its aim (policy/run_slowdown.h). Not persisted: a
   // restart starts it afresh.
   policy::RunSlowdown run;
@@ -121,16 +121,14 @@ struct Job {
   double release_factor = 1.0;
 
   // A guaranteed gang the batch system put beside guaranteed jobs (policy::
-  // PlacementDecision::yields): the jobs it yields to, running as an
-  // opportunistic job until they end. Recomputed from the placements
-  // (Coordinator::RefreshYielding), never persisted.
-  std::vector<std::string> yields_to;
+  // PlacementDecision::beside_guaranteed): those jobs. Two targets cannot
+  // both be held: neither is held for the other, each loop holds only the
+  // opportunistic jobs there (so the user sees why its target may not
+  // hold). Recomputed from the placements
+  // (Coordinator::RefreshBesideGuaranteed), never persisted.
+  std::vector<std::string> beside_guaranteed;
 
   bool is_gang() const { return gang_gpus.size() > 1; }
-  // What the control loop treats it as: its priority, unless it yields.
-  policy::Priority acting_priority() const {
-    return yields_to.empty() ? priority : policy::Priority::kOpportunistic;
-  }
 };
 
 // A profile as the daemon folds windows into it (every job's and rank's).

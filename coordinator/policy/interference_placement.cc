@@ -310,8 +310,8 @@ PlacementDecision JoinWhereSharingGainsMost(const PlacementRequest& r, const Sco
 }
 
 // A job free to join busy GPUs (PlacementRequest::join_busy_gpus): beside
-// their residents, a guaranteed one yielding to a guaranteed job there
-// (PlacementDecision::yields).
+// their residents, a guaranteed one beside a guaranteed job there if it
+// must (PlacementDecision::beside_guaranteed).
 PlacementDecision JoinBusyGpus(const PlacementRequest& r, const Scope& scope,
                                const std::string& where, const InterferencePredictor& predictor,
                                const ShareRule* rule,
@@ -327,17 +327,18 @@ PlacementDecision JoinBusyGpus(const PlacementRequest& r, const Scope& scope,
   if (d.outcome != PlacementDecision::Outcome::kQueued || r.priority != Priority::kGuaranteed) {
     return d;
   }
-  // Beside a guaranteed job it yields: placed as an opportunistic job
-  // would be, where a guaranteed job runs on one of the GPUs.
-  PlacementRequest yielding = r;
-  yielding.priority = Priority::kOpportunistic;
-  PlacementDecision y = join(yielding);
-  if (y.outcome != PlacementDecision::Outcome::kPlaced) return d;
-  const std::vector<std::string> guaranteed = GuaranteedOn(scope.views, y.gpus);
+  // Beside a guaranteed job: the GPUs chosen as for an opportunistic job
+  // (where it would lose least if it were held), where a guaranteed job runs
+  // on one of them.
+  PlacementRequest as_opportunistic = r;
+  as_opportunistic.priority = Priority::kOpportunistic;
+  PlacementDecision b = join(as_opportunistic);
+  if (b.outcome != PlacementDecision::Outcome::kPlaced) return d;
+  const std::vector<std::string> guaranteed = GuaranteedOn(scope.views, b.gpus);
   if (guaranteed.empty()) return d;
-  y.yields = true;
-  absl::StrAppend(&y.reason, YieldsTo(guaranteed));
-  return y;
+  b.beside_guaranteed = true;
+  absl::StrAppend(&b.reason, BesideGuaranteed(guaranteed));
+  return b;
 }
 
 // The scope's rooms, and how scarce capacity is: pressure = (capacity

@@ -107,7 +107,7 @@ class JobProfile {
 
   // Forgets the speed measured so far, the iteration time and the launch
   // rate, and so the slowdown, for a job whose own budget slowed it until now
-  // (a gang made guaranteed again after yielding), which was no co-runner's
+  // (a job made guaranteed while throttled), which was no co-runner's
   // harm. The next window (which may straddle the budget's change) is left
   // out of both, and, as at the job's start, the next that completes an
   // iteration out of the iteration time.

@@ -6,8 +6,8 @@ const std::vector<std::string>& LegendLines() {
   static const std::vector<std::string> kLines = {
       "Columns (narrow terminals drop J/IT, BUDGET, BASE, RUN, STATE, PID first):",
       "  PRIO    guar: guaranteed, its speed is protected; opp: opportunistic;",
-      "          yld: a guaranteed gang run as opp until the guaranteed job",
-      "          beside it ends",
+      "          g+g: a guaranteed gang beside a guaranteed job, neither held",
+      "          for the other until it ends (its target may not hold)",
       "  STATE   conn: its shim reports; disc: its shim stopped reporting (the row",
       "          is dim, its last state); lost: it fell silent without a goodbye",
       "          (killed, crashed, or its node died); placed: placed, its process",

@@ -25,7 +25,7 @@ JobView FromJob(const wire::JobState& j) {
   v.host = wire::StringOf(j.host());
   v.command = wire::StringOf(j.command());
   v.priority = FromWire(j.priority());
-  v.yields = j.yields_to() != nullptr && j.yields_to()->size() > 0;
+  v.beside_guaranteed = j.beside_guaranteed() != nullptr && j.beside_guaranteed()->size() > 0;
   v.share = j.share();
   v.max_inflight = j.max_inflight();
   v.slowdown = j.slowdown();

@@ -38,9 +38,9 @@ struct JobView {
   std::string host;
   std::string command;
   Priority priority = Priority::kGuaranteed;
-  // A guaranteed gang running as an opportunistic one until the guaranteed
-  // jobs beside it end (JobState.yields_to).
-  bool yields = false;
+  // A guaranteed gang sharing a GPU with guaranteed jobs, neither held for
+  // the other (JobState.beside_guaranteed).
+  bool beside_guaranteed = false;
   double share = 1.0;
   uint32_t max_inflight = 0;
   double slowdown = -1;  // < 0: unknown

@@ -121,7 +121,7 @@ std::string Cell(const GpuView& g, const JobView& j, Column c) {
     case Column::kPid:
       return absl::StrCat(j.pid);
     case Column::kPrio:
-      if (j.yields) return "yld";
+      if (j.beside_guaranteed) return "g+g";
       return j.priority == Priority::kGuaranteed ? "guar" : "opp";
     case Column::kState:
       return std::string(StateName(j.State()));

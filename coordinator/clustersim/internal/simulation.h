@@ -100,17 +100,23 @@ class Simulation {
   // The fraction of its solo speed `job` keeps on `gpu` beside the jobs
   // running there, for the pairs a gang is in (SimConfig::gangs_take_busy_gpus).
   double KeptBeside(int job, int gpu) const;
-  // KeptBeside under share control: where exactly one of the jobs running
-  // on `gpu` is guaranteed, the others' shares are cut to hold it at its
-  // floor (SimConfig::share_control).
+  // KeptBeside under share control: where jobs running on `gpu` are
+  // guaranteed, the others' shares are cut to hold each at its floor
+  // (SimConfig::share_control).
   double ControlledKept(int job, int gpu) const;
-  // The share the controller cuts opportunistic jobs on `gpu` to: where
-  // exactly one running job there is guaranteed, what holds it at its
-  // floor (at least min_share); else 1.
+  // The share the controller cuts opportunistic jobs on `gpu` to: the least
+  // that holds every guaranteed job running there at its floor (at least
+  // min_share); 1 where none is guaranteed, or all are.
   double ShareOn(int gpu) const;
-  // What `job` loses on `gpu` beside its co-runners there, all held to
-  // `pace` (0..1) of their unthrottled speed (throttled_loss.h).
+  // What `job` loses on `gpu` beside its co-runners there, those not
+  // guaranteed held to `pace` (0..1) of their unthrottled speed
+  // (throttled_loss.h), a guaranteed one at full pace.
   double LossBeside(int job, int gpu, double pace) const;
+  // The least pace of the co-runners held for `job` at which it loses
+  // `loss` there (0..1; LossBeside).
+  double PaceForLossBeside(int job, int gpu, double loss) const;
+  // A guaranteed job running on `gpu` beside `job`, if any.
+  std::optional<int> GuaranteedCoRunner(int job, int gpu) const;
   // What the throttled opportunistic gangs' ranks beside `job` on `gpu`
   // cost it by waiting in their collectives, beyond their share
   // (SimConfig::throttled_rank_wait_loss each); `throttled_here`: every such rank
@@ -152,11 +158,9 @@ class Simulation {
     return it == memory_share_of_kind_.end() ? 0 : it->second;
   }
   bool Guaranteed(int job) const { return jobs_[job].priority == policy::Priority::kGuaranteed; }
-  // Guaranteed and not yielding: a guaranteed gang beside a guaranteed job
-  // (under share control) runs as an opportunistic job until that job ends
-  // (policy::PlacementDecision::yields).
-  bool Protected(int job) const { return Guaranteed(job) && !Yields(job); }
-  bool Yields(int job) const;
+  // Held within its target by the share controller: every guaranteed job,
+  // a gang beside a guaranteed job too (neither is held for the other).
+  bool Protected(int job) const { return Guaranteed(job); }
   // The jobs running on `gpu` other than `job` (a waiting gang does not run).
   std::vector<int> CoRunners(int job, int gpu) const;
   bool IsGang(int job) const { return jobs_[job].type.scale > 1; }

@@ -47,8 +47,37 @@ double Simulation::WaitingRanksLoss(int job, int gpu, bool throttled_here) const
   return loss;
 }
 
+std::optional<int> Simulation::GuaranteedCoRunner(int job, int gpu) const {
+  for (int other : CoRunners(job, gpu)) {
+    if (Protected(other)) return other;
+  }
+  return std::nullopt;
+}
+
 double Simulation::LossBeside(int job, int gpu, double pace) const {
-  return LossAtPace(LossesBeside(job, gpu), pace);
+  const std::optional<int> guaranteed = GuaranteedCoRunner(job, gpu);
+  if (!guaranteed.has_value()) return LossAtPace(LossesBeside(job, gpu), pace);
+  // Beside a guaranteed job, never held for it, and the rest held to
+  // `pace`: at most one more (a GPU runs two shard jobs and a gang's rank),
+  // busy that fraction of the time.
+  const double together = 1.0 - KeptBeside(job, gpu);
+  if (CoRunners(job, gpu).size() < 2) return together;
+  const auto one_gpu = [&](int j) { return JobType{jobs_[j].type.name, 1}; };
+  const std::optional<double> solo = truth_.Solo(one_gpu(job));
+  const std::optional<PairThroughput> pair = truth_.Pair(one_gpu(job), one_gpu(*guaranteed));
+  // Unmeasured: as if the held one ran all the time.
+  if (!solo.has_value() || !(*solo > 0) || !pair.has_value()) return together;
+  const double beside_guaranteed = 1.0 - std::clamp(pair->a / *solo, 0.0, 1.0);
+  return (1.0 - pace) * beside_guaranteed + pace * together;
+}
+
+double Simulation::PaceForLossBeside(int job, int gpu, double loss) const {
+  if (!GuaranteedCoRunner(job, gpu).has_value()) return PaceForLoss(LossesBeside(job, gpu), loss);
+  // Linear in the pace (LossBeside).
+  const double at_least = LossBeside(job, gpu, 0.0), at_most = LossBeside(job, gpu, 1.0);
+  if (at_most <= loss) return 1.0;
+  if (at_least >= loss) return 0.0;
+  return (loss - at_least) / (at_most - at_least);
 }
 
 CoRunnerLosses Simulation::LossesBeside(int job, int gpu) const {
@@ -69,20 +98,23 @@ CoRunnerLosses Simulation::LossesBeside(int job, int gpu) const {
 }
 
 double Simulation::ShareOn(int gpu) const {
-  int guaranteed = -1, running = 0;
+  std::vector<int> guaranteed;
+  size_t running = 0;
   for (int j : on_gpu_[gpu]) {
     if (running_[j].waiting_for_gpus) continue;
     ++running;
-    if (!Protected(j)) continue;
-    if (guaranteed >= 0) return 1.0;  // two: no one to throttle for either
-    guaranteed = j;
+    if (Protected(j)) guaranteed.push_back(j);
   }
-  if (guaranteed < 0 || running < 2) return 1.0;
-  const CoRunnerLosses losses = LossesBeside(guaranteed, gpu);
-  const double allowed = 1.0 - policy::ThroughputFloor(LoopTargetOf(guaranteed));
-  double share = PaceForLoss(losses, allowed);
-  // Cut, the gangs' ranks here wait in their collectives too.
-  if (share < 1.0) share = PaceForLoss(losses, allowed - WaitingRanksLoss(guaranteed, gpu, true));
+  // None to hold, or no one to throttle for them.
+  if (guaranteed.empty() || running == guaranteed.size()) return 1.0;
+  double share = 1.0;
+  for (int g : guaranteed) {
+    const double allowed = 1.0 - policy::ThroughputFloor(LoopTargetOf(g));
+    double pace = PaceForLossBeside(g, gpu, allowed);
+    // Cut, the gangs' ranks here wait in their collectives too.
+    if (pace < 1.0) pace = PaceForLossBeside(g, gpu, allowed - WaitingRanksLoss(g, gpu, true));
+    share = std::min(share, pace);
+  }
   return std::min(1.0, std::max(config_.min_share, share));
 }
 
@@ -135,16 +167,6 @@ void Simulation::RetimeRepaying() {
   std::sort(jobs.begin(), jobs.end());
   jobs.erase(std::unique(jobs.begin(), jobs.end()), jobs.end());
   RetimeWithGangs(jobs);
-}
-
-bool Simulation::Yields(int job) const {
-  if (!config_.share_control || !IsGang(job) || !Guaranteed(job)) return false;
-  for (int g : running_[job].gpus) {
-    for (int other : CoRunners(job, g)) {
-      if (Guaranteed(other)) return true;
-    }
-  }
-  return false;
 }
 
 double Simulation::GangShare(int gang) const {

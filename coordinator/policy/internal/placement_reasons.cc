@@ -100,9 +100,10 @@ std::string JobNames(std::span<const GpuView> views, std::span<const size_t> cho
   return out.empty() ? std::string("no job") : out;
 }
 
-std::string YieldsTo(const std::vector<std::string>& guaranteed) {
-  return absl::StrCat("; yields to guaranteed ", absl::StrJoin(guaranteed, ", "),
-                      ": opportunistic until ", guaranteed.size() == 1 ? "it ends" : "they end");
+std::string BesideGuaranteed(const std::vector<std::string>& guaranteed) {
+  return absl::StrCat("; beside guaranteed ", absl::StrJoin(guaranteed, ", "),
+                      ": neither held for the other, so its target may not hold until ",
+                      guaranteed.size() == 1 ? "it ends" : "they end");
 }
 
 }  // namespace iashim::policy::placement_internal

@@ -52,9 +52,9 @@ std::string GpuNames(std::span<const GpuView> views, std::span<const size_t> cho
 // "x, y": the jobs on the chosen GPUs (a gang once), or "no job".
 std::string JobNames(std::span<const GpuView> views, std::span<const size_t> chosen);
 
-// What a yielding job's reason ends with (PlacementDecision::yields), naming
-// the guaranteed jobs it yields to.
-std::string YieldsTo(const std::vector<std::string>& guaranteed);
+// What the reason of a guaranteed job placed beside guaranteed ones ends
+// with (PlacementDecision::beside_guaranteed), naming them.
+std::string BesideGuaranteed(const std::vector<std::string>& guaranteed);
 
 }  // namespace iashim::policy::placement_internal
 

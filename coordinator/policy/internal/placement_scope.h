@@ -47,8 +47,8 @@ size_t LargestNode(const Scope& scope);
 PlacementDecision PlacedOn(std::span<const GpuView> views, std::span<const size_t> chosen,
                            std::string reason);
 
-// The guaranteed jobs on `gpus` (of `views`): those a job placed there as an
-// opportunistic one yields to.
+// The guaranteed jobs on `gpus` (of `views`): those a guaranteed job placed
+// there runs beside (PlacementDecision::beside_guaranteed).
 std::vector<std::string> GuaranteedOn(std::span<const GpuView> views,
                                       const std::vector<GpuId>& gpus);
 

@@ -107,14 +107,16 @@ PlacementDecision PlaceOnWholeNodes(const PlacementRequest& r, const Scope& scop
   };
   Blocker blocker;
   std::vector<NodeChoice> chosen = choose(r, &blocker, false);
-  bool yields = false;
-  PlacementRequest yielding = r;
-  yielding.priority = Priority::kOpportunistic;
-  const bool may_yield = r.priority == Priority::kGuaranteed && JoinsBusyGpus(r);
-  if (chosen.size() < wanted && may_yield) {
+  // Too few without a guaranteed job: beside one, the nodes chosen as for
+  // an opportunistic job (PlacementDecision::beside_guaranteed).
+  bool beside_guaranteed = false;
+  PlacementRequest as_opportunistic = r;
+  as_opportunistic.priority = Priority::kOpportunistic;
+  const bool may_join_guaranteed = r.priority == Priority::kGuaranteed && JoinsBusyGpus(r);
+  if (chosen.size() < wanted && may_join_guaranteed) {
     Blocker ignored;
-    chosen = choose(yielding, &ignored, false);
-    yields = chosen.size() == wanted;
+    chosen = choose(as_opportunistic, &ignored, false);
+    beside_guaranteed = chosen.size() == wanted;
   }
   if (chosen.size() < wanted) {
     std::string reason = absl::StrCat("no ", wanted, " whole nodes on ", where,
@@ -128,7 +130,9 @@ PlacementDecision PlaceOnWholeNodes(const PlacementRequest& r, const Scope& scop
       // prefer then (the job waits in its queue meanwhile).
       Blocker ignored;
       std::vector<NodeChoice> later = choose(r, &ignored, true);
-      if (later.size() < wanted && may_yield) later = choose(yielding, &ignored, true);
+      if (later.size() < wanted && may_join_guaranteed) {
+        later = choose(as_opportunistic, &ignored, true);
+      }
       if (later.size() == wanted) {
         std::vector<std::string> hosts;
         std::vector<size_t> gpus;
@@ -152,8 +156,10 @@ PlacementDecision PlaceOnWholeNodes(const PlacementRequest& r, const Scope& scop
       PlacedOn(views, gpus,
                absl::StrFormat("whole nodes %s: the job at %.2f of its speed, residents lose %.3f",
                                absl::StrJoin(hosts, ", "), p_new, loss));
-  d.yields = yields;
-  if (yields) absl::StrAppend(&d.reason, YieldsTo(GuaranteedOn(views, d.gpus)));
+  d.beside_guaranteed = beside_guaranteed;
+  if (beside_guaranteed) {
+    absl::StrAppend(&d.reason, BesideGuaranteed(GuaranteedOn(views, d.gpus)));
+  }
   return d;
 }
 

@@ -19,9 +19,9 @@ namespace iashim::policy::placement_internal {
 // Of those, the k/g nodes that leave the job most of its speed (ties: what
 // the residents lose, then node order), whatever min_gain says: the
 // scheduler runs it on whole nodes anyway, and this only says which. A
-// guaranteed job that finds too few without a guaranteed job yields there,
-// as on one node. Queued, a job that may join busy GPUs is told which whole
-// nodes it would take once the gangs there end (PlacementDecision::
+// guaranteed job that finds too few without a guaranteed job goes beside
+// one there, as on one node (PlacementDecision::beside_guaranteed). Queued, a job that may join
+// busy GPUs is told which whole nodes it would take once the gangs there end (PlacementDecision::
 // preferred). `where` is ScopeName(r); `predictor` and `rule` may be null.
 PlacementDecision PlaceOnWholeNodes(const PlacementRequest& r, const Scope& scope,
                                     const std::string& where,

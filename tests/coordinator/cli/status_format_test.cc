@@ -176,18 +176,18 @@ TEST(StatusFormat, Json) {
 // (so the gang's iteration time is rank 1's), and a one-GPU job on node-a:2.
 // With `waiting` (each rank's share of time waiting for the other; -1 =
 // unknown) and `memory_used` per GPU (-1 = not said, as before either), and
-// the jobs the gang yields to (JobState.yields_to; empty: none), and the GPU
+// the guaranteed jobs beside the gang (JobState.beside_guaranteed; empty: none), and the GPU
 // whose loop set its share (JobState.share_set_by; -1: none), defending those.
 client::testing::Bytes EncodeGangSnapshot(std::array<double, 2> waiting = {-1, -1},
                                           int64_t memory_used = -1,
-                                          const std::vector<std::string>& yields_to = {},
+                                          const std::vector<std::string>& beside_guaranteed = {},
                                           int share_set_on = -1) {
   flatbuffers::FlatBufferBuilder fbb;
-  std::vector<flatbuffers::Offset<flatbuffers::String>> yields;
-  for (const std::string& y : yields_to) yields.push_back(fbb.CreateString(y));
+  std::vector<flatbuffers::Offset<flatbuffers::String>> beside;
+  for (const std::string& y : beside_guaranteed) beside.push_back(fbb.CreateString(y));
   flatbuffers::Offset<wire::ShareSource> set_by;
   if (share_set_on >= 0)
-    set_by = wire::CreateShareSourceDirect(fbb, "node-a", share_set_on, &yields);
+    set_by = wire::CreateShareSourceDirect(fbb, "node-a", share_set_on, &beside);
   const std::vector<int32_t> gang_gpus = {0, 1};
   const std::vector<flatbuffers::Offset<wire::RankState>> ranks = {
       wire::CreateRankState(fbb, 0, 4100, 0, true, 100'000'000, 2000, waiting[0]),
@@ -196,7 +196,7 @@ client::testing::Bytes EncodeGangSnapshot(std::array<double, 2> waiting = {-1, -
       fbb, "ddp", 4100, "node-a", "torchrun train.py", wire::Priority::Guaranteed, 1.0, 0, -1, 0.1,
       3000, 0.9, 200'000'000, 0, uint64_t{8} << 30, uint64_t{16} << 30, 0, 0, true, 0,
       wire::BaselineSource::None, false, -1, -1, &gang_gpus, &ranks, false, -1,
-      yields.empty() ? nullptr : &yields, -1, set_by)};
+      beside.empty() ? nullptr : &beside, -1, set_by)};
   std::vector<flatbuffers::Offset<wire::JobState>> solo_jobs = {wire::CreateJobStateDirect(
       fbb, "solo", 4200, "node-a", "python x.py", wire::Priority::Guaranteed, 1.0, 0, -1, 0.1,
       100, 0.5, 0, 0, 0, 0, 0, 0, true)};
@@ -273,17 +273,18 @@ TEST(StatusFormat, JsonHasAGangsGpusAndRanks) {
   EXPECT_EQ(json.substr(solo, solo_end - solo).find("\"gpus\""), std::string::npos);
 }
 
-// A guaranteed gang beside a guaranteed job runs as an opportunistic one
-// until that job ends: "yield", and the jobs it yields to.
-TEST(StatusFormat, AYieldingGangSaysWhomItYieldsTo) {
+// A guaranteed gang beside a guaranteed job, neither held for the other:
+// "g+g", and the jobs it is beside.
+TEST(StatusFormat, AGangBesideGuaranteedJobsNamesThem) {
   const client::testing::Bytes bytes = EncodeGangSnapshot({-1, -1}, -1, {"solo"});
-  EXPECT_THAT(FormatStatusTable(SnapshotOf(bytes)), HasSubstr("  ddp [gpu 0,1]  4100  yield"));
+  EXPECT_THAT(FormatStatusTable(SnapshotOf(bytes)), HasSubstr("  ddp [gpu 0,1]  4100  g+g"));
   const std::string json = FormatStatusJson(SnapshotOf(bytes));
-  const size_t yields = json.find("\"yields_to\": [");
-  ASSERT_NE(yields, std::string::npos) << json;
-  EXPECT_LT(json.find("\"solo\"", yields), json.find(']', yields)) << json;
-  // Not yielding: no such key.
-  EXPECT_THAT(FormatStatusJson(SnapshotOf(EncodeGangSnapshot())), Not(HasSubstr("yields_to")));
+  const size_t beside = json.find("\"beside_guaranteed\": [");
+  ASSERT_NE(beside, std::string::npos) << json;
+  EXPECT_LT(json.find("\"solo\"", beside), json.find(']', beside)) << json;
+  // Beside none: no such key.
+  EXPECT_THAT(FormatStatusJson(SnapshotOf(EncodeGangSnapshot())),
+              Not(HasSubstr("beside_guaranteed")));
 }
 
 // A gang held under a full share runs at the least share any of its GPUs'
@@ -291,7 +292,7 @@ TEST(StatusFormat, AYieldingGangSaysWhomItYieldsTo) {
 TEST(StatusFormat, AGangSaysWhichLoopSetsItsShare) {
   const client::testing::Bytes bytes = EncodeGangSnapshot({-1, -1}, -1, {"solo"}, 1);
   const std::string table = FormatStatusTable(SnapshotOf(bytes));
-  EXPECT_THAT(table, HasSubstr("  ddp [gpu 0,1]  4100  yield"));
+  EXPECT_THAT(table, HasSubstr("  ddp [gpu 0,1]  4100  g+g"));
   EXPECT_THAT(table,
               HasSubstr("\n      share set by the loop on node-a:1, for solo\n      rank 0"));
   const std::string json = FormatStatusJson(SnapshotOf(bytes));

@@ -228,27 +228,27 @@ TEST_F(CoordinatorGangTest, AGangStatingItsMemoryStartsBesideTheJobsWhereThatMuc
 }
 
 // Two targets cannot both be defended: a guaranteed gang Slurm puts beside
-// a guaranteed job yields to it, running as an opportunistic gang (its
-// share cut to keep that job's target) until the job ends, when it is
-// guaranteed again; rather than hold its GPUs idle until then.
-TEST_F(CoordinatorGangTest, AGuaranteedGangBesideAGuaranteedJobYieldsUntilItEnds) {
+// a guaranteed job runs there, rather than hold its GPUs idle, and neither
+// is held for the other (it once yielded, held as an opportunistic gang
+// until the job ended); status names the job it is beside until then.
+TEST_F(CoordinatorGangTest, AGuaranteedGangBesideAGuaranteedJobIsHeldForNeither) {
   auto c = Make(Gpus(4));
   const PlaceResult g = Ask(*c, {.job = "g", .allowed_gpus = std::vector<int>{0}});
   ASSERT_TRUE(g.ok) << g.error;
   const PlaceResult gang =
       Ask(*c, {.job = "gang", .mem_bytes = 0, .allowed_gpus = std::vector<int>{0, 1}, .gpus = 2});
   ASSERT_TRUE(gang.ok) << gang.error;
-  EXPECT_THAT(gang.error, HasSubstr("yields to guaranteed g: opportunistic until it ends"));
-  EXPECT_LT(gang.share, 1.0);  // cut for g from the start
+  EXPECT_THAT(gang.error, HasSubstr("beside guaranteed g: neither held for the other"));
+  EXPECT_DOUBLE_EQ(gang.share, 1.0);  // not cut for g
   const Job& placed = c->jobs().at("gang");
-  EXPECT_THAT(placed.yields_to, ElementsAre("g"));
-  EXPECT_EQ(placed.priority, policy::Priority::kGuaranteed);  // what it asked for stays
-  EXPECT_EQ(placed.acting_priority(), policy::Priority::kOpportunistic);
+  EXPECT_THAT(placed.beside_guaranteed, ElementsAre("g"));
+  EXPECT_EQ(placed.priority, policy::Priority::kGuaranteed);
+  c->OnTick(1 * kSecond, kUnix + 1 * kSecond, &out_);
+  EXPECT_DOUBLE_EQ(c->jobs().at("gang").sent_share, 1.0);
   c->OnMessage("slurm", Bytes(Release("g", g.token)), 2 * kSecond, kUnix + 2 * kSecond, &out_);
   ASSERT_FALSE(c->jobs().contains("g"));
   c->OnTick(3 * kSecond, kUnix + 3 * kSecond, &out_);
-  EXPECT_TRUE(c->jobs().at("gang").yields_to.empty());
-  EXPECT_EQ(c->jobs().at("gang").acting_priority(), policy::Priority::kGuaranteed);
+  EXPECT_TRUE(c->jobs().at("gang").beside_guaranteed.empty());
 }
 
 TEST_F(CoordinatorGangTest, AGangTheCoordinatorPlacesStillWaitsForWholeGpus) {
@@ -842,13 +842,11 @@ TEST_F(GangBudgetsTest, OnlyTheGpuOfTheRankTheGangWaitsForIsThrottled) {
   EXPECT_NEAR(gang->ranks()->Get(1)->waiting(), 0.25 * 1.25, 0.03);
 }
 
-// A guaranteed gang yields to the guaranteed jobs beside it, its share cut
-// for them, and runs three times slower than alone under that budget. When
-// they end, it is guaranteed again: its budget lifted, and the slowdown its
-// own budget caused forgotten (unknown until it has run unthrottled), since
-// no co-runner's cut could repair it. Left in, the control loop would take
-// the gang for a job at twice its target and cut whoever joins it.
-TEST_F(GangBudgetsTest, AGangMadeGuaranteedAgainForgetsTheSlowdownItsOwnBudgetCaused) {
+// A guaranteed gang beside guaranteed jobs is not held for them, nor they
+// for it: it runs three times slower than alone beside them at a full
+// share. That counts in its run (its user waits through it), and once they
+// end the loop repays it: its target is lowered.
+TEST_F(GangBudgetsTest, AGuaranteedGangBesideGuaranteedJobsIsNotHeldAndItsRunIsRepaidAfter) {
   // The guaranteed jobs first, then the gang the batch system gave their GPUs.
   c_ = Make(Gpus(2));
   for (int gpu : {0, 1}) {
@@ -863,32 +861,25 @@ TEST_F(GangBudgetsTest, AGangMadeGuaranteedAgainForgetsTheSlowdownItsOwnBudgetCa
                                   .allowed_gpus = std::vector<int>{0, 1},
                                   .gpus = 2});
   ASSERT_TRUE(g.ok) << g.error;
-  ASSERT_THAT(g.error, HasSubstr("yields to guaranteed o0, o1"));
+  ASSERT_THAT(g.error, HasSubstr("beside guaranteed o0, o1"));
   ASSERT_EQ(SayHello(*c_, "rank-0", {.pid = 10, .job = "ddp", .token = g.token, .rank = 0}), "");
   ASSERT_EQ(SayHello(*c_, "rank-1", {.pid = 11, .job = "ddp", .token = g.token, .rank = 1}), "");
   for (int i = 0; i < 40; ++i) Window(100, {4, 4}, false);  // alone: its baseline
   OthersJoin(w::Priority::Guaranteed);
-  for (int i = 0; i < 60; ++i) Window(300, {4, 4}, true);  // yielding, throttled
+  for (int i = 0; i < 60; ++i) Window(300, {4, 4}, true);  // beside them
   const Job& gang = c_->jobs().at("ddp");
-  ASSERT_EQ(gang.acting_priority(), policy::Priority::kOpportunistic);
-  ASSERT_LT(gang.sent_share, 1.0);
+  EXPECT_THAT(gang.beside_guaranteed, ElementsAre("o0", "o1"));
+  ASSERT_DOUBLE_EQ(gang.sent_share, 1.0);
   ASSERT_GT(Slowdown(gang).value_or(0), 1.5);
   for (int gpu : {0, 1}) {
     c_->OnMessage("slurm", Bytes(Release("o" + std::to_string(gpu), tokens_[size_t(gpu)])), t_,
                   kUnix + t_, &out_);
   }
-  // Until the control loop's next tick lifts its budget.
-  for (int i = 0; i < 20 && gang.sent_share < 1.0; ++i) Window(300, {4, 4}, false);
-  EXPECT_EQ(gang.acting_priority(), policy::Priority::kGuaranteed);
-  ASSERT_DOUBLE_EQ(gang.sent_share, 1.0);
-  EXPECT_FALSE(Slowdown(gang).has_value());
-  Window(300, {4, 4}, false);  // the window the budget was lifted in: left out
-  EXPECT_FALSE(Slowdown(gang).has_value());
-  Window(102, {4, 4}, false);
-  EXPECT_NEAR(Slowdown(gang).value_or(-1), 0.02, 0.005);
-  // But its run still holds what yielding cost it (as far as measured: the
-  // slowdown's EWMA was still rising), for the loop to repay: its target is
-  // lowered.
+  for (int i = 0; i < 20; ++i) Window(102, {4, 4}, false);
+  EXPECT_TRUE(gang.beside_guaranteed.empty());
+  EXPECT_DOUBLE_EQ(gang.sent_share, 1.0);
+  // Its run holds what its time beside them cost it, for the loop to repay:
+  // its target is lowered.
   EXPECT_GT(gang.run.Slowdown().value_or(0), 0.1);
   EXPECT_LT(gang.run.LoopTarget(0.1), 0.09);
 }

@@ -610,7 +610,8 @@ TEST_F(InterferencePlacementTest, AGpuWhoseLoopHoldsItsCoRunnersAtTheFloorTakesN
 // The rest of a batch step already running on another node is not held for
 // want of room the loop has or a target it cannot keep: the ranks there wait
 // for it, and the scheduler keeps its GPUs for it anyway. It starts at the
-// least share; a guaranteed one yields there. Memory still holds it.
+// least share; a guaranteed one runs beside the guaranteed job there.
+// Memory still holds it.
 TEST_F(InterferencePlacementTest, TheRestOfAStepRunningElsewhereStartsWhereTheLoopIsAtItsFloor) {
   ClusterState s = Nodes({"a", "b"}, 1);
   s.jobs[{"a", 0}] = {Job("g", "G", kG), Job("o", "O", kO)};
@@ -631,7 +632,7 @@ TEST_F(InterferencePlacementTest, TheRestOfAStepRunningElsewhereStartsWhereTheLo
     d = Place(part, s);
     ASSERT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
     EXPECT_EQ(d.gpu, (GpuId{"a", 0}));
-    EXPECT_EQ(d.yields, priority == kG);
+    EXPECT_EQ(d.beside_guaranteed, priority == kG);
     EXPECT_NE(d.reason.find("the rest of its step runs on b, waiting for it"), std::string::npos)
         << d.reason;
   }
@@ -707,16 +708,19 @@ TEST_F(InterferencePlacementTest, AGangOnItsSchedulersBusyGpusStartsBesideTheirR
   EXPECT_NE(d.reason.find("the scheduler's GPUs a:0, a:1, beside o"), std::string::npos)
       << d.reason;
   EXPECT_NE(d.reason.find("the job at 0.30"), std::string::npos) << d.reason;
-  EXPECT_FALSE(d.yields);
-  // A guaranteed gang beside a guaranteed job yields to it (two targets
-  // cannot both be defended): placed as an opportunistic gang would be.
+  EXPECT_FALSE(d.beside_guaranteed);
+  // A guaranteed gang joins a guaranteed job (two targets cannot both be
+  // defended: neither is held for the other), its GPUs chosen as an
+  // opportunistic gang's would be.
   s.jobs[{"a", 1}] = {Job("g", "G", kG)};
   predictor_.SetPair("N", "G", 0.5, 0.95);
   r.priority = kG;
   d = Place(r, s);
   ASSERT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
-  EXPECT_TRUE(d.yields);
-  EXPECT_NE(d.reason.find("yields to guaranteed g: opportunistic until it ends"), std::string::npos)
+  EXPECT_TRUE(d.beside_guaranteed);
+  EXPECT_NE(d.reason.find("beside guaranteed g: neither held for the other, so its target may "
+                          "not hold until it ends"),
+            std::string::npos)
       << d.reason;
   // A GPU held whole leaves no memory; a GPU past max_jobs_per_gpu takes no one.
   s.jobs[{"a", 1}] = {Job("w", "O", kO, /*mem=*/0)};
@@ -747,18 +751,20 @@ TEST_F(InterferencePlacementTest, AJobWiderThanANodeTakesTheWholeNodesThatSlowIt
   ASSERT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
   EXPECT_EQ(d.gpus, (std::vector<GpuId>{{"b", 0}, {"b", 1}, {"c", 0}, {"c", 1}}));
   EXPECT_NE(d.reason.find("whole nodes b, c: the job at 0.80"), std::string::npos) << d.reason;
-  EXPECT_FALSE(d.yields);
+  EXPECT_FALSE(d.beside_guaranteed);
   // A node where another gang runs is not given to it.
   s.jobs[{"c", 1}] = {Job("h", "O", kO, /*mem=*/0, /*gpu_count=*/2)};
   d = Place(r, s);
   ASSERT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
   EXPECT_EQ(d.gpus, (std::vector<GpuId>{{"a", 0}, {"a", 1}, {"b", 0}, {"b", 1}}));
-  // Guaranteed, with a guaranteed job on one of the only nodes left: it yields.
+  // Guaranteed, with a guaranteed job on one of the only nodes left: beside it.
   r.priority = kG;
   d = Place(r, s);
   ASSERT_EQ(d.outcome, Outcome::kPlaced) << d.reason;
-  EXPECT_TRUE(d.yields);
-  EXPECT_NE(d.reason.find("yields to guaranteed g: opportunistic until it ends"), std::string::npos)
+  EXPECT_TRUE(d.beside_guaranteed);
+  EXPECT_NE(d.reason.find("beside guaranteed g: neither held for the other, so its target may "
+                          "not hold until it ends"),
+            std::string::npos)
       << d.reason;
   // Gangs on two of the nodes: no two whole nodes now, but it names those
   // it would take once they end (a scheduler's preference): b and c, not a.

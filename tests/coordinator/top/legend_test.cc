@@ -30,7 +30,7 @@ TEST(Legend, ExplainsEveryColumnAndMark) {
        {"PRIO",   "STATE",   "SHARE", "KERN/S",    "BUSY%",  "SLOWDN",  "MEM",
         "BUDGET", "COMMAND", "!",     "~",         "^ v",    "DRAINED", "stale",
         "bad N",  "seq N",   "conn",  "disc",      "placed", "guar",    "opp",
-        "yld",    "J/IT",    "N W",   "NODE LOST", "lost",   "RUN",     "reserved"}) {
+        "g+g",    "J/IT",    "N W",   "NODE LOST", "lost",   "RUN",     "reserved"}) {
     EXPECT_THAT(legend, HasSubstr(word)) << word;
   }
   // BUSY% says what its figures add up to.
