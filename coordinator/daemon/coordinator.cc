@@ -395,24 +395,18 @@ std::string Coordinator::NewJobId(std::string_view command, int64_t unix_ns) {
   }
 }
 
-std::vector<std::string> Coordinator::GuaranteedBeside(const Job& gang) const {
-  const std::vector<policy::GpuId> mine = GpusOf(gang);
+std::vector<std::string> Coordinator::GuaranteedBeside(const Job& job) const {
+  if (!job.is_gang() || job.priority != policy::Priority::kGuaranteed) return {};
+  const std::vector<policy::GpuId> mine = GpusOf(job);
   std::vector<std::string> guaranteed;
   for (const auto& [id, other] : jobs_) {
-    if (id == gang.id || other.is_gang() || other.lost || !other.gpu ||
+    if (id == job.id || other.is_gang() || other.lost || !other.gpu ||
         other.priority != policy::Priority::kGuaranteed) {
       continue;
     }
     if (std::find(mine.begin(), mine.end(), *other.gpu) != mine.end()) guaranteed.push_back(id);
   }
   return guaranteed;
-}
-
-void Coordinator::RefreshBesideGuaranteed() {
-  for (auto& [id, job] : jobs_) {
-    const bool guaranteed_gang = job.is_gang() && job.priority == policy::Priority::kGuaranteed;
-    job.beside_guaranteed = guaranteed_gang ? GuaranteedBeside(job) : std::vector<std::string>();
-  }
 }
 
 double Coordinator::InitialShare(const Job& job) const {

@@ -145,6 +145,12 @@ class Coordinator {
   std::string MetricsText(int64_t now_ns) const;
 
   const std::map<std::string, Job>& jobs() const { return jobs_; }
+  // For a guaranteed gang the batch system put beside guaranteed one-GPU
+  // jobs (policy::PlacementDecision::beside_guaranteed), those jobs, not
+  // lost; empty for any other job. Two targets cannot both be held: neither
+  // is held for the other, each loop holds only the opportunistic jobs
+  // there; status names them, so the user sees why its target may not hold.
+  std::vector<std::string> GuaranteedBeside(const Job& job) const;
   const CoordinatorCounters& counters() const { return counters_; }
   const policy::Cluster& cluster() const { return cluster_; }
   const policy::InterferenceModel& interference() const { return interference_; }
@@ -265,11 +271,6 @@ class Coordinator {
   // coordinator_place.cc: the cluster as the placement policy sees it.
   policy::ClusterState PlacementView(const std::string& without_reservations_on = "") const;
   double InitialShare(const Job& job) const;
-  // The guaranteed one-GPU jobs, not lost, on the GPUs of `gang` (a
-  // guaranteed gang): Job::beside_guaranteed.
-  std::vector<std::string> GuaranteedBeside(const Job& gang) const;
-  // Sets every guaranteed gang's beside_guaranteed from the placements now.
-  void RefreshBesideGuaranteed();
   // The highest share, the same for each, at which the model, or what the
   // control loop found on pairs it held (budget_memory_), expects
   // `guaranteed` to keep the loop's target (LoopTargetOf) next to all of

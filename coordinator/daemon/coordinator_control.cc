@@ -108,9 +108,6 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
   std::vector<LoopShare> shares;
   loop_decisions_.clear();
   std::set<policy::GpuId> at_floor;
-  // Which guaranteed gangs share a GPU with a guaranteed job now (what
-  // status shows; neither is held for the other).
-  RefreshBesideGuaranteed();
   for (auto& [gpu, jobs] : ConnectedJobsByGpu()) {
     if (ProbeHolds(jobs)) {
       loop_decisions_[gpu] = {.action = "probe holds the co-runners (measuring the solo speed)"};

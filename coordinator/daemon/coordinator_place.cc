@@ -418,7 +418,6 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
   job.kind = ask->kind;
   job.batch = std::move(ask->batch);
   job.host = p->host;
-  if (d.beside_guaranteed) job.beside_guaranteed = GuaranteedBeside(job);
   job.share = job.sent_share = InitialShare(job);
   if (p->join_busy_gpus && p->mem_bytes == 0) r.mem_limit_bytes = JoinedGpusQuota(d);
   r.ok = true;

@@ -129,7 +129,7 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
       }
       const GangFields gang = EncodeGang(fbb, job);
       std::vector<flatbuffers::Offset<flatbuffers::String>> beside_guaranteed;
-      for (const std::string& y : job.beside_guaranteed)
+      for (const std::string& y : GuaranteedBeside(job))
         beside_guaranteed.push_back(fbb.CreateString(y));
       flatbuffers::Offset<wire::ShareSource> share_set_by;
       if (job.share_set_by) {

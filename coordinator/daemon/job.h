@@ -120,14 +120,6 @@ struct Job {
   double share_before_hold = 1.0;
   double release_factor = 1.0;
 
-  // A guaranteed gang the batch system put beside guaranteed jobs (policy::
-  // PlacementDecision::beside_guaranteed): those jobs. Two targets cannot
-  // both be held: neither is held for the other, each loop holds only the
-  // opportunistic jobs there (so the user sees why its target may not
-  // hold). Recomputed from the placements
-  // (Coordinator::RefreshBesideGuaranteed), never persisted.
-  std::vector<std::string> beside_guaranteed;
-
   bool is_gang() const { return gang_gpus.size() > 1; }
 };
 

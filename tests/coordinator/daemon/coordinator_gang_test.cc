@@ -241,14 +241,14 @@ TEST_F(CoordinatorGangTest, AGuaranteedGangBesideAGuaranteedJobIsHeldForNeither)
   EXPECT_THAT(gang.error, HasSubstr("beside guaranteed g: neither held for the other"));
   EXPECT_DOUBLE_EQ(gang.share, 1.0);  // not cut for g
   const Job& placed = c->jobs().at("gang");
-  EXPECT_THAT(placed.beside_guaranteed, ElementsAre("g"));
+  EXPECT_THAT(c->GuaranteedBeside(placed), ElementsAre("g"));
   EXPECT_EQ(placed.priority, policy::Priority::kGuaranteed);
   c->OnTick(1 * kSecond, kUnix + 1 * kSecond, &out_);
   EXPECT_DOUBLE_EQ(c->jobs().at("gang").sent_share, 1.0);
   c->OnMessage("slurm", Bytes(Release("g", g.token)), 2 * kSecond, kUnix + 2 * kSecond, &out_);
   ASSERT_FALSE(c->jobs().contains("g"));
   c->OnTick(3 * kSecond, kUnix + 3 * kSecond, &out_);
-  EXPECT_TRUE(c->jobs().at("gang").beside_guaranteed.empty());
+  EXPECT_TRUE(c->GuaranteedBeside(c->jobs().at("gang")).empty());
 }
 
 TEST_F(CoordinatorGangTest, AGangTheCoordinatorPlacesStillWaitsForWholeGpus) {
@@ -868,7 +868,7 @@ TEST_F(GangBudgetsTest, AGuaranteedGangBesideGuaranteedJobsIsNotHeldAndItsRunIsR
   OthersJoin(w::Priority::Guaranteed);
   for (int i = 0; i < 60; ++i) Window(300, {4, 4}, true);  // beside them
   const Job& gang = c_->jobs().at("ddp");
-  EXPECT_THAT(gang.beside_guaranteed, ElementsAre("o0", "o1"));
+  EXPECT_THAT(c_->GuaranteedBeside(gang), ElementsAre("o0", "o1"));
   ASSERT_DOUBLE_EQ(gang.sent_share, 1.0);
   ASSERT_GT(Slowdown(gang).value_or(0), 1.5);
   for (int gpu : {0, 1}) {
@@ -876,7 +876,7 @@ TEST_F(GangBudgetsTest, AGuaranteedGangBesideGuaranteedJobsIsNotHeldAndItsRunIsR
                   kUnix + t_, &out_);
   }
   for (int i = 0; i < 20; ++i) Window(102, {4, 4}, false);
-  EXPECT_TRUE(gang.beside_guaranteed.empty());
+  EXPECT_TRUE(c_->GuaranteedBeside(gang).empty());
   EXPECT_DOUBLE_EQ(gang.sent_share, 1.0);
   // Its run holds what its time beside them cost it, for the loop to repay:
   // its target is lowered.
