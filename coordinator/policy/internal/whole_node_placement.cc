@@ -51,20 +51,23 @@ PlacementDecision PlaceOnWholeNodes(const PlacementRequest& r, const Scope& scop
                      Asked(r.mem_bytes), " a GPU; ", where, " has ", whole));
   }
   // `past_gangs`: as if the gangs there had ended (a preference for later).
+  // `blocker` (may be null: not wanted) gets why the first GPU that cannot
+  // take the job cannot, never past gangs (it would name a trimmed view).
   const auto choose = [&](const PlacementRequest& request, Blocker* blocker, bool past_gangs) {
     std::vector<NodeChoice> nodes;
     std::optional<Scorer> scorer;
     if (predictor != nullptr) scorer.emplace(request, *predictor, rule, options);
     std::vector<PlacedJob> others;
     GpuView without_gangs;
-    Blocker of_a_trimmed_view;  // names `without_gangs`, reused: never read
+    Blocker unread;
+    if (blocker == nullptr || past_gangs) blocker = &unread;
     for (size_t n = 0; n + 1 < scope.nodes.size(); ++n) {
       if (scope.nodes[n + 1] - scope.nodes[n] != per_node) continue;
       NodeChoice c{.node = n};
       bool fits = true;
       for (size_t i = scope.nodes[n]; fits && i < scope.nodes[n + 1]; ++i) {
-        // The blocker keeps a pointer to the view it names, read after this
-        // loop: the scope's own view, or one that outlives the loop.
+        // The scope's own view: a blocker keeps a pointer to it, read once
+        // this returns (a copy here once left it dangling).
         const GpuView* v = &views[i];
         if (past_gangs) {
           others.clear();
@@ -83,7 +86,7 @@ PlacementDecision PlaceOnWholeNodes(const PlacementRequest& r, const Scope& scop
                std::none_of(v->jobs.begin(), v->jobs.end(),
                             [](const PlacedJob& j) { return j.gpu_count > 1; });
         GpuScore s;
-        fits = fits && scorer->Score(*v, &s, past_gangs ? &of_a_trimmed_view : blocker);
+        fits = fits && scorer->Score(*v, &s, blocker);
         c.p_new = std::min(c.p_new, s.p_new);
         c.loss += s.loss;
       }
@@ -114,8 +117,7 @@ PlacementDecision PlaceOnWholeNodes(const PlacementRequest& r, const Scope& scop
   as_opportunistic.priority = Priority::kOpportunistic;
   const bool may_join_guaranteed = r.priority == Priority::kGuaranteed && JoinsBusyGpus(r);
   if (chosen.size() < wanted && may_join_guaranteed) {
-    Blocker ignored;
-    chosen = choose(as_opportunistic, &ignored, false);
+    chosen = choose(as_opportunistic, nullptr, false);
     beside_guaranteed = chosen.size() == wanted;
   }
   if (chosen.size() < wanted) {
@@ -128,10 +130,9 @@ PlacementDecision PlaceOnWholeNodes(const PlacementRequest& r, const Scope& scop
     if (JoinsBusyGpus(r)) {
       // Where it would go once the gangs there end, for the scheduler to
       // prefer then (the job waits in its queue meanwhile).
-      Blocker ignored;
-      std::vector<NodeChoice> later = choose(r, &ignored, true);
+      std::vector<NodeChoice> later = choose(r, nullptr, true);
       if (later.size() < wanted && may_join_guaranteed) {
-        later = choose(as_opportunistic, &ignored, true);
+        later = choose(as_opportunistic, nullptr, true);
       }
       if (later.size() == wanted) {
         std::vector<std::string> hosts;
