@@ -115,6 +115,9 @@ class Simulation {
   // The least pace of the co-runners held for `job` at which it loses
   // `loss` there (0..1; LossBeside).
   double PaceForLossBeside(int job, int gpu, double loss) const;
+  // What `job` loses beside `other` alone at full pace, as one-GPU jobs of
+  // their models (their measured pair); none where unmeasured.
+  std::optional<double> PairLoss(int job, int other) const;
   // A guaranteed job running on `gpu` beside `job`, if any.
   std::optional<int> GuaranteedCoRunner(int job, int gpu) const;
   // What the throttled opportunistic gangs' ranks beside `job` on `gpu`

@@ -62,13 +62,10 @@ double Simulation::LossBeside(int job, int gpu, double pace) const {
   // busy that fraction of the time.
   const double together = 1.0 - KeptBeside(job, gpu);
   if (CoRunners(job, gpu).size() < 2) return together;
-  const auto one_gpu = [&](int j) { return JobType{jobs_[j].type.name, 1}; };
-  const std::optional<double> solo = truth_.Solo(one_gpu(job));
-  const std::optional<PairThroughput> pair = truth_.Pair(one_gpu(job), one_gpu(*guaranteed));
+  const std::optional<double> beside_guaranteed = PairLoss(job, *guaranteed);
   // Unmeasured: as if the held one ran all the time.
-  if (!solo.has_value() || !(*solo > 0) || !pair.has_value()) return together;
-  const double beside_guaranteed = 1.0 - std::clamp(pair->a / *solo, 0.0, 1.0);
-  return (1.0 - pace) * beside_guaranteed + pace * together;
+  if (!beside_guaranteed.has_value()) return together;
+  return (1.0 - pace) * *beside_guaranteed + pace * together;
 }
 
 double Simulation::PaceForLossBeside(int job, int gpu, double loss) const {
@@ -84,17 +81,19 @@ CoRunnerLosses Simulation::LossesBeside(int job, int gpu) const {
   const double together = 1.0 - KeptBeside(job, gpu);
   const std::vector<int> others = CoRunners(job, gpu);
   if (others.size() != 2) return InProportionToPace(together);
-  const auto one_gpu = [&](int j) { return JobType{jobs_[j].type.name, 1}; };
-  const JobType mine = one_gpu(job);
+  const std::optional<double> alone_a = PairLoss(job, others[0]);
+  const std::optional<double> alone_b = PairLoss(job, others[1]);
+  if (!alone_a.has_value() || !alone_b.has_value()) return InProportionToPace(together);
+  return CoRunnerLosses{*alone_a, *alone_b, together};
+}
+
+std::optional<double> Simulation::PairLoss(int job, int other) const {
+  // A gang's rank runs like the one-GPU job of its model.
+  const JobType mine{jobs_[job].type.name, 1};
   const std::optional<double> solo = truth_.Solo(mine);
-  if (!solo.has_value() || !(*solo > 0)) return InProportionToPace(together);
-  double alone[2];
-  for (int i = 0; i < 2; ++i) {
-    const std::optional<PairThroughput> pair = truth_.Pair(mine, one_gpu(others[i]));
-    if (!pair.has_value()) return InProportionToPace(together);
-    alone[i] = 1.0 - std::clamp(pair->a / *solo, 0.0, 1.0);
-  }
-  return CoRunnerLosses{alone[0], alone[1], together};
+  const std::optional<PairThroughput> pair = truth_.Pair(mine, {jobs_[other].type.name, 1});
+  if (!solo.has_value() || !(*solo > 0) || !pair.has_value()) return std::nullopt;
+  return 1.0 - std::clamp(pair->a / *solo, 0.0, 1.0);
 }
 
 double Simulation::ShareOn(int gpu) const {
