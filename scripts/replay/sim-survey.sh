@@ -7,12 +7,15 @@
 # measured V100 pairs.
 #
 #   scripts/replay/sim-survey.sh [--traces "ID ..."] [--starts FIRST:STEP:LAST]
-#                                [--jobs K] [--out DIR] [--build-dir DIR]
+#                                [--jobs K] [--guaranteed-every M] [--out DIR]
+#                                [--build-dir DIR]
 #
 #   --traces      seed-0 traces by id (default: every one in
 #                 bench/data/gavel/msr-seed0/)
 #   --starts      segment starts, in jobs of the trace (default 0:40:440)
 #   --jobs        jobs per segment (default 40, the live replay's)
+#   --guaranteed-every M  every M-th job guaranteed, the rest opportunistic
+#                 (default 4, the live replay's; 0: none)
 #   --out         where each segment's run goes (default: a new temporary dir)
 #   --build-dir   the build with iashim-clustersim (default: build)
 #
@@ -22,7 +25,7 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-traces="" starts="0:40:440" jobs=40 out="" build="$repo/build"
+traces="" starts="0:40:440" jobs=40 every=4 out="" build="$repo/build"
 
 die() { echo "sim-survey.sh: $*" >&2; exit 2; }
 need_value() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value"; }
@@ -31,9 +34,10 @@ while [[ $# -gt 0 ]]; do
     --traces) need_value "$@"; traces=$2 ;;
     --starts) need_value "$@"; starts=$2 ;;
     --jobs) need_value "$@"; jobs=$2 ;;
+    --guaranteed-every) need_value "$@"; every=$2 ;;
     --out) need_value "$@"; out=$2 ;;
     --build-dir) need_value "$@"; build=$2 ;;
-    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
   shift 2
@@ -43,6 +47,8 @@ done
 first=${BASH_REMATCH[1]} step=${BASH_REMATCH[2]} last=${BASH_REMATCH[3]}
 ((first <= last)) || die "--starts '$starts': FIRST is past LAST"
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "--jobs '$jobs': want a whole number of at least 1"
+[[ "$every" =~ ^[0-9]+$ ]] && ((10#$every <= 1000)) ||
+  die "--guaranteed-every '$every': want a whole number 0..1000 (0: no job guaranteed)"
 [[ -x "$build/coordinator/clustersim/iashim-clustersim" ]] ||
   die "no iashim-clustersim in $build (build first, or pass --build-dir)"
 trace_dir="$repo/bench/data/gavel/msr-seed0"
@@ -64,7 +70,7 @@ for t in $traces; do
   for ((s = first; s <= last; s += step)); do
     dir="$out/$t-$s"
     if ! "$repo/scripts/live-replay.sh" --trace "$trace_dir/$t.trace" --start "$s" --jobs "$jobs" \
-      --out "$dir" --build-dir "$build" --sim-only >"$dir.log" 2>&1; then
+      --guaranteed-every "$every" --out "$dir" --build-dir "$build" --sim-only >"$dir.log" 2>&1; then
       if grep -q "the segment: the trace has" "$dir.log"; then
         short=$((short + 1))
       else
@@ -90,7 +96,8 @@ done
 # than half a percent.
 awk -F'\t' -v short="$short" 'NR > 1 {
     n++; r[n] = $6; v[n] = $7
-    if ($9 != "-") { m++; g[m] = $9 }
+    if ($9 != "-") { m++; g[m] = $9; over += $9 > 1.10 }
+    if ($8 != "-") { pm++; pg[pm] = $8; pover += $8 > 1.10 }
   }
   function sort(a, k,   i, j, x) { for (i = 2; i <= k; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x } }
   function q(a, k, p,   x, i) { x = p * (k - 1) + 1; i = int(x); return i < k ? a[i] + (x - i) * (a[i + 1] - a[i]) : a[k] }
@@ -99,12 +106,17 @@ awk -F'\t' -v short="$short" 'NR > 1 {
     sort(a, k)
     printf "%-44s median %.3f, 90th pct %.3f, worst %.3f, best %.3f; ahead on %d, behind on %d\n", name, q(a, k, 0.5), q(a, k, 0.9), a[k], a[1], ahead, behind
   }
+  function guaranteed(name, a, k, over) {
+    sort(a, k)
+    printf "%-44s median %.3f, 90th pct %.3f, worst %.3f; over 1.10 on %d of %d segments with one\n", name, q(a, k, 0.5), q(a, k, 0.9), a[k], over, k
+  }
   END {
     if (n == 0) { print "no segment ran"; exit }
     printf "%d segments (%d left out: the trace too short from there)\n", n, short
     line("--iashim / plain mean JCT, simgpu pairs:", r, n)
     line("--iashim / plain mean JCT, measured V100:", v, n)
-    if (m > 0) { sort(g, m); printf "%-44s median %.3f, 90th pct %.3f, worst %.3f (%d segments with one)\n", "--iashim long guaranteed max run slowdown:", q(g, m, 0.5), q(g, m, 0.9), g[m], m }
+    if (m > 0) guaranteed("--iashim long guaranteed max run slowdown:", g, m, over)
+    if (pm > 0) guaranteed("plain shards, the same:", pg, pm, pover)
   }' "$rows"
 echo "rows: $rows"
 if ((${#failed[@]} > 0)); then

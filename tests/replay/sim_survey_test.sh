@@ -2,8 +2,8 @@
 # scripts/replay/sim-survey.sh on three segments: two that run (6c71a0 from
 # job 320 once crashed iashim-clustersim: a wider-than-a-node job's queued
 # reason read a destroyed view), one the trace is too short for (2869ce has
-# fewer than 40 jobs from 320); each row's ratio is its two JCTs', and bad
-# arguments are refused.
+# fewer than 40 jobs from 320); each row's ratio is its two JCTs'; with
+# --guaranteed-every 0 no job is guaranteed; and bad arguments are refused.
 # usage: sim_survey_test.sh REPO BUILD_DIR
 set -euo pipefail
 repo=$1
@@ -25,6 +25,15 @@ grep -q "^3 segments (1 left out: the trace too short from there)$" "$out/stdout
   fail "summary: $(tail -5 "$out/stdout")"
 grep -q "^--iashim / plain mean JCT, simgpu pairs: *median [0-9.]*, 90th pct" "$out/stdout" ||
   fail "summary: $(tail -5 "$out/stdout")"
+grep -q "^plain shards, the same: *median [0-9.]*, .*; over 1.10 on [0-9]* of 3 segments with one$" "$out/stdout" ||
+  fail "summary: $(tail -5 "$out/stdout")"
+
+# No job guaranteed: no guaranteed figures, in the rows or the summary.
+"$survey" --traces 6c71a0 --starts 320:40:320 --guaranteed-every 0 --out "$out/none" \
+  --build-dir "$build" >"$out/none.stdout" 2>"$out/stderr" || fail "exit $?: $(cat "$out/stderr")"
+[[ $(tail -n +2 "$out/none/rows.tsv" | cut -f1,2,8,9 | tr '\t' ' ') == "6c71a0 320 - -" ]] ||
+  fail "--guaranteed-every 0 rows: $(cat "$out/none/rows.tsv")"
+if grep -q "guaranteed" "$out/none.stdout"; then fail "--guaranteed-every 0: $(cat "$out/none.stdout")"; fi
 
 # Bad arguments: exit 2, saying what was wrong.
 refused() {  # PATTERN ARGS...
@@ -37,5 +46,7 @@ refused "want FIRST:STEP:LAST" --starts 0:0:40
 refused "FIRST is past LAST" --starts 80:40:0
 refused "no trace 'nope'" --traces nope
 refused "want a whole number" --jobs 0
+refused "guaranteed-every '-1': want a whole number 0..1000" --guaranteed-every -1
+refused "guaranteed-every '1001'" --guaranteed-every 1001
 refused "unknown argument" --frobnicate 1
 echo "sim_survey_test: ok"
