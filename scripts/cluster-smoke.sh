@@ -13,6 +13,9 @@
 #     runs to its end on the nodes the coordinator named to job_submit.lua:
 #     its ranks meet in their all-reduce across simgpu's fabric, and the
 #     coordinator holds each node's tasks as one gang there;
+#   - a guaranteed gang does not start beside a guaranteed job on a node
+#     that would then need more guaranteed GPUs than it has (a count-only
+#     GRES every guaranteed job asks for, job_submit.lua);
 #   - a node stopped abruptly is marked lost, with its job, within a few
 #     seconds (the heartbeat timeout, 3 s), and the other node's job does not
 #     slow; started again, it responds to Slurm and a shim on it is heard;
@@ -26,12 +29,14 @@ repo=$PWD
 export IASHIM_CLUSTER_DIR=/run/iashim-cluster-smoke
 # shellcheck source=cluster_common.sh
 source scripts/cluster_common.sh
+# shellcheck source=slurm_common.sh
+source scripts/slurm_common.sh  # slurm_guaranteed_gres
 
 build_args=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build-dir) build_args=(--build-dir "${2:-}"); shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -152,6 +157,28 @@ wait "$wide" || fail "the job on both nodes failed: $(tail -c 600 "$cluster_dir/
 grep -q "8 GPUs on 2 nodes, prefers nodes iashim-node[12],iashim-node[12] \[wide\]" "$cluster_dir/log/slurmctld.log" ||
   fail "job_submit.lua did not bind the job on both nodes to the coordinator's: $(grep 'iashim:.*wide' "$cluster_dir/log/slurmctld.log" | tail -2)"
 say "a job of 8 ranks ran on both nodes the coordinator named, one gang on each ($gangs), meeting across the fabric"
+
+# --- guaranteed jobs ask for the node's guaranteed GPUs (a count-only GRES,
+# job_submit.lua): a guaranteed gang given a node whose guaranteed shard job
+# would leave it too few pends until that job ends, where Slurm 22.05 alone
+# would start it on the shard job's GPU.
+gshard=$(submit gshard 8 --iashim -w iashim-node1) || fail "sbatch of gshard refused"
+wait_host "$gshard" >/dev/null
+on head scontrol show job "$gshard" | grep -q "TresPerNode=.*gres:$slurm_guaranteed_gres:1" ||
+  fail "guaranteed job $gshard asks for no $slurm_guaranteed_gres: $(on head scontrol show job "$gshard" | grep -i tres)"
+ggang=$(on head runuser -u nobody -- sbatch --parsable -D "$cluster_dir/out" -J ggang --gres=gpu:4 --iashim \
+  -w iashim-node1 -o "$cluster_dir/out/ggang.out" -e "$cluster_dir/out/ggang.err" \
+  --wrap "iashim-fakejob --model resnet18 --seconds 1") || fail "sbatch of ggang refused"
+sleep 2
+[[ $(on head squeue -h -j "$gshard,$ggang" -o "%i %T" | sort | tr '\n' ' ') == "$gshard RUNNING $ggang PENDING " ]] ||
+  fail "beside guaranteed $gshard, guaranteed gang $ggang: $(on head squeue -h -o '%i %T %r %b')"
+for _ in $(seq 60); do  # ~30 s: gshard runs 8 s, then ggang 1 s
+  [[ -z "$(on head squeue -h -j "$gshard,$ggang" -o %i 2>/dev/null)" ]] && break
+  sleep 0.5
+done
+[[ -z "$(on head squeue -h -j "$ggang" -o %i 2>/dev/null)" && -s "$cluster_dir/out/ggang.out" ]] ||
+  fail "guaranteed gang $ggang did not run once $gshard ended: $(on head squeue -h -o '%i %T %r')"
+say "a guaranteed gang waited for the node's guaranteed shard job to end ($slurm_guaranteed_gres), then ran"
 
 # --- a node dies: it and its job are shown lost, the other node's job runs on
 # at its speed; restarted, the node rejoins Slurm and the coordinator.

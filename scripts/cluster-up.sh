@@ -200,13 +200,14 @@ SlurmdTimeout=10
 PlugStackConfig=$cluster_dir/plugstack.conf
 EOF
   for i in $(seq "$nodes"); do
-    echo "NodeName=iashim-node$i NodeAddr=$(node_address "node$i") CPUs=$cluster_node_cpus RealMemory=4000 Gres=gpu:4,shard:16 Features=iashim-node$i State=UNKNOWN"
+    echo "NodeName=iashim-node$i NodeAddr=$(node_address "node$i") CPUs=$cluster_node_cpus RealMemory=4000 Gres=gpu:4,shard:16,$slurm_guaranteed_gres:4 Features=iashim-node$i State=UNKNOWN"
   done
   echo "PartitionName=debug Nodes=iashim-node[1-$nodes] Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO"
 } >"$cluster_dir/slurm.conf"
 cat >"$cluster_dir/gres.conf" <<EOF
 Name=gpu File=/dev/nvidia[0-3]
 Name=shard Count=16
+Name=$slurm_guaranteed_gres Count=4 Flags=CountOnly
 EOF
 cat >"$cluster_dir/plugstack.conf" <<EOF
 required $build/integrations/slurm/iashim_spank.so coordinator=$coordinator coordinator_key=$cluster_dir/keys/coordinator.key timeout_s=2
@@ -245,6 +246,7 @@ on node1 iashim status --timeout-s 2 >/dev/null ||
 
 # job_submit.lua runs inside slurmctld and asks the coordinator with this iashim.
 on head env IASHIM_BIN="$build/coordinator/cli/iashim" IASHIM_SUBMIT_NODE_CHOICE=prefer \
+  IASHIM_GUARANTEED_GRES="$slurm_guaranteed_gres" \
   slurmctld -f "$cluster_dir/slurm.conf" ||
   die "slurmctld did not start"
 for i in $(seq "$nodes"); do

@@ -41,6 +41,13 @@ slurm_backfill_interval_s=2  # iashim-clustersim simulates this Slurm with it (l
 # pending for CPUs a real node has.
 # shellcheck disable=SC2034  # read by the scripts that source this one
 cluster_node_cpus=20
+# A count-only GRES each node of scripts/cluster-up.sh has one of per GPU,
+# and every guaranteed --iashim job asks for one per GPU it uses there
+# (job_submit.lua, IASHIM_GUARANTEED_GRES): Slurm then starts no guaranteed
+# job where the node's guaranteed jobs would need more GPUs than it has, so
+# a guaranteed gang is not given a GPU a guaranteed shard job uses unless
+# the node leaves it no other (iashim-clustersim --guaranteed-gres).
+slurm_guaranteed_gres=iashim_guaranteed
 slurm_conf_policy() {
   cat <<EOF
 AuthType=auth/munge
@@ -61,7 +68,7 @@ SelectTypeParameters=CR_Core
 SlurmdParameters=config_overrides
 ReturnToService=2
 MinJobAge=600
-GresTypes=gpu,shard
+GresTypes=gpu,shard,$slurm_guaranteed_gres
 JobSubmitPlugins=lua
 EOF
 }

@@ -20,6 +20,15 @@ Settings, from slurmctld's environment:
   IASHIM_COORDINATOR_KEY  its CurveZMQ public key, beyond loopback
   IASHIM_SUBMIT_TIMEOUT_S how long one submission may wait for it (default 1)
   IASHIM_SUBMIT_NODE_CHOICE  require (default) or prefer (above)
+  IASHIM_GUARANTEED_GRES  a count-only GRES each node has as many of as GPUs
+                      (e.g. iashim_guaranteed; default: none): every guaranteed
+                      --iashim job asks for one per GPU it uses on a node, so
+                      that Slurm starts no guaranteed job where the node's
+                      guaranteed jobs would need more GPUs than it has. Slurm
+                      22.05 gives a gang's gpu:k GPUs whose shards are in use,
+                      and two guaranteed jobs on one GPU cannot both keep
+                      their targets; this keeps a guaranteed gang pending until
+                      a node has room for it beside the guaranteed jobs there.
 
 Limits (README: "Running on Slurm"): the node is decided when the job is
 submitted, not when it starts, and a pending job stays bound to that node
@@ -37,6 +46,13 @@ local TIMEOUT_S = tonumber(os.getenv("IASHIM_SUBMIT_TIMEOUT_S") or "") or 1
 -- a node without it would make Slurm reject the job for.
 local NODE_CHOICE = os.getenv("IASHIM_SUBMIT_NODE_CHOICE") or "require"
 local PREFER_NODE = NODE_CHOICE == "prefer"
+-- Empty: no such GRES (the site has not defined one).
+local GUARANTEED_GRES = os.getenv("IASHIM_GUARANTEED_GRES") or ""
+if GUARANTEED_GRES ~= "" and not string.match(GUARANTEED_GRES, "^[%a][%w_]*$") then
+  slurm.log_error("iashim: IASHIM_GUARANTEED_GRES='%s' is not a GRES name (letters, digits, '_'); " ..
+                  "asking for none (fix slurmctld's environment)", GUARANTEED_GRES)
+  GUARANTEED_GRES = ""
+end
 if NODE_CHOICE ~= "prefer" and NODE_CHOICE ~= "require" then
   slurm.log_error("iashim: IASHIM_SUBMIT_NODE_CHOICE='%s' is neither 'require' nor 'prefer'; " ..
                   "requiring the node (fix slurmctld's environment)", NODE_CHOICE)
@@ -177,9 +193,26 @@ local function bind_to_nodes(job_desc, answer, nodes, gpus, submit_uid)
   return slurm.SUCCESS
 end
 
+-- A guaranteed job's share of its nodes' guaranteed GPUs (IASHIM_GUARANTEED_GRES):
+-- one per GPU it uses on each node, a shard job one.
+local function ask_guaranteed_gres(job_desc, options, submit_uid)
+  if GUARANTEED_GRES == "" or options.IASHIM ~= "guaranteed" then return end
+  local spec = job_desc.tres_per_node or ""
+  for entry in string.gmatch(spec, "[^,]+") do
+    local gres = string.gsub(entry, "^gres[:/]", "")
+    if gres == GUARANTEED_GRES or string.sub(gres, 1, #GUARANTEED_GRES + 1) == GUARANTEED_GRES .. ":" then
+      return  -- asked for already (by the user, or resubmitted)
+    end
+  end
+  local entry = string.format("gres:%s:%d", GUARANTEED_GRES, gpus_per_node(job_desc))
+  job_desc.tres_per_node = spec == "" and entry or (spec .. "," .. entry)
+  slurm.log_debug("iashim: guaranteed job of uid %d asks for %s", submit_uid, entry)
+end
+
 function slurm_job_submit(job_desc, part_list, submit_uid)
   local options = iashim_options(job_desc)
   if options == nil then return slurm.SUCCESS end
+  ask_guaranteed_gres(job_desc, options, submit_uid)
   if job_desc.req_nodes ~= nil and job_desc.req_nodes ~= "" then
     slurm.log_info("iashim: job of uid %d names its nodes (%s); Slurm places it",
                    submit_uid, job_desc.req_nodes)
