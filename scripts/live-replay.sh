@@ -174,7 +174,9 @@ done
 # shellcheck source=slurm_common.sh
 source scripts/slurm_common.sh
 queue_flags=(--queue "$queue")
-[[ "$queue" != slurm ]] || queue_flags+=(--backfill-interval "$slurm_backfill_interval_s")
+# The cluster's guaranteed --iashim jobs ask their nodes for guaranteed GPUs
+# (cluster-up.sh's count-only GRES, job_submit.lua): so does the simulator's.
+[[ "$queue" != slurm ]] || queue_flags+=(--backfill-interval "$slurm_backfill_interval_s" --guaranteed-gres)
 # A one-GPU job asks for half a GPU's time: two of a node's 16 shards (4 a
 # GPU). Under --iashim its memory is what its profile allocates, of simgpu's
 # V100.

@@ -103,6 +103,11 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       o.gangs_take_busy_gpus = true;
       continue;
     }
+    if (flag == "--guaranteed-gres") {
+      if (inline_value.has_value()) return FlagError(flag, "takes no value");
+      o.guaranteed_gres = true;
+      continue;
+    }
     if (flag == "--trace") {
       seen.insert(flag);
       if (inline_value.has_value()) {
@@ -247,16 +252,17 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
     o.mode = CliOptions::Mode::kKfold;
     for (const char* replay_only :
          {"--trace", "--gpus", "--gpus-per-node", "--arrival-scale", "--guaranteed-every",
-          "--queue", "--backfill-interval", "--gangs-take-busy-gpus", "--cpus-per-node",
-          "--job-memory-share", "--job-memory-shares", "--policy", "--out", "--min-gain",
-          "--uncertainty-weight", "--exploration", "--variants", "--variant-seed"}) {
+          "--queue", "--backfill-interval", "--gangs-take-busy-gpus", "--guaranteed-gres",
+          "--cpus-per-node", "--job-memory-share", "--job-memory-shares", "--policy", "--out",
+          "--min-gain", "--uncertainty-weight", "--exploration", "--variants", "--variant-seed"}) {
       if (seen.contains(replay_only)) return FlagError(replay_only, "does not apply to --kfold");
     }
     return o;
   }
   if (o.traces.empty()) return FlagError("--trace", "required (one or more Gavel trace files)");
   if (o.gpus == 0) return FlagError("--gpus", "required (the cluster's GPU count)");
-  for (const char* slurm_only : {"--backfill-interval", "--gangs-take-busy-gpus"}) {
+  for (const char* slurm_only :
+       {"--backfill-interval", "--gangs-take-busy-gpus", "--guaranteed-gres"}) {
     if (seen.contains(slurm_only) && o.queue != QueueModel::kSlurmNoTimeLimits) {
       return FlagError(slurm_only, "applies only to --queue slurm");
     }
@@ -289,7 +295,7 @@ std::string Usage() {
       "           [--gpus-per-node K] [--arrival-scale X] [--policy P,...] [--seed S]\n"
       "           [--out DIR] [--json] [--min-gain G] [--uncertainty-weight W]\n"
       "           [--exploration Z] [--guaranteed-every M]\n"
-      "           [--queue reserve|greedy|slurm [--backfill-interval S]\n"
+      "           [--queue reserve|greedy|slurm [--backfill-interval S] [--guaranteed-gres]\n"
       "            [--gangs-take-busy-gpus [--cpus-per-node C] [--job-memory-share F]\n"
       "             [--job-memory-shares FILE]]]\n"
       "           [--variants N [--variant-seed S]]\n"
@@ -321,6 +327,12 @@ std::string Usage() {
       "                        runs beside the jobs there, under iashim and oracle\n"
       "                        on the node they predict best, with their share\n"
       "                        control (README.md, \"Queue\")\n"
+      "  --guaranteed-gres     with --queue slurm: under iashim and oracle, every\n"
+      "                        guaranteed job asks its nodes for a guaranteed GPU per\n"
+      "                        GPU it uses there, of as many as a node has (a\n"
+      "                        count-only GRES, job_submit.lua), so Slurm starts no\n"
+      "                        guaranteed gang on a node whose guaranteed jobs leave\n"
+      "                        it too few\n"
       "  --cpus-per-node C     with it: a node's CPUs, a job taking one per GPU; a gang\n"
       "                        joins one-GPU jobs only while C leave it a CPU per task\n"
       "                        (default: no limit)\n"

@@ -32,6 +32,7 @@ struct CliOptions {
   QueueModel queue = QueueModel::kReserveForGangs;  // SimConfig::queue
   double backfill_interval_s = 30;                 // SimConfig::backfill_interval_s
   bool gangs_take_busy_gpus = false;               // SimConfig::gangs_take_busy_gpus
+  bool guaranteed_gres = false;                    // ReplayOptions::guaranteed_gres
   int cpus_per_node = 0;                           // SimConfig::cpus_per_node
   double job_memory_share = 0;                     // SimConfig::job_memory_share
   std::string job_memory_shares;                   // a file: SimConfig::job_memory_share_by_type

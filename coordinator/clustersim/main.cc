@@ -82,6 +82,7 @@ absl::StatusOr<ReplayOptions> ReplayOptionsOf(const CliOptions& options) {
   replay.uncertainty_weight = options.uncertainty_weight;
   replay.exploration = options.exploration;
   replay.guaranteed_every = options.guaranteed_every;
+  replay.guaranteed_gres = options.guaranteed_gres;
   replay.sim.queue = options.queue;
   replay.sim.backfill_interval_s = options.backfill_interval_s;
   replay.sim.gangs_take_busy_gpus = options.gangs_take_busy_gpus;

@@ -40,11 +40,13 @@ policy::InterferenceAwarePlacement::Options BusyGangOptions(const ReplayOptions&
 
 // The simulator's rules for a policy the coordinator runs (iashim, oracle):
 // its share control, and under Slurm's queue Slurm's choice of a one-GPU
-// job's node (SimConfig::slurm_chooses_the_node).
-SimConfig CoordinatorConfig(const SimConfig& common) {
-  SimConfig sim = common;
+// job's node (SimConfig::slurm_chooses_the_node) and, if asked, the
+// guaranteed GPUs job_submit.lua asks for (SimConfig::guaranteed_gres).
+SimConfig CoordinatorConfig(const ReplayOptions& options) {
+  SimConfig sim = options.sim;
   sim.share_control = true;
-  sim.slurm_chooses_the_node = common.queue == QueueModel::kSlurmNoTimeLimits;
+  sim.slurm_chooses_the_node = sim.queue == QueueModel::kSlurmNoTimeLimits;
+  sim.guaranteed_gres = options.guaranteed_gres;
   return sim;
 }
 
@@ -70,7 +72,7 @@ absl::StatusOr<PolicyRun> RunPolicy(std::string_view name, const PreparedJobs& p
     result = Simulate(prepared.jobs, truth, options.sim, IadeepPlacement(&table, &rule), &learner);
     error = learner.error();
   } else if (name == "iashim") {
-    SimConfig sim = CoordinatorConfig(options.sim);
+    SimConfig sim = CoordinatorConfig(options);
     policy::InterferenceModel::Options model_options;
     model_options.seed = options.seed;
     policy::InterferenceModel model(model_options);
@@ -80,7 +82,7 @@ absl::StatusOr<PolicyRun> RunPolicy(std::string_view name, const PreparedJobs& p
     result = Simulate(prepared.jobs, truth, sim, placement, &learner, &gangs);
     error = learner.error();
   } else if (name == "oracle") {
-    SimConfig sim = CoordinatorConfig(options.sim);
+    SimConfig sim = CoordinatorConfig(options);
     const OraclePredictor oracle(truth);
     const policy::InterferenceAwarePlacement placement(&oracle, &rule, PlacementOptions(options));
     const policy::InterferenceAwarePlacement gangs(&oracle, nullptr, BusyGangOptions(options));

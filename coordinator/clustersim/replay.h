@@ -47,6 +47,10 @@ struct ReplayOptions {
   // == 0; 0: every job opportunistic (Gavel's traces have no priorities).
   // iashim and oracle then run with the share controller (SimConfig).
   int guaranteed_every = 0;
+  // The coordinator's policies (iashim, oracle): SimConfig::guaranteed_gres,
+  // as job_submit.lua asks it for their guaranteed jobs. The others' jobs
+  // are plain Slurm's, without it.
+  bool guaranteed_gres = false;
 };
 
 struct PreparedJobs {

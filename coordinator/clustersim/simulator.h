@@ -177,6 +177,18 @@ struct SimConfig {
   // cluster on that version would need its guaranteed jobs on nodes of their
   // own.
   bool guaranteed_take_whole_gpus = false;
+  // With kSlurmNoTimeLimits, for the coordinator's policies (iashim,
+  // oracle; ReplayOptions::guaranteed_gres): every guaranteed job asks each
+  // of its nodes for one guaranteed GPU per GPU it uses there, of as many as
+  // the node has (live: a count-only GRES, job_submit.lua's
+  // IASHIM_GUARANTEED_GRES), and Slurm starts none where the node's
+  // guaranteed jobs would then use more GPUs than it has. Slurm 22.05 gives
+  // a gang's gpu:k GPUs whose shards are in use (gangs_take_busy_gpus), so
+  // without it a guaranteed gang may start on a guaranteed shard job's GPU,
+  // where neither can be held within its target; with it, a guaranteed gang
+  // waits in the queue for a node with room beside the guaranteed jobs
+  // there (which GPUs it takes there is still the policy's).
+  bool guaranteed_gres = false;
   // With gangs_take_busy_gpus: a node's CPUs (Slurm's CPUs=), each job
   // taking one per GPU (a gang wider than a node: g on each of its nodes),
   // so a gang joins one-GPU jobs on a node only while CPUs are left for its

@@ -29,6 +29,9 @@ absl::Status Simulation::Init() {
     return absl::InvalidArgumentError(
         "gangs_take_busy_gpus models Slurm: it needs the slurm queue");
   }
+  if (config_.guaranteed_gres && config_.queue != QueueModel::kSlurmNoTimeLimits) {
+    return absl::InvalidArgumentError("guaranteed_gres models Slurm: it needs the slurm queue");
+  }
   if (config_.cpus_per_node < 0) return absl::InvalidArgumentError("cpus_per_node must be >= 0");
   full_.cluster = MakeCluster(config_);
   for (int g = 0; g < config_.gpus; ++g) {
@@ -42,6 +45,7 @@ absl::Status Simulation::Init() {
   view_ = full_;
   gangs_view_ = full_;
   cpus_used_.assign(node_gpus_.size(), 0);
+  guaranteed_gpus_used_.assign(node_gpus_.size(), 0);
   reserved_.assign(node_gpus_.size(), 0);
   named_nodes_.assign(jobs_.size(), {});
   const int per_node = config_.gpus_per_node;
@@ -156,7 +160,10 @@ void Simulation::Finish(int job) {
   Running& r = running_[job];
   r.done = true;
   out_[job].finish_s = now_;
-  for (int g : r.gpus) --cpus_used_[node_of_[g]];  // a CPU per GPU, on each node
+  for (int g : r.gpus) {
+    --cpus_used_[node_of_[g]];  // a CPU per GPU, on each node
+    if (Guaranteed(job)) --guaranteed_gpus_used_[node_of_[g]];
+  }
   std::vector<int> neighbours;
   for (int g : r.gpus) {
     std::erase(on_gpu_[g], job);
@@ -190,6 +197,11 @@ absl::Status Simulation::Validate(int job, const std::vector<int>& gpus,
         return bad(Cat("a gang across nodes not on whole nodes (", count, " GPUs of ",
                        HostName(node), ")"));
       }
+    }
+  }
+  for (const auto& [node, count] : per_node) {
+    if (!HasGuaranteedGpusFor(job, node, count)) {
+      return bad(Cat(HostName(node), "'s guaranteed GPUs, which its guaranteed jobs already use"));
     }
   }
   for (size_t i = 0; i < gpus.size(); ++i) {
@@ -252,7 +264,10 @@ absl::Status Simulation::Start(int job, const PlacementDecision& decision,
     on_gpu_[g].push_back(job);
     AddToStates(g, job, placed);
   }
-  for (int g : gpus) ++cpus_used_[node_of_[g]];  // a CPU per GPU, on each node
+  for (int g : gpus) {
+    ++cpus_used_[node_of_[g]];  // a CPU per GPU, on each node
+    if (Guaranteed(job)) ++guaranteed_gpus_used_[node_of_[g]];
+  }
   r.waiting_for_gpus = GangWaits(job);
   Retime(job);
   RetimeWithGangs(neighbours);
@@ -344,12 +359,14 @@ absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
     PlacementDecision decision;
     if (by_prediction) {
       gang_view = BusyGangView(request.gpu_count);
+      DropNodesWithoutGuaranteedGpus(job, &*gang_view);
       decision = busy_gang_policy_->Place(BusyGangRequest(job), *gang_view);
       // Nowhere to go now: job_submit.lua's dry run names no node, so Slurm
       // chooses blindly, and the gang waits there (GangWaits).
       if (decision.outcome == PlacementDecision::Outcome::kQueued) {
         ++result_.place_calls;
         gang_view = GangView(request.gpu_count);
+        DropNodesWithoutGuaranteedGpus(job, &*gang_view);
         decision = policy_.Place(request, *gang_view);
       }
     } else {

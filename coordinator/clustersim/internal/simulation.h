@@ -225,6 +225,14 @@ class Simulation {
   bool HasCpusFor(int node, int k) const {
     return config_.cpus_per_node <= 0 || cpus_used_[node] + k <= config_.cpus_per_node;
   }
+  // Whether `node` has guaranteed GPUs left for `k` more of `job`'s GPUs
+  // (SimConfig::guaranteed_gres): an opportunistic job asks for none.
+  bool HasGuaranteedGpusFor(int job, int node, int k) const {
+    return !config_.guaranteed_gres || !Guaranteed(job) ||
+           guaranteed_gpus_used_[node] + k <= static_cast<int>(node_gpus_[node].size());
+  }
+  // Takes out of `view` the nodes without guaranteed GPUs for `job`'s tasks.
+  void DropNodesWithoutGuaranteedGpus(int job, ClusterState* view) const;
   // What a gang of `k` sees when it may take busy GPUs: gangs_view_ without
   // the nodes that have no CPUs left for it.
   ClusterState GangView(int k) const;
@@ -291,6 +299,9 @@ class Simulation {
   std::vector<int> node_of_;
   std::vector<std::vector<int>> node_gpus_;
   std::vector<int> cpus_used_;  // per node: a CPU per GPU of each job there
+  // Per node: a guaranteed GPU per GPU of each guaranteed job there
+  // (SimConfig::guaranteed_gres).
+  std::vector<int> guaranteed_gpus_used_;
   // Jobs on each GPU: up to two, or a gang and up to two one-GPU jobs
   // (SimConfig::gangs_take_busy_gpus).
   std::vector<std::vector<int>> on_gpu_;

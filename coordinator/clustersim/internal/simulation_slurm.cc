@@ -15,6 +15,7 @@ bool Simulation::NodeFreeFor(int job, int node) const {
   const std::vector<int>& gpus = node_gpus_[node];
   if (static_cast<int>(gpus.size()) != config_.gpus_per_node) return false;
   if (job != reserving_job_ && Hidden(gpus[0])) return false;
+  if (!HasGuaranteedGpusFor(job, node, config_.gpus_per_node)) return false;
   if (GangsTakeBusyGpus()) {
     return HasCpusFor(node, config_.gpus_per_node) &&
            std::none_of(gpus.begin(), gpus.end(), [&](int g) { return ClosedToGangs(g); });
@@ -43,6 +44,7 @@ bool Simulation::MightFit(int job) const {
   for (size_t node = 0; node < node_gpus_.size(); ++node) {
     if (!sees_all && Hidden(node_gpus_[node].front())) continue;
     if (takes_busy && !HasCpusFor(static_cast<int>(node), k)) continue;
+    if (!HasGuaranteedGpusFor(job, static_cast<int>(node), k)) continue;
     int empty = 0;
     for (int g : node_gpus_[node]) {
       if (on_gpu_[g].empty() || (takes_busy && !ClosedToGangs(g))) {
@@ -85,6 +87,14 @@ void Simulation::Reserve(int job) {
 void Simulation::DropNodesWithoutCpus(int k, ClusterState* view) const {
   std::erase_if(view->cluster.gpus, [&](const policy::GpuInfo& g) {
     if (HasCpusFor(node_of_[gpu_index_.at(g.id)], k)) return false;
+    view->jobs.erase(g.id);
+    return true;
+  });
+}
+
+void Simulation::DropNodesWithoutGuaranteedGpus(int job, ClusterState* view) const {
+  std::erase_if(view->cluster.gpus, [&](const policy::GpuInfo& g) {
+    if (HasGuaranteedGpusFor(job, node_of_[gpu_index_.at(g.id)], TasksPerNode(job))) return false;
     view->jobs.erase(g.id);
     return true;
   });
@@ -166,10 +176,13 @@ bool Simulation::SlurmHasRoom(int node) const {
 }
 
 std::optional<int> Simulation::SlurmNodeFor(int job) const {
+  const auto has_room = [&](int node) {
+    return SlurmHasRoom(node) && HasGuaranteedGpusFor(job, node, 1);
+  };
   const std::vector<int>& named = named_nodes_[job];
-  if (!named.empty() && SlurmHasRoom(named.front())) return named.front();
+  if (!named.empty() && has_room(named.front())) return named.front();
   for (size_t node = 0; node < node_gpus_.size(); ++node) {
-    if (SlurmHasRoom(static_cast<int>(node))) return static_cast<int>(node);
+    if (has_room(static_cast<int>(node))) return static_cast<int>(node);
   }
   return std::nullopt;
 }

@@ -61,6 +61,7 @@ TEST(ParseCliOptions, EverySetting) {
                         "slurm",
                         "--backfill-interval=2",
                         "--gangs-take-busy-gpus",
+                        "--guaranteed-gres",
                         "--cpus-per-node",
                         "8",
                         "--job-memory-share",
@@ -83,6 +84,7 @@ TEST(ParseCliOptions, EverySetting) {
   EXPECT_EQ(o->queue, QueueModel::kSlurmNoTimeLimits);
   EXPECT_EQ(o->backfill_interval_s, 2);
   EXPECT_TRUE(o->gangs_take_busy_gpus);
+  EXPECT_TRUE(o->guaranteed_gres);
   EXPECT_EQ(o->cpus_per_node, 8);
   EXPECT_EQ(o->job_memory_share, 0.5);
   EXPECT_EQ(o->job_memory_shares, "shares.tsv");
@@ -168,6 +170,9 @@ TEST(ParseCliOptions, EveryBadArgumentIsNamed) {
   ExpectError(With({"--queue", "slurm", "--backfill-interval", "0"}), "--backfill-interval: must be in (0, 86400]");
   ExpectError(With({"--backfill-interval", "2"}), "--backfill-interval: applies only to --queue slurm");
   ExpectError(With({"--gangs-take-busy-gpus"}), "--gangs-take-busy-gpus: applies only to --queue slurm");
+  ExpectError(With({"--guaranteed-gres"}), "--guaranteed-gres: applies only to --queue slurm");
+  ExpectError(With({"--queue", "slurm", "--guaranteed-gres=yes"}),
+              "--guaranteed-gres: takes no value");
   ExpectError(With({"--queue", "slurm", "--gangs-take-busy-gpus=1"}),
               "--gangs-take-busy-gpus: takes no value");
   ExpectError(With({"--queue", "slurm", "--cpus-per-node", "8"}),

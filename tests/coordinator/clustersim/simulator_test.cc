@@ -473,6 +473,34 @@ TEST_F(GangsTakeBusyGpus, UnderShareControlAGuaranteedGangAndAGuaranteedJobHoldN
   EXPECT_TRUE(r->jobs[0].shared);
 }
 
+// With the guaranteed GPUs job_submit.lua asks for (SimConfig::
+// guaranteed_gres), the node's two: a uses one, so the guaranteed gang waits
+// in Slurm's queue until a ends (x, opportunistic, runs on GPU 1 at the
+// backfill pass at 5), then runs alone at its solo speed; neither shares.
+TEST_F(GangsTakeBusyGpus, WithGuaranteedGresAGuaranteedGangWaitsForTheNodesGuaranteedJob) {
+  jobs_[0].priority = policy::Priority::kGuaranteed;
+  jobs_[1].priority = policy::Priority::kGuaranteed;
+  SimConfig config = ControlledConfig(2, 2);
+  config.guaranteed_gres = true;
+  absl::StatusOr<SimResult> r = Simulate(jobs_, truth_, config, FirstFitPlacement(&rule_), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 10);  // a alone, at its speed
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 10);
+  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 20);
+  EXPECT_FALSE(r->jobs[0].shared);
+  EXPECT_FALSE(r->jobs[1].shared);
+  // An opportunistic gang asks for none: it joins a at once, as without.
+  jobs_[1].priority = policy::Priority::kOpportunistic;
+  r = Simulate(jobs_, truth_, config, FirstFitPlacement(&rule_), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 1);
+  EXPECT_TRUE(r->jobs[0].shared);
+  // Only Slurm's queue has it.
+  config.queue = QueueModel::kGreedy;
+  config.gangs_take_busy_gpus = false;
+  EXPECT_FALSE(Simulate(jobs_, truth_, config, FirstFitPlacement(&rule_), nullptr).ok());
+}
+
 // Beside both, an opportunistic job is held for both: a (guaranteed) and b
 // (opportunistic) share GPU 0, the guaranteed gang g (at 1) takes GPUs 0
 // and 1. Each guaranteed job there loses (1 - s) h_other + s h_triple at
