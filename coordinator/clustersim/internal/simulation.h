@@ -160,10 +160,9 @@ class Simulation {
     const auto it = memory_share_of_kind_.find(kind);
     return it == memory_share_of_kind_.end() ? 0 : it->second;
   }
+  // Held within its target by the share controller, every one (a gang
+  // beside a guaranteed job too: neither is held for the other).
   bool Guaranteed(int job) const { return jobs_[job].priority == policy::Priority::kGuaranteed; }
-  // Held within its target by the share controller: every guaranteed job,
-  // a gang beside a guaranteed job too (neither is held for the other).
-  bool Protected(int job) const { return Guaranteed(job); }
   // The jobs running on `gpu` other than `job` (a waiting gang does not run).
   std::vector<int> CoRunners(int job, int gpu) const;
   bool IsGang(int job) const { return jobs_[job].type.scale > 1; }

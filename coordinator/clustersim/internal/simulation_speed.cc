@@ -40,7 +40,7 @@ double Simulation::KeptBeside(int job, int gpu) const {
 double Simulation::WaitingRanksLoss(int job, int gpu, bool throttled_here) const {
   double loss = 0;
   for (int other : CoRunners(job, gpu)) {
-    if (IsGang(other) && !Protected(other) && (throttled_here || GangShare(other) < 1.0)) {
+    if (IsGang(other) && !Guaranteed(other) && (throttled_here || GangShare(other) < 1.0)) {
       loss += config_.throttled_rank_wait_loss;
     }
   }
@@ -49,7 +49,7 @@ double Simulation::WaitingRanksLoss(int job, int gpu, bool throttled_here) const
 
 std::optional<int> Simulation::GuaranteedCoRunner(int job, int gpu) const {
   for (int other : CoRunners(job, gpu)) {
-    if (Protected(other)) return other;
+    if (Guaranteed(other)) return other;
   }
   return std::nullopt;
 }
@@ -102,7 +102,7 @@ double Simulation::ShareOn(int gpu) const {
   for (int j : on_gpu_[gpu]) {
     if (running_[j].waiting_for_gpus) continue;
     ++running;
-    if (Protected(j)) guaranteed.push_back(j);
+    if (Guaranteed(j)) guaranteed.push_back(j);
   }
   // None to hold, or no one to throttle for them.
   if (guaranteed.empty() || running == guaranteed.size()) return 1.0;
@@ -138,7 +138,7 @@ double Simulation::LoopTargetOf(int job) const {
 // this (relative to the aim).
 constexpr double kRepayTolerance = 1e-6;
 bool Simulation::Repaying(int job) const {
-  return !running_[job].waiting_for_gpus && Protected(job) &&
+  return !running_[job].waiting_for_gpus && Guaranteed(job) &&
          RunSlowdownOf(job) > kLoopAim * config_.slowdown_target * (1 + kRepayTolerance);
 }
 
@@ -178,12 +178,12 @@ double Simulation::ControlledKept(int job, int gpu) const {
   const double kept = KeptBeside(job, gpu);
   if (!config_.share_control) return kept;
   // An opportunistic gang runs at the least share any of its GPUs gives it.
-  if (IsGang(job) && !Protected(job)) return kept * GangShare(job);
+  if (IsGang(job) && !Guaranteed(job)) return kept * GangShare(job);
   double share = ShareOn(gpu);
   // The jobs beside an opportunistic gang throttled here or elsewhere lose
   // only while its rank runs: that share of the time.
   const std::vector<int> others = CoRunners(job, gpu);
-  if (others.size() == 1 && IsGang(others[0]) && !Protected(others[0])) {
+  if (others.size() == 1 && IsGang(others[0]) && !Guaranteed(others[0])) {
     share = std::min(share, GangShare(others[0]));
   }
   if (share >= 1.0) return kept;
@@ -191,7 +191,7 @@ double Simulation::ControlledKept(int job, int gpu) const {
   // co-runners' adding at a low one (throttled_loss.h): the guaranteed side
   // loses that and what throttled gangs' ranks here lose it waiting, the
   // others keep kept * share.
-  if (Protected(job) || ShareOn(gpu) >= 1.0)
+  if (Guaranteed(job) || ShareOn(gpu) >= 1.0)
     return std::max(0.0, 1.0 - LossBeside(job, gpu, share) - WaitingRanksLoss(job, gpu, false));
   return kept * share;
 }
