@@ -232,6 +232,8 @@ class Simulation {
   }
   // Takes out of `view` the nodes without guaranteed GPUs for `job`'s tasks.
   void DropNodesWithoutGuaranteedGpus(int job, ClusterState* view) const;
+  // Takes out of `view` every GPU, with its jobs, of a node `lacks_room`.
+  void DropNodesWhere(const std::function<bool(int node)>& lacks_room, ClusterState* view) const;
   // What a gang of `k` sees when it may take busy GPUs: gangs_view_ without
   // the nodes that have no CPUs left for it.
   ClusterState GangView(int k) const;

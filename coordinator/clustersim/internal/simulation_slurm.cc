@@ -1,13 +1,13 @@
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "coordinator/clustersim/job_kinds.h"
-
 #include "coordinator/clustersim/internal/simulation.h"
+#include "coordinator/clustersim/job_kinds.h"
 
 namespace iashim::clustersim::sim_internal {
 
@@ -84,20 +84,22 @@ void Simulation::Reserve(int job) {
   StateChanged();
 }
 
-void Simulation::DropNodesWithoutCpus(int k, ClusterState* view) const {
+void Simulation::DropNodesWhere(const std::function<bool(int node)>& lacks_room,
+                                ClusterState* view) const {
   std::erase_if(view->cluster.gpus, [&](const policy::GpuInfo& g) {
-    if (HasCpusFor(node_of_[gpu_index_.at(g.id)], k)) return false;
+    if (!lacks_room(node_of_[gpu_index_.at(g.id)])) return false;
     view->jobs.erase(g.id);
     return true;
   });
 }
 
+void Simulation::DropNodesWithoutCpus(int k, ClusterState* view) const {
+  DropNodesWhere([&](int node) { return !HasCpusFor(node, k); }, view);
+}
+
 void Simulation::DropNodesWithoutGuaranteedGpus(int job, ClusterState* view) const {
-  std::erase_if(view->cluster.gpus, [&](const policy::GpuInfo& g) {
-    if (HasGuaranteedGpusFor(job, node_of_[gpu_index_.at(g.id)], TasksPerNode(job))) return false;
-    view->jobs.erase(g.id);
-    return true;
-  });
+  DropNodesWhere([&](int node) { return !HasGuaranteedGpusFor(job, node, TasksPerNode(job)); },
+                 view);
 }
 
 ClusterState Simulation::GangView(int k) const {
