@@ -54,6 +54,7 @@ constexpr OptionSpec kOptions[] = {
     {"--json", OptionKind::kFlag, false, false, true, ""},
     {"--pairs", OptionKind::kFlag, false, false, true, ""},
     {"--dry-run", OptionKind::kFlag, false, true, false, ""},
+    {"--guaranteed-gres", OptionKind::kFlag, false, true, false, ""},
 };
 
 const OptionSpec* FindOption(std::string_view name, CommandKind kind) {
@@ -362,6 +363,7 @@ absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string>& args
       if (name == "--json") options.json = true;
       if (name == "--pairs") options.pairs = true;
       if (name == "--dry-run") options.placement.dry_run = true;
+      if (name == "--guaranteed-gres") options.placement.guaranteed_gres = true;
       continue;
     }
     std::string value;
@@ -380,6 +382,10 @@ absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string>& args
     return options;
   }
   if (absl::Status s = Validate(raw, env_coordinator, options); !s.ok()) return s;
+  if (options.placement.guaranteed_gres && !options.placement.dry_run) {
+    // A real request comes from the node the batch system chose: nothing to leave out.
+    return Invalid("--guaranteed-gres goes with --dry-run (where a job would go)");
+  }
   if (IsAdminCommand(options.kind)) {
     if (absl::Status s = ParseAdminArguments(options.kind, positional, options.admin); !s.ok()) {
       return s;
@@ -454,7 +460,12 @@ std::string Usage(std::string_view topic) {
            "                          answer says dry_run: true. Without --gpu, it\n"
            "                          may go to any node of the cluster, and a placed\n"
            "                          answer's GPUs are held for the job for a while\n"
-           "                          (the coordinator's --reservation-ttl-s)\n" +
+           "                          (the coordinator's --reservation-ttl-s)\n"
+           "  --guaranteed-gres       with --dry-run, for a guaranteed job: the batch\n"
+           "                          system starts no guaranteed job on a node whose\n"
+           "                          guaranteed jobs would then use more GPUs than it\n"
+           "                          has (job_submit.lua's IASHIM_GUARANTEED_GRES), so\n"
+           "                          the answer names no such node\n" +
            common +
            "\n"
            "Exit status: 0 placed, 1 refused, 2 bad command line, 3 queued (no GPU fits\n"

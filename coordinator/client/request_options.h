@@ -42,6 +42,7 @@ struct PlacementOptions {
   std::string kind;              // empty: unknown (learned from the job's kernels)
   std::vector<int> allowed_gpus;  // GPU indexes on the host the job may use; empty: any
   bool dry_run = false;          // place --dry-run: where it would go; nothing registered
+  bool guaranteed_gres = false;  // place --guaranteed-gres: nodes count their guaranteed GPUs
   BatchIds batch;                // system empty: none
 };
 

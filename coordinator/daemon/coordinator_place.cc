@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -268,6 +269,22 @@ std::vector<std::string> Coordinator::HostsADryRunAvoids(const policy::Placement
   return nodes_.LostHosts();
 }
 
+std::vector<std::string> Coordinator::HostsWithoutGuaranteedGpusFor(
+    const policy::PlacementRequest& p) const {
+  if (p.priority != policy::Priority::kGuaranteed || p.gpu || !p.host.empty()) return {};
+  const policy::ClusterState view = PlacementView();
+  std::vector<std::string> full;
+  for (const policy::GpuInfo& g : cluster_.gpus) {
+    const std::string& host = g.id.host;
+    if (std::find(full.begin(), full.end(), host) != full.end()) continue;
+    // A job wider than a node takes all of each of its nodes' GPUs.
+    const int gpus = view.GpusOf(host);
+    const int needed = std::min(p.gpu_count, gpus);
+    if (view.GuaranteedUsesOn(host) + needed > gpus) full.push_back(host);
+  }
+  return full;
+}
+
 void Coordinator::ConsumeReservation(const PlaceAsk& ask, const policy::PlacementRequest& p,
                                      int64_t now_ns) {
   // A queued job asking again took its reservation at its first request.
@@ -367,16 +384,31 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
   // itself on the GPUs held for it.
   if (!ask->dry_run) ConsumeReservation(*ask, *p, now_ns);
   const double queued_gpus = NoteRequest(*p, ask->dry_run, now_ns);
-  const std::vector<std::string> avoided =
+  const std::vector<std::string> lost =
       ask->dry_run ? HostsADryRunAvoids(*p) : std::vector<std::string>();
+  const std::vector<std::string> full = ask->dry_run && ask->guaranteed_gres
+                                            ? HostsWithoutGuaranteedGpusFor(*p)
+                                            : std::vector<std::string>();
+  std::vector<std::string> avoided = lost;
+  avoided.insert(avoided.end(), full.begin(), full.end());
   policy::PlacementDecision d =
       DecidePlacement(*p, ask->allowed_gpus, queued_gpus, now_ns, "", avoided);
   if (!ask->dry_run && d.outcome == policy::PlacementDecision::Outcome::kQueued) {
     d = TakeReservedGpus(*ask, *p, queued_gpus, now_ns, std::move(d));
   }
-  if (!avoided.empty() && d.outcome != policy::PlacementDecision::Outcome::kPlaced) {
-    absl::StrAppend(&d.reason, d.reason.empty() ? "" : "; ",
-                    "left out, not heard from: ", absl::StrJoin(avoided, ", "));
+  // Refused only for want of the nodes left out for now: it waits for them.
+  if (d.outcome == policy::PlacementDecision::Outcome::kRejected && !avoided.empty() &&
+      DecidePlacement(*p, ask->allowed_gpus, queued_gpus, now_ns).outcome !=
+          policy::PlacementDecision::Outcome::kRejected) {
+    d = policy::PlacementDecision::Queued("no node can start it now");
+  }
+  if (d.outcome != policy::PlacementDecision::Outcome::kPlaced) {
+    const auto left_out = [&](const char* why, const std::vector<std::string>& hosts) {
+      if (hosts.empty()) return;
+      absl::StrAppend(&d.reason, d.reason.empty() ? "" : "; ", why, absl::StrJoin(hosts, ", "));
+    };
+    left_out("left out, not heard from: ", lost);
+    left_out("left out, their guaranteed jobs use the GPUs Slurm counts: ", full);
   }
   if (ask->dry_run) ++counters_.dry_runs;
   r.error = d.reason;

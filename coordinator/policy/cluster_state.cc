@@ -43,6 +43,22 @@ std::vector<GpuId> ClusterState::FindJobGpus(const std::string& job) const {
   return gpus;
 }
 
+int ClusterState::GpusOf(std::string_view host) const {
+  return static_cast<int>(std::count_if(cluster.gpus.begin(), cluster.gpus.end(),
+                                        [&](const GpuInfo& g) { return g.id.host == host; }));
+}
+
+int ClusterState::GuaranteedUsesOn(std::string_view host) const {
+  int uses = 0;
+  for (const auto& [gpu, placed] : jobs) {
+    if (gpu.host != host) continue;
+    uses += static_cast<int>(std::count_if(placed.begin(), placed.end(), [](const PlacedJob& j) {
+      return j.priority == Priority::kGuaranteed;
+    }));
+  }
+  return uses;
+}
+
 std::string GpuName(const GpuId& id) { return absl::StrCat(id.host, ":", id.index); }
 
 uint64_t ReservedBytes(const GpuInfo& gpu, std::span<const PlacedJob> jobs) {

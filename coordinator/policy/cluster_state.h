@@ -8,6 +8,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "coordinator/policy/cluster.h"
@@ -49,6 +50,11 @@ struct ClusterState {
   const GpuId* FindJob(const std::string& job) const;
   // Every GPU `job` is placed on, in GpuId order (a gang is listed on each).
   std::vector<GpuId> FindJobGpus(const std::string& job) const;
+  // GPUs of `host` the cluster has, and how many guaranteed jobs use them: one
+  // per GPU a guaranteed job is on there (a gang's each), as a batch system
+  // counting guaranteed GPUs (job_submit.lua's count-only GRES) counts them.
+  int GpusOf(std::string_view host) const;
+  int GuaranteedUsesOn(std::string_view host) const;
 };
 
 // "host:index", for reasons and logs.

@@ -129,6 +129,11 @@ local function ask_coordinator(options, gpus)
     table.insert(args, "--gpus")
     table.insert(args, tostring(gpus))
   end
+  -- Slurm counts the node's guaranteed GPUs (ask_guaranteed_gres): the
+  -- coordinator names no node where that count has no room for this job.
+  if GUARANTEED_GRES ~= "" and options.IASHIM == "guaranteed" then
+    table.insert(args, "--guaranteed-gres")
+  end
   local words = {}
   for i, a in ipairs(args) do words[i] = quote(a) end
   local pipe = io.popen(table.concat(words, " ") .. " 2>&1", "r")

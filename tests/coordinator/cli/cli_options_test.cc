@@ -107,6 +107,20 @@ TEST(CliOptions, PlaceDryRun) {
   EXPECT_THAT(Usage("place"), HasSubstr("--dry-run"));
 }
 
+TEST(CliOptions, GuaranteedGresGoesWithADryRun) {
+  absl::StatusOr<CliOptions> o = Parse({"place", "--dry-run", "--guaranteed-gres"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->placement.guaranteed_gres);
+  EXPECT_FALSE(Parse({"place", "--dry-run"})->placement.guaranteed_gres);
+  EXPECT_THAT(Error({"place", "--guaranteed-gres"}),
+              HasSubstr("--guaranteed-gres goes with --dry-run"));
+  EXPECT_THAT(Error({"run", "--guaranteed-gres", "--", "x"}),
+              HasSubstr("unknown option '--guaranteed-gres'"));
+  EXPECT_THAT(Error({"place", "--dry-run", "--guaranteed-gres=1"}),
+              HasSubstr("--guaranteed-gres takes no value"));
+  EXPECT_THAT(Usage("place"), HasSubstr("--guaranteed-gres"));
+}
+
 TEST(CliOptions, GpusAsksForAGang) {
   absl::StatusOr<CliOptions> run = Parse({"run", "--gpus", "4", "--", "torchrun", "train.py"});
   ASSERT_TRUE(run.ok()) << run.status();

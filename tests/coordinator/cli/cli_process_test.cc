@@ -350,8 +350,18 @@ TEST_F(CliProcessTest, PlaceOutcomes) {
               "share: 0.5\nmem_limit: 17179869184 (16.0 GiB)\n");
     ASSERT_EQ(fake.requests().size(), 1u);
     EXPECT_TRUE(fake.requests()[0].dry_run);
+    EXPECT_FALSE(fake.requests()[0].guaranteed_gres);
     // Where in the cluster, not on this node: no host.
     EXPECT_EQ(fake.requests()[0].host, "");
+  }
+  {
+    // job_submit.lua's, when Slurm counts each node's guaranteed GPUs.
+    FakeCoordinator fake(Always({testing::EncodePlaceReply(dry)}));
+    const ChildResult r =
+        Cli({"place", "--coordinator", fake.endpoint(), "--dry-run", "--guaranteed-gres"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_EQ(fake.requests().size(), 1u);
+    EXPECT_TRUE(fake.requests()[0].guaranteed_gres);
   }
   {
     // A dry run about a GPU is about this node's.

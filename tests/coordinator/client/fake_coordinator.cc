@@ -39,6 +39,7 @@ bool Decode(const zmq::message_t& msg, SeenRequest* out) {
     out->command = Str(r->command());
     out->slowdown_target = r->slowdown_target();
     out->dry_run = r->dry_run();
+    out->guaranteed_gres = r->guaranteed_gres();
     out->gpus = r->gpus();
   }
   if (const wire::ReleaseRequest* r = envelope->payload_as_ReleaseRequest(); r != nullptr) {

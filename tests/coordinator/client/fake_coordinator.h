@@ -28,6 +28,7 @@ struct SeenRequest {
   std::string command;
   double slowdown_target = 0;
   bool dry_run = false;
+  bool guaranteed_gres = false;
   int gpus = 1;  // PlaceRequest.gpus
   int pid = 0;
   std::string token;  // ReleaseRequest (with job)

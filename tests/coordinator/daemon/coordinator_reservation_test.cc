@@ -211,6 +211,48 @@ TEST_F(CoordinatorReservationTest, ADryRunForTwoNodesHoldsEachNodesGpusForItsGan
   EXPECT_THAT(Ask(*c, Submission(6), 3 * kSecond).error, HasSubstr("not whole nodes"));
 }
 
+// With IASHIM_GUARANTEED_GRES, Slurm starts no guaranteed job on a node whose
+// guaranteed jobs would then use more GPUs than it has; job_submit.lua's dry
+// run says so (--guaranteed-gres) and is never bound to such a node, where the
+// job would pend while another node could run it.
+TEST_F(CoordinatorReservationTest, WithTheGuaranteedGresADryRunNamesOnlyNodesSlurmWouldStartItOn) {
+  DaemonOptions options;
+  options.join_busy_gpus = true;  // as scripts/cluster-up.sh runs it
+  Coordinator c(options, TwoNodesOfFour(), nullptr, nullptr, 0);
+  // Guaranteed shard jobs: one on each of node1's GPUs, two on node2's first two.
+  const auto shard = [&](const std::string& job, const std::string& host, int gpu) {
+    const PlaceResult r = Ask(
+        c, {.job = job, .host = host, .kind = "resnet50", .allowed_gpus = std::vector<int>{gpu}});
+    ASSERT_TRUE(r.ok) << job << ": " << r.error;
+  };
+  for (int i = 0; i < 4; ++i) shard("g1-" + std::to_string(i), "node1", i);
+  for (int i = 0; i < 2; ++i) shard("g2-" + std::to_string(i), "node2", i);
+  PlaceSpec gang = Submission(2);
+  gang.guaranteed_gres = true;
+  // node2 has room for two more: its empty GPUs, held for the gang.
+  const PlaceResult first = Ask(c, gang, 2 * kSecond);
+  ASSERT_TRUE(first.ok) << first.error;
+  EXPECT_EQ(first.host, "node2");
+  EXPECT_THAT(first.gpu_indices, ElementsAre(2, 3));
+  // Now no node has: the next waits in Slurm's queue, with no node named.
+  const PlaceResult second = Ask(c, gang, 3 * kSecond);
+  EXPECT_FALSE(second.ok);
+  EXPECT_TRUE(second.queued);
+  EXPECT_THAT(second.error,
+              HasSubstr("left out, their guaranteed jobs use the GPUs Slurm counts: node1, node2"));
+  // Without the count, the same gang would join guaranteed jobs on busy GPUs
+  // (beside_guaranteed), on a node Slurm would not start it on.
+  gang.guaranteed_gres = false;
+  const PlaceResult unaware = Ask(c, gang, 3 * kSecond);
+  EXPECT_TRUE(unaware.ok) << unaware.error;
+  // An opportunistic job is not counted: the count leaves nothing out for it.
+  PlaceSpec opportunistic = Submission();
+  opportunistic.priority = w::Priority::Opportunistic;
+  opportunistic.mem_bytes = uint64_t{4} << 30;
+  opportunistic.guaranteed_gres = true;
+  EXPECT_TRUE(Ask(c, opportunistic, 4 * kSecond).ok);
+}
+
 // `iashim place --dry-run --gpu N` asks about one GPU; no job is on its way.
 TEST_F(CoordinatorReservationTest, ADryRunNamingItsGpuHoldsNothing) {
   auto c = Make();
