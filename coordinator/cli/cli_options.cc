@@ -461,11 +461,11 @@ std::string Usage(std::string_view topic) {
            "                          may go to any node of the cluster, and a placed\n"
            "                          answer's GPUs are held for the job for a while\n"
            "                          (the coordinator's --reservation-ttl-s)\n"
-           "  --guaranteed-gres       with --dry-run, for a guaranteed job: the batch\n"
-           "                          system starts no guaranteed job on a node whose\n"
-           "                          guaranteed jobs would then use more GPUs than it\n"
-           "                          has (job_submit.lua's IASHIM_GUARANTEED_GRES), so\n"
-           "                          the answer names no such node\n" +
+           "  --guaranteed-gres       with --dry-run, for a guaranteed job or a gang: the\n"
+           "                          batch system starts neither on a node whose\n"
+           "                          guaranteed jobs and gangs would then use more GPUs\n"
+           "                          than it has (job_submit.lua's IASHIM_GUARANTEED_GRES),\n"
+           "                          so the answer names no such node\n" +
            common +
            "\n"
            "Exit status: 0 placed, 1 refused, 2 bad command line, 3 queued (no GPU fits\n"

@@ -48,8 +48,8 @@ struct ReplayOptions {
   // iashim and oracle then run with the share controller (SimConfig).
   int guaranteed_every = 0;
   // The coordinator's policies (iashim, oracle): SimConfig::guaranteed_gres,
-  // as job_submit.lua asks it for their guaranteed jobs. The others' jobs
-  // are plain Slurm's, without it.
+  // as job_submit.lua asks it for their guaranteed jobs and gangs. The
+  // others' jobs are plain Slurm's, without it.
   bool guaranteed_gres = false;
 };
 

@@ -178,16 +178,19 @@ struct SimConfig {
   // own.
   bool guaranteed_take_whole_gpus = false;
   // With kSlurmNoTimeLimits, for the coordinator's policies (iashim,
-  // oracle; ReplayOptions::guaranteed_gres): every guaranteed job asks each
-  // of its nodes for one guaranteed GPU per GPU it uses there, of as many as
-  // the node has (live: a count-only GRES, job_submit.lua's
-  // IASHIM_GUARANTEED_GRES), and Slurm starts none where the node's
-  // guaranteed jobs would then use more GPUs than it has. Slurm 22.05 gives
-  // a gang's gpu:k GPUs whose shards are in use (gangs_take_busy_gpus), so
-  // without it a guaranteed gang may start on a guaranteed shard job's GPU,
-  // where neither can be held within its target; with it, a guaranteed gang
-  // waits in the queue for a node with room beside the guaranteed jobs
-  // there (which GPUs it takes there is still the policy's).
+  // oracle; ReplayOptions::guaranteed_gres): every guaranteed job and every
+  // gang (policy::AsksGuaranteedGres) asks each of its nodes for one
+  // guaranteed GPU per GPU it uses there, of as many as the node has (live:
+  // a count-only GRES, job_submit.lua's IASHIM_GUARANTEED_GRES), and Slurm
+  // starts none where the node's guaranteed jobs and gangs would then use
+  // more GPUs than it has. Slurm 22.05 gives a gang's gpu:k GPUs whose shards
+  // are in use (gangs_take_busy_gpus), so without it a gang may start on a
+  // guaranteed shard job's GPU, where a guaranteed gang and the job cannot
+  // both be held within their targets and an opportunistic gang runs at the
+  // pace of its rank held there; with it, such a gang waits in the queue for
+  // a node with room beside the guaranteed jobs and gangs there (which GPUs
+  // it takes there is still the policy's). Counting guaranteed jobs only
+  // left a gang given a guaranteed job's GPU where gangs held the others.
   bool guaranteed_gres = false;
   // With gangs_take_busy_gpus: a node's CPUs (Slurm's CPUs=), each job
   // taking one per GPU (a gang wider than a node: g on each of its nodes),

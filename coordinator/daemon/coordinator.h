@@ -188,10 +188,11 @@ class Coordinator {
   // The lost hosts a dry run of `p` may not be told to go to: all of them when
   // it names no host or GPU (job_submit.lua's), none when it asks about one.
   std::vector<std::string> HostsADryRunAvoids(const policy::PlacementRequest& p) const;
-  // The hosts where Slurm, counting each node's guaranteed GPUs (PlaceAsk::
-  // guaranteed_gres), would not start guaranteed `p`: its guaranteed jobs and
-  // held reservations use too many of the GPUs `p` needs there. None for an
-  // opportunistic job or one that names its host or GPU.
+  // The hosts where Slurm, counting each node's guaranteed GRES (PlaceAsk::
+  // guaranteed_gres, policy::AsksGuaranteedGres), would not start `p`: its
+  // guaranteed jobs and gangs, and reservations held for such, use too many of
+  // the GPUs `p` needs there. None for a job that asks for none, or one that
+  // names its host or GPU.
   std::vector<std::string> HostsWithoutGuaranteedGpusFor(const policy::PlacementRequest& p) const;
   // A real request queued on its host while reservations hold GPUs there:
   // decided again without them, and placed if that places it (reservations.h).

@@ -271,7 +271,7 @@ std::vector<std::string> Coordinator::HostsADryRunAvoids(const policy::Placement
 
 std::vector<std::string> Coordinator::HostsWithoutGuaranteedGpusFor(
     const policy::PlacementRequest& p) const {
-  if (p.priority != policy::Priority::kGuaranteed || p.gpu || !p.host.empty()) return {};
+  if (!policy::AsksGuaranteedGres(p.priority, p.gpu_count) || p.gpu || !p.host.empty()) return {};
   const policy::ClusterState view = PlacementView();
   std::vector<std::string> full;
   for (const policy::GpuInfo& g : cluster_.gpus) {
@@ -280,7 +280,7 @@ std::vector<std::string> Coordinator::HostsWithoutGuaranteedGpusFor(
     // A job wider than a node takes all of each of its nodes' GPUs.
     const int gpus = view.GpusOf(host);
     const int needed = std::min(p.gpu_count, gpus);
-    if (view.GuaranteedUsesOn(host) + needed > gpus) full.push_back(host);
+    if (view.GuaranteedGresUsedOn(host) + needed > gpus) full.push_back(host);
   }
   return full;
 }
@@ -408,7 +408,7 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
       absl::StrAppend(&d.reason, d.reason.empty() ? "" : "; ", why, absl::StrJoin(hosts, ", "));
     };
     left_out("left out, not heard from: ", lost);
-    left_out("left out, their guaranteed jobs use the GPUs Slurm counts: ", full);
+    left_out("left out, their guaranteed jobs and gangs use the GPUs Slurm counts: ", full);
   }
   if (ask->dry_run) ++counters_.dry_runs;
   r.error = d.reason;

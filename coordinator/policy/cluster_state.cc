@@ -48,15 +48,19 @@ int ClusterState::GpusOf(std::string_view host) const {
                                         [&](const GpuInfo& g) { return g.id.host == host; }));
 }
 
-int ClusterState::GuaranteedUsesOn(std::string_view host) const {
-  int uses = 0;
+int ClusterState::GuaranteedGresUsedOn(std::string_view host) const {
+  int used = 0;
   for (const auto& [gpu, placed] : jobs) {
     if (gpu.host != host) continue;
-    uses += static_cast<int>(std::count_if(placed.begin(), placed.end(), [](const PlacedJob& j) {
-      return j.priority == Priority::kGuaranteed;
+    used += static_cast<int>(std::count_if(placed.begin(), placed.end(), [](const PlacedJob& j) {
+      return AsksGuaranteedGres(j.priority, j.gpu_count);
     }));
   }
-  return uses;
+  return used;
+}
+
+bool AsksGuaranteedGres(Priority priority, int gpu_count) {
+  return priority == Priority::kGuaranteed || gpu_count > 1;
 }
 
 std::string GpuName(const GpuId& id) { return absl::StrCat(id.host, ":", id.index); }

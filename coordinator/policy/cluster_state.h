@@ -50,12 +50,21 @@ struct ClusterState {
   const GpuId* FindJob(const std::string& job) const;
   // Every GPU `job` is placed on, in GpuId order (a gang is listed on each).
   std::vector<GpuId> FindJobGpus(const std::string& job) const;
-  // GPUs of `host` the cluster has, and how many guaranteed jobs use them: one
-  // per GPU a guaranteed job is on there (a gang's each), as a batch system
-  // counting guaranteed GPUs (job_submit.lua's count-only GRES) counts them.
+  // GPUs of `host` the cluster has, and how many of its guaranteed GRES are
+  // in use: one per GPU there of each job that asks for it
+  // (AsksGuaranteedGres), as Slurm counts them.
   int GpusOf(std::string_view host) const;
-  int GuaranteedUsesOn(std::string_view host) const;
+  int GuaranteedGresUsedOn(std::string_view host) const;
 };
+
+// Whether a job asks Slurm for a node's count-only guaranteed GRES, one per
+// GPU it uses there (job_submit.lua's IASHIM_GUARANTEED_GRES; a node has as
+// many as GPUs): a guaranteed job, and a gang, which Slurm gives whole GPUs,
+// opportunistic or not. So a job that asks starts only on a node with that
+// many GPUs free of guaranteed jobs and gangs: a gang is never given a
+// guaranteed job's GPU for want of others (gangs hold them), nor a guaranteed
+// job a gang's.
+bool AsksGuaranteedGres(Priority priority, int gpu_count);
 
 // "host:index", for reasons and logs.
 std::string GpuName(const GpuId& id);

@@ -22,13 +22,15 @@ Settings, from slurmctld's environment:
   IASHIM_SUBMIT_NODE_CHOICE  require (default) or prefer (above)
   IASHIM_GUARANTEED_GRES  a count-only GRES each node has as many of as GPUs
                       (e.g. iashim_guaranteed; default: none): every guaranteed
-                      --iashim job asks for one per GPU it uses on a node, so
-                      that Slurm starts no guaranteed job where the node's
-                      guaranteed jobs would need more GPUs than it has. Slurm
-                      22.05 gives a gang's gpu:k GPUs whose shards are in use,
-                      and two guaranteed jobs on one GPU cannot both keep
-                      their targets; this keeps a guaranteed gang pending until
-                      a node has room for it beside the guaranteed jobs there.
+                      --iashim job, and every --iashim gang (gpu:k, k > 1),
+                      asks for one per GPU it uses on a node, so that Slurm
+                      starts neither where the node's guaranteed jobs and
+                      gangs would need more GPUs than it has. Slurm 22.05
+                      gives a gang's gpu:k GPUs whose shards are in use: two
+                      guaranteed jobs on one GPU cannot both keep their
+                      targets, and an opportunistic gang runs at the pace of
+                      its rank held beside a guaranteed job; this keeps such a
+                      gang pending until a node has room for it.
 
 Limits (README: "Running on Slurm"): the node is decided when the job is
 submitted, not when it starts, and a pending job stays bound to that node
@@ -92,24 +94,36 @@ local function iashim_options(job_desc)
   return options
 end
 
--- GPUs of one node the job asks for: the count of its "gpu" entry in
--- tres_per_node ("gres/gpu:4", "gres:gpu:v100:4", "gpu:4"; no count = 1), 1
--- when it names none (shards are not GPUs).
-local function gpus_per_node(job_desc)
+-- Whole GPUs of one node the job asks for: the count of its "gpu" entry in
+-- tres_per_node ("gres/gpu:4", "gres:gpu:v100:4", "gpu:4"; no count = 1), 0
+-- when it names none (a shard job).
+local function whole_gpus_per_node(job_desc)
   local spec = job_desc.tres_per_node
-  if spec == nil or spec == "" then return 1 end
+  if spec == nil or spec == "" then return 0 end
   for entry in string.gmatch(spec, "[^,]+") do
     local gres = string.gsub(entry, "^gres[:/]", "")
     if gres == "gpu" or string.sub(gres, 1, 4) == "gpu:" then
       return tonumber(string.match(gres, ":(%d+)$") or "1") or 1
     end
   end
-  return 1
+  return 0
+end
+
+-- GPUs of one node the job uses: its whole GPUs, or a shard job's one.
+local function gpus_per_node(job_desc)
+  return math.max(whole_gpus_per_node(job_desc), 1)
+end
+
+-- Whether the job asks for IASHIM_GUARANTEED_GRES: a guaranteed job, or a
+-- gang (the coordinator's policy::AsksGuaranteedGres).
+local function asks_guaranteed_gres(job_desc, options)
+  return GUARANTEED_GRES ~= "" and
+         (options.IASHIM == "guaranteed" or whole_gpus_per_node(job_desc) > 1)
 end
 
 -- What `iashim place --dry-run` says: "placed" and its key: value lines, or
 -- "queued: why" / "refused: why"; nil and a reason when it could not ask.
-local function ask_coordinator(options, gpus)
+local function ask_coordinator(job_desc, options, gpus)
   if options.IASHIM ~= "guaranteed" and options.IASHIM ~= "opportunistic" then
     return nil, "bad SPANK_IASHIM '" .. options.IASHIM .. "'"
   end
@@ -131,7 +145,7 @@ local function ask_coordinator(options, gpus)
   end
   -- Slurm counts the node's guaranteed GPUs (ask_guaranteed_gres): the
   -- coordinator names no node where that count has no room for this job.
-  if GUARANTEED_GRES ~= "" and options.IASHIM == "guaranteed" then
+  if asks_guaranteed_gres(job_desc, options) then
     table.insert(args, "--guaranteed-gres")
   end
   local words = {}
@@ -198,10 +212,10 @@ local function bind_to_nodes(job_desc, answer, nodes, gpus, submit_uid)
   return slurm.SUCCESS
 end
 
--- A guaranteed job's share of its nodes' guaranteed GPUs (IASHIM_GUARANTEED_GRES):
--- one per GPU it uses on each node, a shard job one.
+-- A guaranteed job's or a gang's share of its nodes' guaranteed GPUs
+-- (IASHIM_GUARANTEED_GRES): one per GPU it uses on each node, a shard job one.
 local function ask_guaranteed_gres(job_desc, options, submit_uid)
-  if GUARANTEED_GRES == "" or options.IASHIM ~= "guaranteed" then return end
+  if not asks_guaranteed_gres(job_desc, options) then return end
   local spec = job_desc.tres_per_node or ""
   for entry in string.gmatch(spec, "[^,]+") do
     local gres = string.gsub(entry, "^gres[:/]", "")
@@ -211,7 +225,7 @@ local function ask_guaranteed_gres(job_desc, options, submit_uid)
   end
   local entry = string.format("gres:%s:%d", GUARANTEED_GRES, gpus_per_node(job_desc))
   job_desc.tres_per_node = spec == "" and entry or (spec .. "," .. entry)
-  slurm.log_debug("iashim: guaranteed job of uid %d asks for %s", submit_uid, entry)
+  slurm.log_debug("iashim: job of uid %d asks for %s", submit_uid, entry)
 end
 
 function slurm_job_submit(job_desc, part_list, submit_uid)
@@ -242,7 +256,7 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
                    submit_uid, gpus)
     return slurm.SUCCESS
   end
-  local answer, why = ask_coordinator(options, gpus)
+  local answer, why = ask_coordinator(job_desc, options, gpus)
   if answer == nil then
     slurm.log_info("iashim: %s; Slurm chooses the node", why)
     return slurm.SUCCESS

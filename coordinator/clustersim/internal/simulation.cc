@@ -162,7 +162,7 @@ void Simulation::Finish(int job) {
   out_[job].finish_s = now_;
   for (int g : r.gpus) {
     --cpus_used_[node_of_[g]];  // a CPU per GPU, on each node
-    if (Guaranteed(job)) --guaranteed_gpus_used_[node_of_[g]];
+    if (AsksGuaranteedGres(job)) --guaranteed_gpus_used_[node_of_[g]];
   }
   std::vector<int> neighbours;
   for (int g : r.gpus) {
@@ -266,7 +266,7 @@ absl::Status Simulation::Start(int job, const PlacementDecision& decision,
   }
   for (int g : gpus) {
     ++cpus_used_[node_of_[g]];  // a CPU per GPU, on each node
-    if (Guaranteed(job)) ++guaranteed_gpus_used_[node_of_[g]];
+    if (AsksGuaranteedGres(job)) ++guaranteed_gpus_used_[node_of_[g]];
   }
   r.waiting_for_gpus = GangWaits(job);
   Retime(job);

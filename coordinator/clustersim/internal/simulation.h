@@ -224,10 +224,15 @@ class Simulation {
   bool HasCpusFor(int node, int k) const {
     return config_.cpus_per_node <= 0 || cpus_used_[node] + k <= config_.cpus_per_node;
   }
-  // Whether `node` has guaranteed GPUs left for `k` more of `job`'s GPUs
-  // (SimConfig::guaranteed_gres): an opportunistic job asks for none.
+  // Whether `job` asks for the guaranteed GRES (SimConfig::guaranteed_gres,
+  // policy::AsksGuaranteedGres): a guaranteed job or a gang.
+  bool AsksGuaranteedGres(int job) const {
+    return config_.guaranteed_gres &&
+           policy::AsksGuaranteedGres(jobs_[job].priority, jobs_[job].type.scale);
+  }
+  // Whether `node` has guaranteed GPUs left for `k` more of `job`'s GPUs.
   bool HasGuaranteedGpusFor(int job, int node, int k) const {
-    return !config_.guaranteed_gres || !Guaranteed(job) ||
+    return !AsksGuaranteedGres(job) ||
            guaranteed_gpus_used_[node] + k <= static_cast<int>(node_gpus_[node].size());
   }
   // Takes out of `view` the nodes without guaranteed GPUs for `job`'s tasks.
@@ -300,8 +305,8 @@ class Simulation {
   std::vector<int> node_of_;
   std::vector<std::vector<int>> node_gpus_;
   std::vector<int> cpus_used_;  // per node: a CPU per GPU of each job there
-  // Per node: a guaranteed GPU per GPU of each guaranteed job there
-  // (SimConfig::guaranteed_gres).
+  // Per node: a guaranteed GPU per GPU of each job there that asks for them
+  // (AsksGuaranteedGres).
   std::vector<int> guaranteed_gpus_used_;
   // Jobs on each GPU: up to two, or a gang and up to two one-GPU jobs
   // (SimConfig::gangs_take_busy_gpus).

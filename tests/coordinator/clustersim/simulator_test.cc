@@ -477,7 +477,8 @@ TEST_F(GangsTakeBusyGpus, UnderShareControlAGuaranteedGangAndAGuaranteedJobHoldN
 // guaranteed_gres), the node's two: a uses one, so the guaranteed gang waits
 // in Slurm's queue until a ends (x, opportunistic, runs on GPU 1 at the
 // backfill pass at 5), then runs alone at its solo speed; neither shares.
-TEST_F(GangsTakeBusyGpus, WithGuaranteedGresAGuaranteedGangWaitsForTheNodesGuaranteedJob) {
+// An opportunistic gang asks for them too (policy::AsksGuaranteedGres).
+TEST_F(GangsTakeBusyGpus, WithGuaranteedGresAGangWaitsForTheNodesGuaranteedJob) {
   jobs_[0].priority = policy::Priority::kGuaranteed;
   jobs_[1].priority = policy::Priority::kGuaranteed;
   SimConfig config = ControlledConfig(2, 2);
@@ -489,8 +490,16 @@ TEST_F(GangsTakeBusyGpus, WithGuaranteedGresAGuaranteedGangWaitsForTheNodesGuara
   EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 20);
   EXPECT_FALSE(r->jobs[0].shared);
   EXPECT_FALSE(r->jobs[1].shared);
-  // An opportunistic gang asks for none: it joins a at once, as without.
+  // An opportunistic gang waits as well: it would run at the pace of its
+  // rank held beside a.
   jobs_[1].priority = policy::Priority::kOpportunistic;
+  r = Simulate(jobs_, truth_, config, FirstFitPlacement(&rule_), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 10);
+  EXPECT_FALSE(r->jobs[0].shared);
+  // Beside an opportunistic one-GPU job (it asks for none), the gang joins
+  // it at once, as without.
+  jobs_[0].priority = policy::Priority::kOpportunistic;
   r = Simulate(jobs_, truth_, config, FirstFitPlacement(&rule_), nullptr);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_DOUBLE_EQ(r->jobs[1].start_s, 1);

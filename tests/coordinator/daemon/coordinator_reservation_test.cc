@@ -211,10 +211,10 @@ TEST_F(CoordinatorReservationTest, ADryRunForTwoNodesHoldsEachNodesGpusForItsGan
   EXPECT_THAT(Ask(*c, Submission(6), 3 * kSecond).error, HasSubstr("not whole nodes"));
 }
 
-// With IASHIM_GUARANTEED_GRES, Slurm starts no guaranteed job on a node whose
-// guaranteed jobs would then use more GPUs than it has; job_submit.lua's dry
-// run says so (--guaranteed-gres) and is never bound to such a node, where the
-// job would pend while another node could run it.
+// With IASHIM_GUARANTEED_GRES, Slurm starts no guaranteed job or gang on a
+// node whose guaranteed jobs and gangs would then use more GPUs than it has;
+// job_submit.lua's dry run says so (--guaranteed-gres) and is never bound to
+// such a node, where the job would pend while another node could run it.
 TEST_F(CoordinatorReservationTest, WithTheGuaranteedGresADryRunNamesOnlyNodesSlurmWouldStartItOn) {
   DaemonOptions options;
   options.join_busy_gpus = true;  // as scripts/cluster-up.sh runs it
@@ -238,14 +238,20 @@ TEST_F(CoordinatorReservationTest, WithTheGuaranteedGresADryRunNamesOnlyNodesSlu
   const PlaceResult second = Ask(c, gang, 3 * kSecond);
   EXPECT_FALSE(second.ok);
   EXPECT_TRUE(second.queued);
-  EXPECT_THAT(second.error,
-              HasSubstr("left out, their guaranteed jobs use the GPUs Slurm counts: node1, node2"));
+  EXPECT_THAT(
+      second.error,
+      HasSubstr(
+          "left out, their guaranteed jobs and gangs use the GPUs Slurm counts: node1, node2"));
+  // An opportunistic gang asks for them too (policy::AsksGuaranteedGres).
+  PlaceSpec opportunistic_gang = gang;
+  opportunistic_gang.priority = w::Priority::Opportunistic;
+  EXPECT_TRUE(Ask(c, opportunistic_gang, 3 * kSecond).queued);
   // Without the count, the same gang would join guaranteed jobs on busy GPUs
   // (beside_guaranteed), on a node Slurm would not start it on.
   gang.guaranteed_gres = false;
   const PlaceResult unaware = Ask(c, gang, 3 * kSecond);
   EXPECT_TRUE(unaware.ok) << unaware.error;
-  // An opportunistic job is not counted: the count leaves nothing out for it.
+  // An opportunistic one-GPU job asks for none: nothing is left out for it.
   PlaceSpec opportunistic = Submission();
   opportunistic.priority = w::Priority::Opportunistic;
   opportunistic.mem_bytes = uint64_t{4} << 30;
