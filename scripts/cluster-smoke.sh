@@ -158,10 +158,10 @@ grep -q "8 GPUs on 2 nodes, prefers nodes iashim-node[12],iashim-node[12] \[wide
   fail "job_submit.lua did not bind the job on both nodes to the coordinator's: $(grep 'iashim:.*wide' "$cluster_dir/log/slurmctld.log" | tail -2)"
 say "a job of 8 ranks ran on both nodes the coordinator named, one gang on each ($gangs), meeting across the fabric"
 
-# --- guaranteed jobs ask for the node's guaranteed GPUs (a count-only GRES,
-# job_submit.lua): a guaranteed gang given a node whose guaranteed shard job
-# would leave it too few pends until that job ends, where Slurm 22.05 alone
-# would start it on the shard job's GPU.
+# --- guaranteed jobs and gangs ask for the node's guaranteed GPUs (a
+# count-only GRES, job_submit.lua): a gang, guaranteed or not, given a node
+# whose guaranteed shard job would leave it too few pends until that job
+# ends, where Slurm 22.05 alone would start it on the shard job's GPU.
 gshard=$(submit gshard 8 --iashim -w iashim-node1) || fail "sbatch of gshard refused"
 wait_host "$gshard" >/dev/null
 on head scontrol show job "$gshard" | grep -q "TresPerNode=.*gres:$slurm_guaranteed_gres:1" ||
@@ -169,16 +169,23 @@ on head scontrol show job "$gshard" | grep -q "TresPerNode=.*gres:$slurm_guarant
 ggang=$(on head runuser -u nobody -- sbatch --parsable -D "$cluster_dir/out" -J ggang --gres=gpu:4 --iashim \
   -w iashim-node1 -o "$cluster_dir/out/ggang.out" -e "$cluster_dir/out/ggang.err" \
   --wrap "iashim-fakejob --model resnet18 --seconds 1") || fail "sbatch of ggang refused"
+ogang=$(on head runuser -u nobody -- sbatch --parsable -D "$cluster_dir/out" -J ogang --gres=gpu:4 \
+  --iashim=opportunistic -w iashim-node1 -o "$cluster_dir/out/ogang.out" -e "$cluster_dir/out/ogang.err" \
+  --wrap "iashim-fakejob --model resnet18 --seconds 1") || fail "sbatch of ogang refused"
 sleep 2
-[[ $(on head squeue -h -j "$gshard,$ggang" -o "%i %T" | sort | tr '\n' ' ') == "$gshard RUNNING $ggang PENDING " ]] ||
-  fail "beside guaranteed $gshard, guaranteed gang $ggang: $(on head squeue -h -o '%i %T %r %b')"
-for _ in $(seq 60); do  # ~30 s: gshard runs 8 s, then ggang 1 s
-  [[ -z "$(on head squeue -h -j "$gshard,$ggang" -o %i 2>/dev/null)" ]] && break
+on head scontrol show job "$ogang" | grep -q "TresPerNode=.*gres:$slurm_guaranteed_gres:4" ||
+  fail "gang $ogang asks for no $slurm_guaranteed_gres: $(on head scontrol show job "$ogang" | grep -i tres)"
+[[ $(on head squeue -h -j "$gshard,$ggang,$ogang" -o "%i %T" | sort -n | tr '\n' ' ') == \
+  "$gshard RUNNING $ggang PENDING $ogang PENDING " ]] ||
+  fail "beside guaranteed $gshard, gangs $ggang and $ogang: $(on head squeue -h -o '%i %T %r %b')"
+for _ in $(seq 60); do  # ~30 s: gshard runs 8 s, then each gang 1 s
+  [[ -z "$(on head squeue -h -j "$gshard,$ggang,$ogang" -o %i 2>/dev/null)" ]] && break
   sleep 0.5
 done
-[[ -z "$(on head squeue -h -j "$ggang" -o %i 2>/dev/null)" && -s "$cluster_dir/out/ggang.out" ]] ||
-  fail "guaranteed gang $ggang did not run once $gshard ended: $(on head squeue -h -o '%i %T %r')"
-say "a guaranteed gang waited for the node's guaranteed shard job to end ($slurm_guaranteed_gres), then ran"
+[[ -z "$(on head squeue -h -j "$ggang,$ogang" -o %i 2>/dev/null)" && -s "$cluster_dir/out/ggang.out" &&
+  -s "$cluster_dir/out/ogang.out" ]] ||
+  fail "gangs $ggang and $ogang did not run once $gshard ended: $(on head squeue -h -o '%i %T %r')"
+say "a guaranteed and an opportunistic gang waited for the node's guaranteed shard job to end ($slurm_guaranteed_gres), then ran"
 
 # --- a node dies: it and its job are shown lost, the other node's job runs on
 # at its speed; restarted, the node rejoins Slurm and the coordinator.
