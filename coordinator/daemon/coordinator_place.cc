@@ -2,6 +2,7 @@
 // resolve it against the cluster, decide with the placement policy (and the
 // reservations dry runs left), apply and answer; a ReleaseRequest ends a job.
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -272,15 +273,13 @@ std::vector<std::string> Coordinator::HostsADryRunAvoids(const policy::Placement
 std::vector<std::string> Coordinator::HostsWithoutGuaranteedGpusFor(
     const policy::PlacementRequest& p) const {
   if (!policy::AsksGuaranteedGres(p.priority, p.gpu_count) || p.gpu || !p.host.empty()) return {};
-  const policy::ClusterState view = PlacementView();
+  std::map<std::string, int> gpus_of;
+  for (const policy::GpuInfo& g : cluster_.gpus) ++gpus_of[g.id.host];
+  std::map<std::string, int> used = PlacementView().GuaranteedGresUsed();
   std::vector<std::string> full;
-  for (const policy::GpuInfo& g : cluster_.gpus) {
-    const std::string& host = g.id.host;
-    if (std::find(full.begin(), full.end(), host) != full.end()) continue;
+  for (const auto& [host, gpus] : gpus_of) {
     // A job wider than a node takes all of each of its nodes' GPUs.
-    const int gpus = view.GpusOf(host);
-    const int needed = std::min(p.gpu_count, gpus);
-    if (view.GuaranteedGresUsedOn(host) + needed > gpus) full.push_back(host);
+    if (used[host] + std::min(p.gpu_count, gpus) > gpus) full.push_back(host);
   }
   return full;
 }

@@ -36,8 +36,9 @@ struct PlaceAsk {
   std::set<int> allowed_gpus;   // GPU indexes on host the job may use; empty: any
   BatchIds batch;               // system empty: none
   bool dry_run = false;         // where it would go; nothing registered
-  // A dry run: Slurm starts no guaranteed job on a node whose guaranteed jobs
-  // would then use more GPUs than it has (job_submit.lua's count-only GRES).
+  // A dry run: Slurm starts no guaranteed job or gang on a node whose
+  // guaranteed jobs and gangs would then use more GPUs than it has
+  // (job_submit.lua's count-only GRES, policy::AsksGuaranteedGres).
   bool guaranteed_gres = false;
 };
 

@@ -43,18 +43,12 @@ std::vector<GpuId> ClusterState::FindJobGpus(const std::string& job) const {
   return gpus;
 }
 
-int ClusterState::GpusOf(std::string_view host) const {
-  return static_cast<int>(std::count_if(cluster.gpus.begin(), cluster.gpus.end(),
-                                        [&](const GpuInfo& g) { return g.id.host == host; }));
-}
-
-int ClusterState::GuaranteedGresUsedOn(std::string_view host) const {
-  int used = 0;
+std::map<std::string, int> ClusterState::GuaranteedGresUsed() const {
+  std::map<std::string, int> used;
   for (const auto& [gpu, placed] : jobs) {
-    if (gpu.host != host) continue;
-    used += static_cast<int>(std::count_if(placed.begin(), placed.end(), [](const PlacedJob& j) {
-      return AsksGuaranteedGres(j.priority, j.gpu_count);
-    }));
+    for (const PlacedJob& j : placed) {
+      if (AsksGuaranteedGres(j.priority, j.gpu_count)) ++used[gpu.host];
+    }
   }
   return used;
 }

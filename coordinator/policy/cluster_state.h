@@ -8,7 +8,6 @@
 #include <set>
 #include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "coordinator/policy/cluster.h"
@@ -50,11 +49,10 @@ struct ClusterState {
   const GpuId* FindJob(const std::string& job) const;
   // Every GPU `job` is placed on, in GpuId order (a gang is listed on each).
   std::vector<GpuId> FindJobGpus(const std::string& job) const;
-  // GPUs of `host` the cluster has, and how many of its guaranteed GRES are
-  // in use: one per GPU there of each job that asks for it
-  // (AsksGuaranteedGres), as Slurm counts them.
-  int GpusOf(std::string_view host) const;
-  int GuaranteedGresUsedOn(std::string_view host) const;
+  // Per host, how many of its guaranteed GRES are in use: one per GPU there
+  // of each job that asks for it (AsksGuaranteedGres), as Slurm counts them.
+  // A host where none is in use is not a key.
+  std::map<std::string, int> GuaranteedGresUsed() const;
 };
 
 // Whether a job asks Slurm for a node's count-only guaranteed GRES, one per

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 namespace iashim::policy {
@@ -42,6 +44,23 @@ TEST(ClusterStateTest, FindsEveryGpuOfAGang) {
   EXPECT_EQ(s.FindJobGpus("g"), (std::vector<GpuId>{{"a", 0}, {"a", 2}}));
   EXPECT_EQ(s.FindJobGpus("x"), (std::vector<GpuId>{{"a", 0}}));
   EXPECT_TRUE(s.FindJobGpus("nope").empty());
+}
+
+// job_submit.lua's guaranteed GRES: asked by guaranteed jobs and by gangs,
+// one per GPU each is on; an opportunistic one-GPU job asks for none.
+TEST(ClusterStateTest, CountsTheGuaranteedGresPerHostAsSlurmDoes) {
+  EXPECT_TRUE(AsksGuaranteedGres(Priority::kGuaranteed, 1));
+  EXPECT_TRUE(AsksGuaranteedGres(Priority::kOpportunistic, 2));
+  EXPECT_FALSE(AsksGuaranteedGres(Priority::kOpportunistic, 1));
+  ClusterState s;
+  const PlacedJob gang{.job = "g", .priority = Priority::kOpportunistic, .gpu_count = 2};
+  const PlacedJob guaranteed{.job = "a", .priority = Priority::kGuaranteed};
+  const PlacedJob opportunistic{.job = "b", .priority = Priority::kOpportunistic};
+  s.jobs[{"n1", 0}] = {guaranteed, opportunistic};
+  s.jobs[{"n1", 1}] = {gang};
+  s.jobs[{"n1", 2}] = {gang};
+  s.jobs[{"n2", 0}] = {opportunistic};
+  EXPECT_EQ(s.GuaranteedGresUsed(), (std::map<std::string, int>{{"n1", 3}}));
 }
 
 TEST(ClusterStateTest, ReservationCountsWholeGpuJobsAsAllOfIt) {
