@@ -20,7 +20,10 @@
 #   --build-dir   the build with iashim-clustersim (default: build)
 #
 # Prints one row per segment (segments a trace is too short for are
-# counted, not run), then the summary. Exit 1 if the simulator failed on any
+# counted, not run), then the summary. With jobs guaranteed, `--iashim` is
+# also set beside the protection plain Slurm has without it: every
+# guaranteed job on a whole GPU (--gres=gpu:1), the rest on shards
+# (ratio_whole, simgpu pairs). Exit 1 if the simulator failed on any
 # segment (named), 2 on a bad argument.
 set -euo pipefail
 
@@ -63,7 +66,7 @@ done
 mkdir -p "$out"
 
 rows="$out/rows.tsv" failed=() short=0
-printf 'trace\tstart\tload\tplain_jct_s\tiashim_jct_s\tratio\tratio_v100\tplain_g_max\tiashim_g_max\n' >"$rows"
+printf 'trace\tstart\tload\tplain_jct_s\tiashim_jct_s\tratio\tratio_v100\tplain_g_max\tiashim_g_max\tratio_whole\n' >"$rows"
 # metric MODE SOURCE NAME < summary.csv
 metric() { awk -F, -v m="$1" -v s="$2" -v n="$3" '$1 == m && $2 == s && $3 == n { print $4 }'; }
 for t in $traces; do
@@ -85,9 +88,16 @@ for t in $traces; do
     pv=$(metric plain sim_v100 mean_jct_s <"$csv") iv=$(metric iashim sim_v100 mean_jct_s <"$csv")
     pg=$(metric plain sim long_guaranteed_max_run_slowdown <"$csv")
     ig=$(metric iashim sim long_guaranteed_max_run_slowdown <"$csv")
+    # Plain with guaranteed jobs on whole GPUs: iashim-clustersim's own
+    # summary (live-replay.sh simulates it only when some job is guaranteed).
+    wj=""
+    if ((10#$every > 0)); then
+      wj=$(jq -r 'select(.policy == "firstfit-whole") | .mean_jct_s' "$dir/sim/summary.jsonl")
+    fi
     awk -v t="$t" -v s="$s" -v load="$load" -v pj="$pj" -v ij="$ij" -v pv="$pv" -v iv="$iv" \
-      -v pg="${pg:--}" -v ig="${ig:--}" 'BEGIN {
-        printf "%s\t%d\t%s\t%.2f\t%.2f\t%.3f\t%.3f\t%s\t%s\n", t, s, load, pj, ij, ij / pj, iv / pv, pg, ig }' |
+      -v pg="${pg:--}" -v ig="${ig:--}" -v wj="$wj" 'BEGIN {
+        rw = wj + 0 > 0 ? sprintf("%.3f", ij / wj) : "-"
+        printf "%s\t%d\t%s\t%.2f\t%.2f\t%.3f\t%.3f\t%s\t%s\t%s\n", t, s, load, pj, ij, ij / pj, iv / pv, pg, ig, rw }' |
       tee -a "$rows"
   done
 done
@@ -96,6 +106,7 @@ done
 # than half a percent.
 awk -F'\t' -v short="$short" 'NR > 1 {
     n++; r[n] = $6; v[n] = $7
+    if ($10 != "-") { w++; rw[w] = $10 }
     if ($9 != "-") { m++; g[m] = $9; over += $9 > 1.10 }
     if ($8 != "-") { pm++; pg[pm] = $8; pover += $8 > 1.10 }
   }
@@ -115,6 +126,7 @@ awk -F'\t' -v short="$short" 'NR > 1 {
     printf "%d segments (%d left out: the trace too short from there)\n", n, short
     line("--iashim / plain mean JCT, simgpu pairs:", r, n)
     line("--iashim / plain mean JCT, measured V100:", v, n)
+    if (w > 0) line("--iashim / plain, guaranteed on whole GPUs:", rw, w)
     if (m > 0) guaranteed("--iashim long guaranteed max run slowdown:", g, m, over)
     if (pm > 0) guaranteed("plain shards, the same:", pg, pm, pover)
   }' "$rows"
