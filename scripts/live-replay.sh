@@ -257,6 +257,16 @@ awk -F'\t' -v OFS='\t' 'NR == FNR { mib[$1] = $2; next } $3 == 1 { print $2, mib
   <(for p in "${!mem_mib[@]}"; do printf '%s\t%s\n' "$p" "${mem_mib[$p]}"; done) "$out/profiles.tsv" \
   >"$out/job-memory-shares.tsv"
 [[ "$gangs_busy" == no ]] || queue_flags+=(--job-memory-shares "$out/job-memory-shares.tsv")
+# What a live job's processes take beyond its iterations on this rig (the
+# fake job's start and exit; under --iashim the shim's too, and a gang's
+# ranks under srun), so that the simulator predicts the live run: the median
+# of a row's run less its iterations over the live runs j70-j75 (RUNS.md,
+# session 31; one-GPU jobs and gangs; plain: j71's 38 and 2, --iashim: 165
+# and 75 of six runs), the runs after them held out. Not with --sim-only: a
+# real cluster's jobs run hours, and the survey asks about the policy.
+if [[ $live -eq 1 ]]; then
+  queue_flags+=(--start-up-s "0.11,0.21" --managed-start-up-s "0.28,0.48")
+fi
 segment() {  # SCALE: jobs.tsv on stdout, segment.trace written
   awk -v start="$start" -v jobs="$jobs" -v scale="$1" -v every="$every" -v max_gpus="$max_gpus" -v node_gpus="$node_gpus" \
     -v trace_out="$out/segment.trace" -f scripts/replay/segment.awk \

@@ -46,6 +46,22 @@ absl::StatusOr<double> ParseDouble(std::string_view flag, std::string_view text)
   return v;
 }
 
+// "ONE[,GANG]": a one-GPU job's start-up seconds and a gang's (default: ONE's).
+absl::StatusOr<JobStartUp> ParseStartUp(std::string_view flag, std::string_view text) {
+  const std::vector<std::string_view> parts = Split(text, ',');
+  if (parts.size() > 2) return FlagError(flag, Cat("\"", text, "\": want ONE or ONE,GANG seconds"));
+  JobStartUp s;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    absl::StatusOr<double> v = ParseDouble(flag, parts[i]);
+    if (!v.ok()) return v.status();
+    if (!(*v >= 0 && *v <= 3600))
+      return FlagError(flag, Cat(parts[i], " is not in [0, 3600] seconds"));
+    (i == 0 ? s.one_gpu_s : s.gang_s) = *v;
+  }
+  if (parts.size() == 1) s.gang_s = s.one_gpu_s;
+  return s;
+}
+
 absl::StatusOr<std::vector<std::string>> ParsePolicies(std::string_view text) {
   std::vector<std::string> out;
   for (std::string_view name : Split(text, ',')) {
@@ -139,6 +155,8 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
                                                    "--queue",
                                                    "--backfill-interval",
                                                    "--cpus-per-node",
+                                                   "--start-up-s",
+                                                   "--managed-start-up-s",
                                                    "--job-memory-share",
                                                    "--job-memory-shares",
                                                    "--policy",
@@ -227,6 +245,10 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       absl::StatusOr<int> v = ParseInt<int>(flag, value, 1, 100'000);
       if (!v.ok()) return v.status();
       o.cpus_per_node = *v;
+    } else if (flag == "--start-up-s" || flag == "--managed-start-up-s") {
+      absl::StatusOr<JobStartUp> v = ParseStartUp(flag, value);
+      if (!v.ok()) return v.status();
+      (flag == "--start-up-s" ? o.start_up : o.managed_start_up.emplace()) = *v;
     } else if (flag == "--job-memory-share") {
       absl::StatusOr<double> v = ParseDouble(flag, value);
       if (!v.ok()) return v.status();
@@ -250,11 +272,27 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
   if (o.gpu_type.empty()) return FlagError("--gpu-type", "required (e.g. v100)");
   if (seen.contains("--kfold")) {
     o.mode = CliOptions::Mode::kKfold;
-    for (const char* replay_only :
-         {"--trace", "--gpus", "--gpus-per-node", "--arrival-scale", "--guaranteed-every",
-          "--queue", "--backfill-interval", "--gangs-take-busy-gpus", "--guaranteed-gres",
-          "--cpus-per-node", "--job-memory-share", "--job-memory-shares", "--policy", "--out",
-          "--min-gain", "--uncertainty-weight", "--exploration", "--variants", "--variant-seed"}) {
+    for (const char* replay_only : {"--trace",
+                                    "--gpus",
+                                    "--gpus-per-node",
+                                    "--arrival-scale",
+                                    "--guaranteed-every",
+                                    "--queue",
+                                    "--backfill-interval",
+                                    "--gangs-take-busy-gpus",
+                                    "--guaranteed-gres",
+                                    "--cpus-per-node",
+                                    "--job-memory-share",
+                                    "--job-memory-shares",
+                                    "--policy",
+                                    "--out",
+                                    "--start-up-s",
+                                    "--managed-start-up-s",
+                                    "--min-gain",
+                                    "--uncertainty-weight",
+                                    "--exploration",
+                                    "--variants",
+                                    "--variant-seed"}) {
       if (seen.contains(replay_only)) return FlagError(replay_only, "does not apply to --kfold");
     }
     return o;
@@ -298,6 +336,7 @@ std::string Usage() {
       "           [--queue reserve|greedy|slurm [--backfill-interval S] [--guaranteed-gres]\n"
       "            [--gangs-take-busy-gpus [--cpus-per-node C] [--job-memory-share F]\n"
       "             [--job-memory-shares FILE]]]\n"
+      "           [--start-up-s ONE[,GANG]] [--managed-start-up-s ONE[,GANG]]\n"
       "           [--variants N [--variant-seed S]]\n"
       "       iashim-clustersim --kfold K --throughputs FILE --gpu-type TYPE [--seed S] [--json]\n"
       "       iashim-clustersim --alibaba-nodes F --alibaba-pods F ...   (Alibaba replay)\n"
@@ -342,6 +381,12 @@ std::string Usage() {
       "                        waits in its GPUs until then (default: not modelled)\n"
       "  --job-memory-shares FILE  with it: the same per job type (lines\n"
       "                        \"<job type> TAB <share>\"; the live replay writes one)\n"
+      "  --start-up-s ONE[,GANG]  seconds a job's processes take beyond its iterations\n"
+      "                        (a one-GPU job's, a gang's; default 0): it runs that\n"
+      "                        much longer at its solo pace, as a compressed live\n"
+      "                        replay's jobs do (live-replay.sh passes measured ones)\n"
+      "  --managed-start-up-s ONE[,GANG]  the same for iashim's and oracle's jobs\n"
+      "                        (under the shim; default: --start-up-s)\n"
       "  --min-gain G          iashim/oracle: progress sharing must add (default ",
       kDefaultMinGain,
       ")\n"

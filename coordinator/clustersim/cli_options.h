@@ -6,6 +6,7 @@
 #define IASHIM_COORDINATOR_CLUSTERSIM_CLI_OPTIONS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ struct CliOptions {
   bool gangs_take_busy_gpus = false;               // SimConfig::gangs_take_busy_gpus
   bool guaranteed_gres = false;                    // ReplayOptions::guaranteed_gres
   int cpus_per_node = 0;                           // SimConfig::cpus_per_node
+  JobStartUp start_up;                             // SimConfig::start_up
+  std::optional<JobStartUp> managed_start_up;      // ReplayOptions::managed_start_up
   double job_memory_share = 0;                     // SimConfig::job_memory_share
   std::string job_memory_shares;                   // a file: SimConfig::job_memory_share_by_type
   std::vector<std::string> policies;  // default: all, in kPolicyNames order

@@ -87,6 +87,8 @@ absl::StatusOr<ReplayOptions> ReplayOptionsOf(const CliOptions& options) {
   replay.sim.backfill_interval_s = options.backfill_interval_s;
   replay.sim.gangs_take_busy_gpus = options.gangs_take_busy_gpus;
   replay.sim.cpus_per_node = options.cpus_per_node;
+  replay.sim.start_up = options.start_up;
+  replay.managed_start_up = options.managed_start_up;
   replay.sim.job_memory_share = options.job_memory_share;
   if (!options.job_memory_shares.empty()) {
     absl::StatusOr<std::map<std::string, double>> shares =

@@ -47,6 +47,7 @@ SimConfig CoordinatorConfig(const ReplayOptions& options) {
   sim.share_control = true;
   sim.slurm_chooses_the_node = sim.queue == QueueModel::kSlurmNoTimeLimits;
   sim.guaranteed_gres = options.guaranteed_gres;
+  if (options.managed_start_up) sim.start_up = *options.managed_start_up;
   return sim;
 }
 

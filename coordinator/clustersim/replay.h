@@ -6,6 +6,7 @@
 #define IASHIM_COORDINATOR_CLUSTERSIM_REPLAY_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -51,6 +52,9 @@ struct ReplayOptions {
   // as job_submit.lua asks it for their guaranteed jobs and gangs. The
   // others' jobs are plain Slurm's, without it.
   bool guaranteed_gres = false;
+  // The coordinator's policies' jobs' start-up, when it differs from the
+  // others' (sim.start_up): under the shim, asking the coordinator.
+  std::optional<JobStartUp> managed_start_up;
 };
 
 struct PreparedJobs {

@@ -82,6 +82,12 @@ enum class QueueModel {
   kSlurmNoTimeLimits,
 };
 
+// SimConfig::start_up: a one-GPU job's, and a gang's (its slowest rank's).
+struct JobStartUp {
+  double one_gpu_s = 0;
+  double gang_s = 0;
+};
+
 struct SimConfig {
   int gpus = 0;
   int gpus_per_node = 8;
@@ -211,6 +217,14 @@ struct SimConfig {
   // job_memory_share). The live replay's one-GPU jobs ask the memory their
   // profiles allocate (job_memory_shares.h).
   std::map<std::string, double> job_memory_share_by_type;
+  // What a job's processes take beyond its iterations, to start and to exit
+  // (the live replay's host: the fake job, the shim, a gang's ranks under
+  // srun), in seconds of the job at its solo pace: it runs that much longer
+  // on its GPUs, slowed by its co-runners as its iterations are (the share
+  // controller's reading of its run is theirs). Not modelled: that a
+  // starting job costs its co-runners less than a running one. 0: none (a
+  // real cluster's jobs run hours; a compressed replay's run seconds).
+  JobStartUp start_up;
 };
 
 // What the simulator tells a learning policy after it starts a pair.

@@ -33,6 +33,11 @@ absl::Status Simulation::Init() {
     return absl::InvalidArgumentError("guaranteed_gres models Slurm: it needs the slurm queue");
   }
   if (config_.cpus_per_node < 0) return absl::InvalidArgumentError("cpus_per_node must be >= 0");
+  for (const double s : {config_.start_up.one_gpu_s, config_.start_up.gang_s}) {
+    if (!(s >= 0) || !std::isfinite(s)) {
+      return absl::InvalidArgumentError("start_up must be finite and >= 0 seconds");
+    }
+  }
   full_.cluster = MakeCluster(config_);
   for (int g = 0; g < config_.gpus; ++g) {
     const int node = g / config_.gpus_per_node;
@@ -253,7 +258,8 @@ absl::Status Simulation::Start(int job, const PlacementDecision& decision,
 
   Running& r = running_[job];
   r.gpus = gpus;
-  r.remaining = jobs_[job].total_steps;
+  r.start_up_steps = StartUpS(job) * solo_rate_[job];
+  r.remaining = jobs_[job].total_steps + r.start_up_steps;
   r.since = now_;
   r.rate = solo_rate_[job];
   out_[job].start_s = now_;

@@ -69,6 +69,7 @@ class Simulation {
     double remaining = 0;  // steps
     double rate = 0;       // steps/s now
     double since = 0;      // when `remaining` was last brought up to date
+    double start_up_steps = 0;  // of `remaining` at the start: SimConfig::start_up
     uint64_t version = 0;  // bumps on every re-timing; stale completions are skipped
     bool done = false;
     // A gang holding GPUs it may not run on yet (GangWaits): not started.
@@ -166,6 +167,9 @@ class Simulation {
   // The jobs running on `gpu` other than `job` (a waiting gang does not run).
   std::vector<int> CoRunners(int job, int gpu) const;
   bool IsGang(int job) const { return jobs_[job].type.scale > 1; }
+  double StartUpS(int job) const {
+    return IsGang(job) ? config_.start_up.gang_s : config_.start_up.one_gpu_s;
+  }
   // A gang wider than a node: k / gpus_per_node whole nodes, all of each
   // node's GPUs (Init checks k is a multiple), as Slurm runs
   // `srun -N k/g -n k --gres=gpu:g`.

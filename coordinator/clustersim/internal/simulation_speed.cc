@@ -120,7 +120,10 @@ double Simulation::ShareOn(int gpu) const {
 double Simulation::RunSlowdownOf(int job) const {
   const Running& r = running_[job];
   const double remaining = std::max(0.0, r.remaining - r.rate * (now_ - r.since));
-  const double done_alone_s = (jobs_[job].total_steps - remaining) / solo_rate_[job];
+  // Its start-up counts as work at its pace (SimConfig::start_up), so the
+  // ratio is its iterations' as the live loop reads them.
+  const double done_alone_s =
+      (jobs_[job].total_steps + r.start_up_steps - remaining) / solo_rate_[job];
   return done_alone_s > 0 ? (now_ - out_[job].start_s) / done_alone_s - 1 : 0;
 }
 

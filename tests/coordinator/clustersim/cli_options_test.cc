@@ -143,6 +143,29 @@ std::vector<std::string> With(std::vector<std::string> extra) {
   return args;
 }
 
+TEST(ParseCliOptions, StartUpForAllJobsAndForTheCoordinatorsOwn) {
+  absl::StatusOr<CliOptions> o = ParseCliOptions(Base());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->start_up.one_gpu_s, 0);
+  EXPECT_EQ(o->start_up.gang_s, 0);
+  EXPECT_FALSE(o->managed_start_up.has_value());
+  // One figure: a gang's too.
+  o = ParseCliOptions(With({"--start-up-s", "0.11,0.21", "--managed-start-up-s=0.3"}));
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->start_up.one_gpu_s, 0.11);
+  EXPECT_EQ(o->start_up.gang_s, 0.21);
+  ASSERT_TRUE(o->managed_start_up.has_value());
+  EXPECT_EQ(o->managed_start_up->one_gpu_s, 0.3);
+  EXPECT_EQ(o->managed_start_up->gang_s, 0.3);
+
+  ExpectError(With({"--start-up-s", "1,2,3"}), "--start-up-s: \"1,2,3\": want ONE or ONE,GANG");
+  ExpectError(With({"--start-up-s", "-1"}), "--start-up-s: -1 is not in [0, 3600] seconds");
+  ExpectError(With({"--managed-start-up-s", "0.2,x"}), "--managed-start-up-s: \"x\" is not");
+  ExpectError(With({"--managed-start-up-s"}), "--managed-start-up-s: needs a value");
+  ExpectError({"--kfold", "5", "--throughputs", "t", "--gpu-type", "v100", "--start-up-s", "1"},
+              "--start-up-s: does not apply to --kfold");
+}
+
 TEST(ParseCliOptions, EveryBadArgumentIsNamed) {
   ExpectError(With({"--gpus", "8"}), "--gpus: given twice");
   ExpectError({"--trace", "a", "--gpu-type", "v100", "--gpus", "1"}, "--throughputs");

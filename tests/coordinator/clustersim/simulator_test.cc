@@ -67,6 +67,39 @@ TEST(Simulate, JobAloneTakesStepsOverSoloThroughput) {
   EXPECT_DOUBLE_EQ(r->makespan_s, 10);
 }
 
+TEST(Simulate, AJobsStartUpLengthensItsRunAtItsPace) {
+  // A: 100 steps at 10/s; G, a 2-GPU gang: 100 at 20/s. Half a second of
+  // start-up for a one-GPU job, two for a gang: A runs 10.5 s, G 7 s; their
+  // solo times stay their iterations'.
+  const GavelThroughputs truth = Truth();
+  const std::vector<SimJob> jobs = {Job("g", {"G", 2}, 100, 0), Job("a", {"A", 1}, 100, 3)};
+  SimConfig config = Config(4, 8);
+  config.start_up = {.one_gpu_s = 0.5, .gang_s = 2};
+  absl::StatusOr<SimResult> r = Simulate(jobs, truth, config, ExclusivePlacement(), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 7);
+  EXPECT_DOUBLE_EQ(r->jobs[0].solo_s, 5);
+  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 13.5);
+  EXPECT_DOUBLE_EQ(r->jobs[1].solo_s, 10);
+
+  // Under share control a guaranteed job's start-up is held as its
+  // iterations are, and the loop reads the whole run at its aim: no repaying
+  // (ShareControlHoldsTheGuaranteedJobAtItsFloor, one second longer: A's 110
+  // steps at 10/1.09 a second end at 11.99 s).
+  const MeasuredPairRule rule(&truth);
+  std::vector<SimJob> pair = {Job("a", {"A", 1}, 100, 0), Job("b", {"B", 1}, 40, 0)};
+  pair[0].priority = policy::Priority::kGuaranteed;
+  config = Config(1, 8);
+  config.share_control = true;
+  config.start_up = {.one_gpu_s = 1, .gang_s = 1};
+  r = Simulate(pair, truth, config, FirstFitPlacement(&rule), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_NEAR(r->jobs[0].finish_s, 11.99, 1e-9);
+
+  config.start_up.gang_s = -1;
+  EXPECT_FALSE(Simulate(pair, truth, config, FirstFitPlacement(&rule), nullptr).ok());
+}
+
 TEST(Simulate, PairRunsAtMeasuredPairThroughputs) {
   // FirstFit shares the one GPU. B: 40 steps at 4/s ends at t=10; A has done
   // 5*10 = 50 of 100 steps, the other 50 alone at 10/s take 5 s: t=15.
