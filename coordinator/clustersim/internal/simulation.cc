@@ -258,8 +258,7 @@ absl::Status Simulation::Start(int job, const PlacementDecision& decision,
 
   Running& r = running_[job];
   r.gpus = gpus;
-  r.start_up_steps = StartUpS(job) * solo_rate_[job];
-  r.remaining = jobs_[job].total_steps + r.start_up_steps;
+  r.remaining = jobs_[job].total_steps + StartUpS(job) * solo_rate_[job];
   r.since = now_;
   r.rate = solo_rate_[job];
   out_[job].start_s = now_;

@@ -69,7 +69,6 @@ class Simulation {
     double remaining = 0;  // steps
     double rate = 0;       // steps/s now
     double since = 0;      // when `remaining` was last brought up to date
-    double start_up_steps = 0;  // of `remaining` at the start: SimConfig::start_up
     uint64_t version = 0;  // bumps on every re-timing; stale completions are skipped
     bool done = false;
     // A gang holding GPUs it may not run on yet (GangWaits): not started.

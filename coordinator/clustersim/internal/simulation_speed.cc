@@ -123,7 +123,7 @@ double Simulation::RunSlowdownOf(int job) const {
   // Its start-up counts as work at its pace (SimConfig::start_up), so the
   // ratio is its iterations' as the live loop reads them.
   const double done_alone_s =
-      (jobs_[job].total_steps + r.start_up_steps - remaining) / solo_rate_[job];
+      (jobs_[job].total_steps - remaining) / solo_rate_[job] + StartUpS(job);
   return done_alone_s > 0 ? (now_ - out_[job].start_s) / done_alone_s - 1 : 0;
 }
 
