@@ -164,8 +164,12 @@ TEST_F(GateTest, CoordinatorBudgetThrottlesAndExpires) {
   const uint64_t expiring = coordinator.SendBudget(/*share=*/0.5, 0, /*ttl_ms=*/400);
   ASSERT_TRUE(AwaitBudgetSeq(expiring));
   EXPECT_TRUE(AwaitShare(1.0)) << "the budget never expired";
-  const double after = GpuFraction(0.5);
-  EXPECT_GT(after, 0.8 * unthrottled);
+  // Unthrottled again, the gate holds nothing. (Its speed is not compared
+  // with the first reading's: on a shared CI machine the CPU this process
+  // gets changes from one half second to the next.)
+  const uint64_t held_before = Stats().held_launches;
+  GpuFraction(0.5);
+  EXPECT_EQ(Stats().held_launches, held_before);
 }
 
 TEST_F(GateTest, InflightCapHoldsTheNextLaunchUntilAnEarlierOneFinishes) {
