@@ -60,6 +60,7 @@ class ShimProcessTest : public ::testing::Test {
   }
   void TearDown() override {
     iashim_test::RemoveSimulatedDevices(ns_);
+    for (const std::string& ns : other_ns_) iashim_test::RemoveSimulatedDevices(ns);
     std::system(("rm -rf " + dir_).c_str());
   }
 
@@ -102,8 +103,17 @@ class ShimProcessTest : public ::testing::Test {
     return Finish(job);
   }
 
+  // The environment that runs a job on simulated GPUs of its own, so that two
+  // jobs compared by speed run side by side, under the same host load (a CI
+  // machine's CPU changes from one second to the next), without sharing a GPU.
+  std::string OwnGpus() {
+    other_ns_.push_back(ns_ + "-" + std::to_string(other_ns_.size()));
+    return "SIMGPU_NAMESPACE=" + other_ns_.back() + " ";
+  }
+
   std::string ns_;
   std::string dir_;
+  std::vector<std::string> other_ns_;
 };
 
 iashim::fakejob::ModelProfile Profile(const std::string& model) {
@@ -388,10 +398,12 @@ TEST_F(ShimProcessTest, TelemetrySaysWhichDeviceEachKernelRanOn) {
 }
 
 TEST_F(ShimProcessTest, AbsentCoordinatorDoesNotSlowTheJob) {
-  const JobResult alone = Run("", "--model resnet18 --seconds 2", /*preload=*/false);
-  const JobResult shimmed =
-      Run("IASHIM_LOG=info IASHIM_QUEUE_BATCHES=4 IASHIM_COORDINATOR=tcp://127.0.0.1:9",
-          "--model resnet18 --seconds 2");
+  Job unshimmed = Start(OwnGpus(), "--model resnet18 --seconds 2", /*preload=*/false);
+  Job with_shim =
+      Start("IASHIM_LOG=info IASHIM_QUEUE_BATCHES=4 IASHIM_COORDINATOR=tcp://127.0.0.1:9",
+            "--model resnet18 --seconds 2");
+  const JobResult alone = Finish(unshimmed);
+  const JobResult shimmed = Finish(with_shim);
   ASSERT_EQ(alone.exit_code, 0) << alone.err;
   ASSERT_EQ(shimmed.exit_code, 0) << shimmed.err;
   const double ratio = shimmed.Field("iters_per_s") / alone.Field("iters_per_s");
@@ -445,8 +457,10 @@ TEST_F(ShimProcessTest, SharesSplitTheGpuBetweenTwoJobs) {
 TEST_F(ShimProcessTest, AShareHoldsOnEachDeviceOfAProcess) {
   const std::string env = "'SIMGPU_DEVICES=2xTesla V100-SXM2-32GB:32GiB:80' ";
   const std::string args = "--model resnet18 --devices 2 --seconds 4 --host-gap-us 0";
-  const JobResult full = Run(env + "IASHIM_SHARE=1", args);
-  const JobResult half = Run(env + "IASHIM_SHARE=0.5", args);
+  Job at_full = Start(env + OwnGpus() + "IASHIM_SHARE=1", args);
+  Job at_half = Start(env + "IASHIM_SHARE=0.5", args);
+  const JobResult full = Finish(at_full);
+  const JobResult half = Finish(at_half);
   ASSERT_EQ(full.exit_code, 0) << full.err;
   ASSERT_EQ(half.exit_code, 0) << half.err;
   const double ratio = half.Field("iters_per_s") / full.Field("iters_per_s");
