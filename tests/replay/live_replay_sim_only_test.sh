@@ -252,6 +252,29 @@ wait "$copy_pid" || { cat "$out/edited.log"; fail "overwritten while it ran, the
 cmp -s "$out/run/summary.csv" "$out/edited/summary.csv" ||
   fail "overwritten while it ran, the copy's summary.csv differs from the first run's"
 
+# --- simgpu's throughputs are computed once per tool and profiles and kept in
+# the build tree: the run's copy is a kept one, and a change to the profiles
+# computes them again (its file removed here: the build tree is not the test's).
+kept_one=no
+for f in "$build"/replay-cache/simgpu-throughputs-*.json; do
+  cmp -s "$f" "$out/run/simgpu-throughputs.json" && kept_one=yes
+done
+[[ $kept_one == yes ]] || fail "no file in $build/replay-cache is the run's simgpu-throughputs.json"
+mkdir -p "$out/changed/bench/data"
+cp -r "$repo/scripts" "$out/changed/scripts"
+for d in "$repo"/bench/*; do [[ $d == */data ]] || ln -s "$d" "$out/changed/bench/"; done
+for d in "$repo"/bench/data/*; do [[ $d == */models ]] || ln -s "$d" "$out/changed/bench/data/"; done
+cp -r "$repo/bench/data/models" "$out/changed/bench/data/models"
+echo "# a line that changes no profile" >>"$out/changed/bench/data/models/README.md"
+before=$(ls "$build"/replay-cache)
+"$out/changed/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 120 --time-scale 100 \
+  --out "$out/changed-run" --build-dir "$build" >"$out/changed.log" 2>&1 || { cat "$out/changed.log"; fail "changed profiles: failed"; }
+added=$(comm -13 <(echo "$before") <(ls "$build"/replay-cache))
+[[ $(wc -w <<<"$added") -eq 1 ]] || fail "changed profiles kept $(wc -w <<<"$added") new throughputs files, not 1"
+rm -f "$build/replay-cache/$added"
+cmp -s "$out/run/summary.csv" "$out/changed-run/summary.csv" ||
+  fail "the same profiles computed again gave another summary.csv"
+
 # --- what it refuses, with exit status 2 and the argument named.
 refuses() {  # TEXT ARGS...: exit 2, and TEXT in stderr
   local text=$1 rc=0
