@@ -80,6 +80,53 @@ absl::StatusOr<std::vector<std::string>> ParsePolicies(std::string_view text) {
 
 bool IsFlag(std::string_view arg) { return arg.starts_with("--") || arg == "-h"; }
 
+// Every flag's properties in one row, so that the checks below (needs a value, does not
+// apply to --kfold, applies only with ...) cannot disagree about a flag.
+enum class Takes { kNothing, kValue, kFiles };
+enum class AppliesTo { kBothModes, kReplayOnly };
+enum class Needs { kNothing, kSlurmQueue, kGangsTakeBusyGpus };
+struct FlagSpec {
+  std::string_view name;
+  Takes takes;
+  AppliesTo applies_to;
+  Needs needs = Needs::kNothing;
+};
+constexpr FlagSpec kFlags[] = {
+    {"--throughputs", Takes::kValue, AppliesTo::kBothModes},
+    {"--gpu-type", Takes::kValue, AppliesTo::kBothModes},
+    {"--seed", Takes::kValue, AppliesTo::kBothModes},
+    {"--kfold", Takes::kValue, AppliesTo::kBothModes},
+    {"--json", Takes::kNothing, AppliesTo::kBothModes},
+    {"--trace", Takes::kFiles, AppliesTo::kReplayOnly},
+    {"--gpus", Takes::kValue, AppliesTo::kReplayOnly},
+    {"--gpus-per-node", Takes::kValue, AppliesTo::kReplayOnly},
+    {"--arrival-scale", Takes::kValue, AppliesTo::kReplayOnly},
+    {"--guaranteed-every", Takes::kValue, AppliesTo::kReplayOnly},
+    {"--queue", Takes::kValue, AppliesTo::kReplayOnly},
+    {"--backfill-interval", Takes::kValue, AppliesTo::kReplayOnly, Needs::kSlurmQueue},
+    {"--gangs-take-busy-gpus", Takes::kNothing, AppliesTo::kReplayOnly, Needs::kSlurmQueue},
+    {"--guaranteed-gres", Takes::kNothing, AppliesTo::kReplayOnly, Needs::kSlurmQueue},
+    {"--cpus-per-node", Takes::kValue, AppliesTo::kReplayOnly, Needs::kGangsTakeBusyGpus},
+    {"--job-memory-share", Takes::kValue, AppliesTo::kReplayOnly, Needs::kGangsTakeBusyGpus},
+    {"--job-memory-shares", Takes::kValue, AppliesTo::kReplayOnly, Needs::kGangsTakeBusyGpus},
+    {"--start-up-s", Takes::kValue, AppliesTo::kReplayOnly},
+    {"--managed-start-up-s", Takes::kValue, AppliesTo::kReplayOnly},
+    {"--policy", Takes::kValue, AppliesTo::kReplayOnly},
+    {"--out", Takes::kValue, AppliesTo::kReplayOnly},
+    {"--min-gain", Takes::kValue, AppliesTo::kReplayOnly},
+    {"--uncertainty-weight", Takes::kValue, AppliesTo::kReplayOnly},
+    {"--exploration", Takes::kValue, AppliesTo::kReplayOnly},
+    {"--variants", Takes::kValue, AppliesTo::kReplayOnly},
+    {"--variant-seed", Takes::kValue, AppliesTo::kReplayOnly},
+};
+
+const FlagSpec* FindFlag(std::string_view name) {
+  for (const FlagSpec& spec : kFlags) {
+    if (spec.name == name) return &spec;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 bool IsAlibabaCommandLine(const std::vector<std::string>& args) {
@@ -108,23 +155,21 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       o.mode = CliOptions::Mode::kHelp;
       return o;
     }
-    if (flag != "--trace" && !seen.insert(flag).second) return FlagError(flag, "given twice");
-    if (flag == "--json") {
+    const FlagSpec* spec = FindFlag(flag);
+    if (spec == nullptr) {
+      return absl::InvalidArgumentError(Cat("unknown flag ", flag, " (see --help)"));
+    }
+    if (spec->takes != Takes::kFiles && !seen.insert(flag).second) {
+      return FlagError(flag, "given twice");
+    }
+    if (spec->takes == Takes::kNothing) {
       if (inline_value.has_value()) return FlagError(flag, "takes no value");
-      o.json = true;
+      if (flag == "--json") o.json = true;
+      if (flag == "--gangs-take-busy-gpus") o.gangs_take_busy_gpus = true;
+      if (flag == "--guaranteed-gres") o.guaranteed_gres = true;
       continue;
     }
-    if (flag == "--gangs-take-busy-gpus") {
-      if (inline_value.has_value()) return FlagError(flag, "takes no value");
-      o.gangs_take_busy_gpus = true;
-      continue;
-    }
-    if (flag == "--guaranteed-gres") {
-      if (inline_value.has_value()) return FlagError(flag, "takes no value");
-      o.guaranteed_gres = true;
-      continue;
-    }
-    if (flag == "--trace") {
+    if (spec->takes == Takes::kFiles) {
       seen.insert(flag);
       if (inline_value.has_value()) {
         if (inline_value->empty()) return FlagError(flag, "empty file name");
@@ -146,30 +191,7 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
     } else if (i + 1 < args.size() && !args[i + 1].starts_with("--")) {
       value = args[++i];
     } else {
-      static const std::set<std::string> kKnown = {"--throughputs",
-                                                   "--gpu-type",
-                                                   "--gpus",
-                                                   "--gpus-per-node",
-                                                   "--arrival-scale",
-                                                   "--guaranteed-every",
-                                                   "--queue",
-                                                   "--backfill-interval",
-                                                   "--cpus-per-node",
-                                                   "--start-up-s",
-                                                   "--managed-start-up-s",
-                                                   "--job-memory-share",
-                                                   "--job-memory-shares",
-                                                   "--policy",
-                                                   "--seed",
-                                                   "--out",
-                                                   "--kfold",
-                                                   "--min-gain",
-                                                   "--uncertainty-weight",
-                                                   "--exploration",
-                                                   "--variants",
-                                                   "--variant-seed"};
-      if (kKnown.contains(flag)) return FlagError(flag, "needs a value");
-      return absl::InvalidArgumentError(Cat("unknown flag ", flag, " (see --help)"));
+      return FlagError(flag, "needs a value");
     }
     if (flag == "--throughputs") {
       if (value.empty()) return FlagError(flag, "empty file name");
@@ -263,7 +285,7 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       if (*v < 0) return FlagError(flag, "must be >= 0");
       o.uncertainty_weight = *v;
     } else {
-      return absl::InvalidArgumentError(Cat("unknown flag ", flag, " (see --help)"));
+      return absl::InternalError(Cat(flag, " is in kFlags but has no parser here"));
     }
   }
 
@@ -272,42 +294,22 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
   if (o.gpu_type.empty()) return FlagError("--gpu-type", "required (e.g. v100)");
   if (seen.contains("--kfold")) {
     o.mode = CliOptions::Mode::kKfold;
-    for (const char* replay_only : {"--trace",
-                                    "--gpus",
-                                    "--gpus-per-node",
-                                    "--arrival-scale",
-                                    "--guaranteed-every",
-                                    "--queue",
-                                    "--backfill-interval",
-                                    "--gangs-take-busy-gpus",
-                                    "--guaranteed-gres",
-                                    "--cpus-per-node",
-                                    "--job-memory-share",
-                                    "--job-memory-shares",
-                                    "--policy",
-                                    "--out",
-                                    "--start-up-s",
-                                    "--managed-start-up-s",
-                                    "--min-gain",
-                                    "--uncertainty-weight",
-                                    "--exploration",
-                                    "--variants",
-                                    "--variant-seed"}) {
-      if (seen.contains(replay_only)) return FlagError(replay_only, "does not apply to --kfold");
+    for (const FlagSpec& spec : kFlags) {
+      if (spec.applies_to == AppliesTo::kReplayOnly && seen.contains(std::string(spec.name))) {
+        return FlagError(spec.name, "does not apply to --kfold");
+      }
     }
     return o;
   }
   if (o.traces.empty()) return FlagError("--trace", "required (one or more Gavel trace files)");
   if (o.gpus == 0) return FlagError("--gpus", "required (the cluster's GPU count)");
-  for (const char* slurm_only :
-       {"--backfill-interval", "--gangs-take-busy-gpus", "--guaranteed-gres"}) {
-    if (seen.contains(slurm_only) && o.queue != QueueModel::kSlurmNoTimeLimits) {
-      return FlagError(slurm_only, "applies only to --queue slurm");
+  for (const FlagSpec& spec : kFlags) {
+    if (!seen.contains(std::string(spec.name))) continue;
+    if (spec.needs == Needs::kSlurmQueue && o.queue != QueueModel::kSlurmNoTimeLimits) {
+      return FlagError(spec.name, "applies only to --queue slurm");
     }
-  }
-  for (const char* busy_only : {"--cpus-per-node", "--job-memory-share", "--job-memory-shares"}) {
-    if (seen.contains(busy_only) && !o.gangs_take_busy_gpus) {
-      return FlagError(busy_only, "applies only with --gangs-take-busy-gpus");
+    if (spec.needs == Needs::kGangsTakeBusyGpus && !o.gangs_take_busy_gpus) {
+      return FlagError(spec.name, "applies only with --gangs-take-busy-gpus");
     }
   }
   if (o.policies.empty()) {
