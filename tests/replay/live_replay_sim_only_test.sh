@@ -9,7 +9,15 @@ set -euo pipefail
 repo=$1
 build=$2
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+cache_before=""  # set while the test may add a file to the build tree's replay cache
+cleanup() {
+  if [[ -n $cache_before ]]; then
+    comm -13 <(echo "$cache_before") <(ls "$build"/replay-cache) |
+      while read -r f; do rm -f "$build/replay-cache/$f"; done
+  fi
+  rm -rf "$out"
+}
+trap cleanup EXIT
 fail() { echo "FAILED: $*" >&2; exit 1; }
 trace=$repo/bench/data/gavel/msr-seed0/b436b2.trace
 
@@ -267,11 +275,13 @@ for d in "$repo"/bench/data/*; do [[ $d == */models ]] || ln -s "$d" "$out/chang
 cp -r "$repo/bench/data/models" "$out/changed/bench/data/models"
 echo "# a line that changes no profile" >>"$out/changed/bench/data/models/README.md"
 before=$(ls "$build"/replay-cache)
+cache_before=$before  # the trap removes what the run adds, even if a check below fails
 "$out/changed/scripts/live-replay.sh" --trace "$trace" --sim-only --jobs 12 --start 120 --time-scale 100 \
   --out "$out/changed-run" --build-dir "$build" >"$out/changed.log" 2>&1 || { cat "$out/changed.log"; fail "changed profiles: failed"; }
 added=$(comm -13 <(echo "$before") <(ls "$build"/replay-cache))
 [[ $(wc -w <<<"$added") -eq 1 ]] || fail "changed profiles kept $(wc -w <<<"$added") new throughputs files, not 1"
 rm -f "$build/replay-cache/$added"
+cache_before=""
 cmp -s "$out/run/summary.csv" "$out/changed-run/summary.csv" ||
   fail "the same profiles computed again gave another summary.csv"
 
