@@ -283,7 +283,10 @@ void WriteJob(const wire::JobState& job, JsonWriter& w) {
   } else {
     w.String(absl::AsciiStrToLower(wire::EnumNameBaselineSource(job.baseline_source())));
   }
+  w.Key("baseline_cpu_contended").Bool(job.baseline_cpu_contended());
   w.Key("probing").Bool(job.probing());
+  w.Key("cpu_wait");
+  KnownOrNull(job.cpu_wait(), w);
   w.Key("mem_bytes").Uint(job.mem_bytes());
   w.Key("mem_limit_bytes").Uint(job.mem_limit_bytes());
   w.Key("budget_age_ms").Uint(job.budget_age_ms());

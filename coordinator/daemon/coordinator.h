@@ -117,6 +117,7 @@ struct CoordinatorCounters {
   uint64_t probes_measured = 0;
   uint64_t probes_timed_out = 0;
   uint64_t probes_aborted = 0;
+  uint64_t probes_cpu_contended = 0;  // measured while the host kept the job waiting for a CPU
 };
 
 class Coordinator {

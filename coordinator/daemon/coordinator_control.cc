@@ -268,10 +268,13 @@ void Coordinator::LearnBaselines() {
     }
     // A baseline the job measured itself (alone, or with its co-runners held
     // by a probe) is worth keeping for the next run of the same model; a seed
-    // is what was saved already.
+    // is what was saved already, and one measured while the host kept the job
+    // waiting for a CPU would read the next run slow too.
     const std::optional<double> own = job.profile.baseline_iteration_ns();
     const policy::BaselineSource source = job.profile.baseline_source();
-    if (!own || (source != policy::BaselineSource::kAlone && source != policy::BaselineSource::kProbe)) {
+    if (!own ||
+        (source != policy::BaselineSource::kAlone && source != policy::BaselineSource::kProbe) ||
+        job.profile.baseline_contended()) {
       continue;
     }
     if (job.baseline_saved_ns > 0 && std::abs(*own - job.baseline_saved_ns) < 0.02 * *own) continue;

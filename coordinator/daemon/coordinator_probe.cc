@@ -22,6 +22,7 @@ policy::SoloProbeInput ProbeInput(const Job& g, const std::vector<Job*>& corunne
   policy::SoloProbeInput in;
   in.shared = !corunners.empty();
   in.has_baseline = g.profile.baseline_source() != policy::BaselineSource::kNone;
+  in.baseline_contended = g.profile.baseline_contended();
   in.telemetry_s = g.telemetry_s;
   in.window_s = g.window_s;
   if (const auto ns = g.profile.iteration_ns()) in.iteration_s = *ns / 1e9;
@@ -68,6 +69,9 @@ void Coordinator::CountProbeEvent(policy::SoloProbeEvent event) {
       break;
     case policy::SoloProbeEvent::kAborted:
       ++counters_.probes_aborted;
+      break;
+    case policy::SoloProbeEvent::kContended:
+      ++counters_.probes_cpu_contended;
       break;
     case policy::SoloProbeEvent::kNone:
       break;

@@ -149,7 +149,8 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
           energy_.Joules(id).value_or(-1.0), JoulesPerIteration(job).value_or(-1.0),
           job.is_gang() ? &gang.gpus : nullptr, job.is_gang() ? &gang.ranks : nullptr, job.lost,
           RunSlowdownOrUnknown(job), beside_guaranteed.empty() ? nullptr : &beside_guaranteed,
-          LoopTargetOrUnknown(job), share_set_by));
+          LoopTargetOrUnknown(job), share_set_by, job.profile.cpu_wait().value_or(-1.0),
+          job.profile.baseline_contended()));
     }
     flatbuffers::Offset<wire::LoopState> loop;
     if (gid) {
@@ -223,6 +224,7 @@ std::string Coordinator::MetricsText(int64_t now_ns) const {
   b.Sample({{"outcome", "measured"}}, double(counters_.probes_measured));
   b.Sample({{"outcome", "timed_out"}}, double(counters_.probes_timed_out));
   b.Sample({{"outcome", "aborted"}}, double(counters_.probes_aborted));
+  b.Sample({{"outcome", "cpu_contended"}}, double(counters_.probes_cpu_contended));
   b.Counter("iashim_budgets_sent_total", "Budget messages sent to shims.");
   b.Sample(double(counters_.budgets_sent));
   b.Counter("iashim_placements_total", "Jobs placed.");

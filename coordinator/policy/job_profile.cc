@@ -28,6 +28,7 @@ JobProfile::JobProfile(JobProfileOptions options)
       collective_(options.tau_s),
       solo_collective_(options.tau_s),
       solo_busy_(options.tau_s),
+      cpu_wait_(options.tau_s),
       baseline_(options.baseline),
       fingerprint_(options.max_kernels) {}
 
@@ -87,6 +88,9 @@ bool JobProfile::AddWindow(const TelemetryWindow& w, bool alone_on_gpu,
   busy_.Add(busy, length_s);
   const double collective = std::min(1.0, CollectiveNs(w) / (length_s * kNsPerS));
   collective_.Add(collective, length_s);
+  const double cpu_wait =
+      std::min(1.0, static_cast<double>(w.launcher_cpu_wait_ns) / (length_s * kNsPerS));
+  cpu_wait_.Add(cpu_wait, length_s);
 
   const double kernels_per_s = static_cast<double>(w.launches) / length_s;
   if (!skip_next_rate_window_) rate_.Add(kernels_per_s, length_s);
@@ -117,7 +121,7 @@ bool JobProfile::AddWindow(const TelemetryWindow& w, bool alone_on_gpu,
   // its own budget, which is not its solo speed.
   if (alone_on_gpu && w.budget_share >= 1.0 && counts_.accepted > options_.warmup_windows) {
     baseline_.AddSoloWindow(completed ? static_cast<double>(w.iteration_ns) : 0.0, kernels_per_s,
-                            origin);
+                            origin, cpu_wait > options_.max_solo_cpu_wait);
     solo_collective_.Add(collective, length_s);
     solo_busy_.Add(busy, length_s);
   }

@@ -46,10 +46,16 @@ double MeanNearMedian(const std::deque<double>& samples) {
 
 SoloBaseline::SoloBaseline(SoloBaselineOptions options) : options_(options) {}
 
-void SoloBaseline::AddSoloWindow(double iteration_ns, double kernels_per_s,
-                                 BaselineSource origin) {
-  if (PositiveAndFinite(iteration_ns)) Push(iteration_, iteration_ns, options_.history);
-  if (PositiveAndFinite(kernels_per_s)) Push(rate_, kernels_per_s, options_.history);
+void SoloBaseline::Add(Samples& samples, double v, bool cpu_contended) const {
+  if (!PositiveAndFinite(v)) return;
+  Push(samples.all, v, options_.history);
+  if (!cpu_contended) Push(samples.uncontended, v, options_.history);
+}
+
+void SoloBaseline::AddSoloWindow(double iteration_ns, double kernels_per_s, BaselineSource origin,
+                                 bool cpu_contended) {
+  Add(iteration_, iteration_ns, cpu_contended);
+  Add(rate_, kernels_per_s, cpu_contended);
   if (PositiveAndFinite(iteration_ns) || PositiveAndFinite(kernels_per_s)) last_origin_ = origin;
 }
 
@@ -67,19 +73,30 @@ std::optional<double> SoloBaseline::kernels_per_s() const {
 }
 
 BaselineSource SoloBaseline::source() const {
-  const size_t enough = std::max<size_t>(options_.min_windows, 1);
   const bool by_iteration = iteration_ns().has_value();
-  const std::deque<double>& used = by_iteration ? iteration_ : rate_;
   if (!by_iteration && !kernels_per_s().has_value()) return BaselineSource::kNone;
-  if (!used.empty() && used.size() >= enough) return last_origin_;
+  if (InUse(by_iteration ? iteration_ : rate_) != nullptr) return last_origin_;
   return BaselineSource::kSaved;
 }
 
-std::optional<double> SoloBaseline::Estimate(const std::deque<double>& samples,
+bool SoloBaseline::contended() const {
+  const Samples& used = iteration_ns().has_value() ? iteration_ : rate_;
+  return InUse(used) == &used.all;
+}
+
+bool SoloBaseline::Enough(const std::deque<double>& samples) const {
+  return !samples.empty() && samples.size() >= std::max<size_t>(options_.min_windows, 1);
+}
+
+const std::deque<double>* SoloBaseline::InUse(const Samples& samples) const {
+  if (Enough(samples.uncontended)) return &samples.uncontended;
+  if (Enough(samples.all)) return &samples.all;
+  return nullptr;
+}
+
+std::optional<double> SoloBaseline::Estimate(const Samples& samples,
                                              std::optional<double> seed) const {
-  if (!samples.empty() && samples.size() >= std::max<size_t>(options_.min_windows, 1)) {
-    return MeanNearMedian(samples);
-  }
+  if (const std::deque<double>* used = InUse(samples)) return MeanNearMedian(*used);
   return seed;
 }
 

@@ -18,6 +18,16 @@
 // own; then the job's own measurements win, because the seed may come from a
 // run with another batch size or input pipeline.
 //
+// A window whose launching threads waited long for a CPU (the host was
+// overloaded: TelemetryWindow::launcher_cpu_wait_ns) measured the host as
+// much as the job: an LSTM whose first seconds shared two cores with other
+// jobs starting read its solo iteration 10% slow, and every slowdown after
+// that 10% too low. Such windows are kept apart: the estimate uses the
+// uncontended windows once there are min_windows of them, and the contended
+// ones only until then (a baseline that reads a little slow protects better
+// than none; contended() says that it is one, so that a probe can measure
+// again).
+//
 // source() says which of these the estimate in use comes from: the seed
 // (kSaved), or the origin of the latest own window (kAlone, or kProbe for a
 // window measured while the coordinator held the job's co-runners).
@@ -43,9 +53,10 @@ class SoloBaseline {
 
   // One solo window: its mean iteration time (0 = no iteration completed, or
   // iterations are not detected) and kernel launches per second (0 = none).
-  // `origin`: kAlone or kProbe.
+  // `origin`: kAlone or kProbe. `cpu_contended`: its launching threads
+  // waited for a CPU too long for it to be the job's own speed.
   void AddSoloWindow(double iteration_ns, double kernels_per_s,
-                     BaselineSource origin = BaselineSource::kAlone);
+                     BaselineSource origin = BaselineSource::kAlone, bool cpu_contended = false);
 
   // Either value may be 0 = not seeded.
   void Seed(double iteration_ns, double kernels_per_s);
@@ -57,17 +68,28 @@ class SoloBaseline {
   // Of the estimate slowdowns use first: the iteration time if known, else
   // the launch rate.
   BaselineSource source() const;
+  // The estimate in use comes from own windows of which some were contended
+  // for a CPU (fewer than min_windows uncontended ones so far).
+  bool contended() const;
 
-  size_t iteration_samples() const { return iteration_.size(); }
-  size_t rate_samples() const { return rate_.size(); }
+  size_t iteration_samples() const { return iteration_.all.size(); }
+  size_t rate_samples() const { return rate_.all.size(); }
 
  private:
-  std::optional<double> Estimate(const std::deque<double>& samples,
-                                 std::optional<double> seed) const;
+  // Own windows: all of them and the uncontended ones.
+  struct Samples {
+    std::deque<double> all;
+    std::deque<double> uncontended;
+  };
+  void Add(Samples& samples, double v, bool cpu_contended) const;
+  bool Enough(const std::deque<double>& samples) const;
+  // The samples the estimate is taken over; null when there are too few.
+  const std::deque<double>* InUse(const Samples& samples) const;
+  std::optional<double> Estimate(const Samples& samples, std::optional<double> seed) const;
 
   SoloBaselineOptions options_;
-  std::deque<double> iteration_;
-  std::deque<double> rate_;
+  Samples iteration_;
+  Samples rate_;
   std::optional<double> seed_iteration_ns_;
   std::optional<double> seed_kernels_per_s_;
   BaselineSource last_origin_ = BaselineSource::kAlone;

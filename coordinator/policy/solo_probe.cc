@@ -81,8 +81,8 @@ SoloProbeStep SoloProbe::Step(int64_t now_ns, const SoloProbeInput& in) {
     case SoloProbePhase::kGaveUp:
       return {};
     case SoloProbePhase::kIdle: {
-      if (in.has_baseline || !in.shared || in.telemetry_s < options_.warmup_s ||
-          !(in.window_s > 0)) {
+      if ((in.has_baseline && !in.baseline_contended) || !in.shared ||
+          in.telemetry_s < options_.warmup_s || !(in.window_s > 0)) {
         return {};
       }
       if (state_.attempts > 0 && now_ns < state_.retry_at_ns) return {};
@@ -100,7 +100,10 @@ SoloProbeStep SoloProbe::Step(int64_t now_ns, const SoloProbeInput& in) {
   }
   if (!in.shared) return Release(SoloProbeEvent::kAborted, now_ns);
   if (now_ns - state_.started_ns >= Ns(options_.max_hold_s)) {
-    return Release(in.has_baseline ? SoloProbeEvent::kMeasured : SoloProbeEvent::kTimedOut, now_ns);
+    return Release(!in.has_baseline        ? SoloProbeEvent::kTimedOut
+                   : in.baseline_contended ? SoloProbeEvent::kContended
+                                           : SoloProbeEvent::kMeasured,
+                   now_ns);
   }
   if (state_.phase == SoloProbePhase::kApplying && in.corunners_held) {
     state_.phase = SoloProbePhase::kSettling;
@@ -112,7 +115,8 @@ SoloProbeStep SoloProbe::Step(int64_t now_ns, const SoloProbeInput& in) {
   }
   if (state_.phase == SoloProbePhase::kMeasuring && now_ns >= state_.measure_until_ns &&
       in.has_baseline) {
-    return Release(SoloProbeEvent::kMeasured, now_ns);
+    return Release(in.baseline_contended ? SoloProbeEvent::kContended : SoloProbeEvent::kMeasured,
+                   now_ns);
   }
   return {SoloProbeEvent::kNone, true, Solo(now_ns)};
 }

@@ -10,12 +10,17 @@
 //
 // One probe, per guaranteed job, goes through these phases:
 //   idle -> applying: the job has had warmup_s of telemetry, shares its GPU
-//            and has no baseline; the daemon sends the hold budgets.
+//            and has no baseline, or only one measured while the host's CPUs
+//            kept its threads waiting (SoloBaseline::contended: it reads the
+//            job slow, and every slowdown too low); the daemon sends the hold
+//            budgets (which also quiet the co-runners' host threads).
 //   applying -> settling: every co-runner reports the hold share in force.
 //   settling -> measuring after settle_s = one window + one iteration +
 //            settle_margin_s: by then every window received, and every
 //            iteration completed in it, began after the hold took effect.
-//   measuring -> done once measure_s has passed and the job has a baseline.
+//   measuring -> done once measure_s has passed and the job has a baseline;
+//            one still contended for a CPU ends the attempt (kContended) and
+//            is retried as one that measured nothing.
 //   measure_s = clamp(max(windows x window, iterations x iteration period),
 //                     min_measure_s, max_measure_s).
 // Fail-open: whatever happens, the co-runners are released max_hold_s after
@@ -61,6 +66,7 @@ std::string_view SoloProbePhaseName(SoloProbePhase phase);
 struct SoloProbeInput {
   bool shared = false;         // connected co-runners on its GPU (opportunistic)
   bool has_baseline = false;   // JobProfile has a baseline (any source)
+  bool baseline_contended = false;  // ...taken over windows contended for a CPU
   double telemetry_s = 0;      // seconds of accepted telemetry since it connected
   double window_s = 0;         // its telemetry window length; 0 = not known yet
   std::optional<double> iteration_s;  // its iteration period now (shared: an upper bound)
@@ -80,10 +86,11 @@ struct SoloProbeState {
 
 enum class SoloProbeEvent {
   kNone,
-  kStarted,   // hold the co-runners
-  kMeasured,  // release them: the job has a probe baseline
-  kTimedOut,  // release them: max_hold_s passed without a baseline (retried later)
-  kAborted,   // release them: the job no longer shares its GPU
+  kStarted,    // hold the co-runners
+  kMeasured,   // release them: the job has a probe baseline
+  kTimedOut,   // release them: max_hold_s passed without a baseline (retried later)
+  kAborted,    // release them: the job no longer shares its GPU
+  kContended,  // release them: measured, but its threads waited for a CPU (retried later)
 };
 
 struct SoloProbeStep {

@@ -22,6 +22,9 @@ WindowDefect CheckWindow(const TelemetryWindow& w, const WindowLimits& limits) {
   if (w.mem_used_bytes > limits.max_mem_bytes || w.mem_limit_bytes > limits.max_mem_bytes) {
     return WindowDefect::kAbsurdMemory;
   }
+  // One thread cannot wait longer than the window; the shim reads the wait
+  // a little off the window's bounds, hence the margin.
+  if (w.launcher_cpu_wait_ns > 2 * length_ns + 1'000'000'000) return WindowDefect::kAbsurdCpuWait;
   return WindowDefect::kNone;
 }
 
@@ -43,6 +46,8 @@ std::string_view WindowDefectName(WindowDefect defect) {
       return "absurd budget share";
     case WindowDefect::kAbsurdMemory:
       return "absurd memory";
+    case WindowDefect::kAbsurdCpuWait:
+      return "absurd CPU wait";
   }
   return "unknown";
 }

@@ -342,6 +342,11 @@ void Drainer::CloseWindow(uint64_t now_ns) {
   held_seen_ = gate.held_launches();
   held_ns_seen_ = gate.held_ns();
   extras.charge_scale = gate.charge_scale();
+  launcher_tids_.clear();
+  for (ThreadBuffer* b = ThreadBuffer::Head(); b != nullptr; b = b->next()) {
+    if (b->owned() && b->tid() > 0) launcher_tids_.push_back(b->tid());
+  }
+  extras.launcher_cpu_wait_ns = run_queue_wait_.TakeLongestWaitNs(launcher_tids_);
   if (nvml_ != nullptr) {
     extras.gpu_share = nvml_->last_reading();
     extras.gpu_energy_j = nvml_->gpu_energy_j();

@@ -16,6 +16,7 @@
 
 #include "libiashim/src/cuda_api.h"
 #include "libiashim/src/cycle_clock.h"
+#include "libiashim/src/run_queue_wait.h"
 #include "libiashim/src/telemetry_encoder.h"
 #include "libiashim/src/trace_writer.h"
 #include "libiashim/src/transport.h"
@@ -114,6 +115,8 @@ class Drainer {
   uint64_t held_seen_ = 0;
   uint64_t held_ns_seen_ = 0;
   uint64_t budgets_rejected_ = 0;
+  RunQueueWait run_queue_wait_;
+  std::vector<int> launcher_tids_;  // reused: no allocation per window once grown
   HelloInfo hello_;
 };
 

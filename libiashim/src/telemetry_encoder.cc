@@ -58,10 +58,10 @@ Message EncodeBatch(int pid, const WindowSummary& window, const BatchExtras& ext
   }
   const auto batch = w::CreateTelemetryBatchDirect(
       fbb, extras.seq, window.start_ns, window.end_ns, window.launches, window.graph_launches,
-      window.syncs, window.iterations, window.iteration_ns, extras.sample_every, &kernels,
-      &memory, extras.batches_dropped, extras.records_dropped, extras.budget_share,
-      extras.held_launches, extras.held_ns, extras.charge_scale, extras.gpu_share,
-      extras.gpu_energy_j);
+      window.syncs, window.iterations, window.iteration_ns, extras.sample_every, &kernels, &memory,
+      extras.batches_dropped, extras.records_dropped, extras.budget_share, extras.held_launches,
+      extras.held_ns, extras.charge_scale, extras.gpu_share, extras.gpu_energy_j,
+      extras.launcher_cpu_wait_ns);
   return Finish(fbb, pid, w::Payload::TelemetryBatch, batch);
 }
 

@@ -159,6 +159,10 @@ TEST(StatusFormat, Json) {
   EXPECT_THAT(json, HasSubstr("\"baseline_source\": \"probe\","));
   EXPECT_THAT(json, HasSubstr("\"baseline_source\": null,"));  // gpt2-opp: none
   EXPECT_THAT(json, HasSubstr("\"probing\": false,"));
+  EXPECT_THAT(json, HasSubstr("\"cpu_wait\": 0.042,"));
+  EXPECT_THAT(json, HasSubstr("\"cpu_wait\": null,"));  // gpt2-opp: unknown
+  EXPECT_THAT(json, HasSubstr("\"baseline_cpu_contended\": true,"));
+  EXPECT_THAT(json, HasSubstr("\"baseline_cpu_contended\": false,"));
   EXPECT_THAT(json, HasSubstr("\"slowdown_target\": 0.1,"));
   EXPECT_THAT(json, HasSubstr("\"kernels_per_s\": 12300,"));
   EXPECT_THAT(json, HasSubstr("\"mem_bytes\": 8589934592,"));

@@ -65,7 +65,8 @@ Bytes EncodeSampleSnapshot(uint16_t version) {
       /*held_launches_per_s=*/3.5, /*connected=*/true, /*batch=*/0,
       /*baseline_source=*/wire::BaselineSource::Probe, /*probing=*/false, /*energy_j=*/5412.0,
       /*energy_per_iteration_j=*/57.3, /*gpus=*/nullptr, /*ranks=*/nullptr, /*lost=*/false,
-      /*run_slowdown=*/0.092, /*beside_guaranteed=*/nullptr, /*loop_target=*/0.098));
+      /*run_slowdown=*/0.092, /*beside_guaranteed=*/nullptr, /*loop_target=*/0.098,
+      /*share_set_by=*/0, /*cpu_wait=*/0.042, /*baseline_cpu_contended=*/true));
   jobs.push_back(wire::CreateJobStateDirect(
       fbb, "gpt2-opp", 1203, "node-a", "python \"gpt2\".py\n\xff", wire::Priority::Opportunistic,
       /*share=*/0.1, /*max_inflight=*/0, /*slowdown=*/-1, /*slowdown_target=*/0,

@@ -74,8 +74,11 @@ class ProbeTest : public ::testing::Test {
       std::vector<Outgoing> out;
       const double guard_ms = 100 * (1 + harm_ * filler_share_);
       c_->OnMessage("shim-g",
-                    Bytes(Telemetry({.seq = seq_, .start_ns = t_, .iteration_ms = guard_ms})), t_,
-                    kUnix + t_, &out);
+                    Bytes(Telemetry({.seq = seq_,
+                                     .start_ns = t_,
+                                     .iteration_ms = guard_ms,
+                                     .cpu_wait_ms = guard_cpu_wait_ms_})),
+                    t_, kUnix + t_, &out);
       c_->OnMessage("shim-f",
                     Bytes(Telemetry(
                         {.seq = seq_, .start_ns = t_, .iteration_ms = 50, .share = filler_share_})),
@@ -99,6 +102,7 @@ class ProbeTest : public ::testing::Test {
   uint64_t seq_ = 0;
   double filler_share_ = 1.0;
   double harm_ = 0.5;
+  double guard_cpu_wait_ms_ = 0;  // of each 100 ms window
   std::vector<SentBudget> budgets_;
 };
 
@@ -217,6 +221,27 @@ TEST_F(ProbeTest, ACoRunnerThatIgnoresTheHoldIsReleasedOnTheDeadlineAndRetriedLa
   EXPECT_EQ(c_->counters().probes_started, 1u);
 }
 
+// The host kept the guaranteed job's launching thread waiting for a CPU (a
+// quarter of each window) while the probe measured it: the baseline stands
+// in, marked contended, and the probe is tried again later; measured
+// uncontended the second time, it is done.
+TEST_F(ProbeTest, AProbeContendedForACpuIsRetriedUntilItMeasuresTheJobAlone) {
+  guard_cpu_wait_ms_ = 25;
+  Run(15);
+  EXPECT_EQ(c_->counters().probes_started, 1u);
+  EXPECT_EQ(c_->counters().probes_cpu_contended, 1u);
+  EXPECT_EQ(c_->counters().probes_measured, 0u);
+  EXPECT_TRUE(guard().profile.baseline_iteration_ns().has_value());  // protected meanwhile
+  EXPECT_TRUE(guard().profile.baseline_contended());
+  EXPECT_FALSE(c_->jobs().at("filler").held);
+  guard_cpu_wait_ms_ = 1;
+  Run(60);  // retried 60 s after the first attempt ended
+  EXPECT_EQ(c_->counters().probes_started, 2u);
+  EXPECT_EQ(c_->counters().probes_measured, 1u);
+  EXPECT_FALSE(guard().profile.baseline_contended());
+  EXPECT_EQ(guard().profile.baseline_source(), policy::BaselineSource::kProbe);
+}
+
 TEST_F(ProbeTest, AProbeBaselineIsSavedForTheNextRunOfTheModel) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                     ("iashim-probe-test-" + std::to_string(getpid()));
@@ -228,6 +253,23 @@ TEST_F(ProbeTest, AProbeBaselineIsSavedForTheNextRunOfTheModel) {
     Run(40);  // the fingerprint is stable after 30 s of no new kernel
     ASSERT_EQ((*store)->state().baselines.size(), 1u);
     EXPECT_NEAR((*store)->state().baselines.begin()->second.iteration_ns, 100.5e6, 1e6);
+    c_.reset();
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_F(ProbeTest, ABaselineContendedForACpuIsNotSavedForTheNextRun) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("iashim-probe-contended-test-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  {
+    auto store = state::StateStore::Open(dir.string());
+    ASSERT_TRUE(store.ok()) << store.status();
+    Start(DaemonOptions{}, store->get());
+    guard_cpu_wait_ms_ = 25;
+    Run(40);
+    EXPECT_TRUE(guard().profile.baseline_contended());
+    EXPECT_TRUE((*store)->state().baselines.empty());
     c_.reset();
   }
   std::filesystem::remove_all(dir);

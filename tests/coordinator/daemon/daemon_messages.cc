@@ -70,8 +70,8 @@ std::string Telemetry(const TelemetrySpec& s) {
       fbb, s.seq, s.start_ns, s.start_ns + kTick, /*launches=*/100, /*graph_launches=*/0,
       /*syncs=*/1, /*iterations=*/1, uint64_t(s.iteration_ms * 1e6), /*sample_every=*/10, &kernels,
       /*memory=*/nullptr, /*batches_dropped=*/0, /*records_dropped=*/0, s.share,
-      /*held_launches=*/0, /*held_ns=*/0, /*charge_scale=*/1.0, /*gpu_share=*/-1.0,
-      s.gpu_energy_j);
+      /*held_launches=*/0, /*held_ns=*/0, /*charge_scale=*/1.0, /*gpu_share=*/-1.0, s.gpu_energy_j,
+      uint64_t(s.cpu_wait_ms * 1e6));
   return EnvelopeBytes(fbb, w::Payload::TelemetryBatch, batch.Union());
 }
 

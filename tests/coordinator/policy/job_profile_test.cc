@@ -277,6 +277,31 @@ TEST(JobProfileTest, SoloBusyOnlyFromAloneAndUnthrottledWindows) {
   EXPECT_NEAR(*p.solo_busy(), 0.5, 1e-9);
 }
 
+// An LSTM-like job whose first solo seconds shared the host's CPUs with jobs
+// starting beside it: the windows in which its launching thread waited for a
+// CPU more than max_solo_cpu_wait read it 10% slow, and give way to the
+// windows after.
+TEST(JobProfileTest, SoloWindowsContendedForACpuGiveWayToUncontendedOnes) {
+  JobProfile p(NoWarmup());
+  Windows w;
+  const auto waited = [](TelemetryWindow win, double fraction) {
+    win.launcher_cpu_wait_ns = uint64_t(fraction * double(win.window_end_ns - win.window_start_ns));
+    return win;
+  };
+  for (int i = 0; i < 4; ++i) p.AddWindow(waited(w.Next(1000, 60, 16'700'000), 0.25), true);
+  EXPECT_DOUBLE_EQ(*p.baseline_iteration_ns(), 16'700'000.0);
+  EXPECT_TRUE(p.baseline_contended());
+  EXPECT_NEAR(*p.cpu_wait(), 0.25, 1e-9);
+  // At the threshold a window still counts as uncontended.
+  for (int i = 0; i < 3; ++i) p.AddWindow(waited(w.Next(1000, 66, 15'200'000), 0.03), true);
+  EXPECT_DOUBLE_EQ(*p.baseline_iteration_ns(), 15'200'000.0);
+  EXPECT_FALSE(p.baseline_contended());
+  EXPECT_LT(*p.cpu_wait(), 0.25);
+  // Shared and contended again later: the slowdown is measured against 15.2 ms.
+  for (int i = 0; i < 30; ++i) p.AddWindow(waited(w.Next(900, 60, 16'720'000), 0.2), false);
+  EXPECT_NEAR(*p.slowdown(), 0.10, 1e-3);
+}
+
 TEST(JobProfileTest, WarmupWindowsDoNotCountForTheBaseline) {
   JobProfileOptions o;
   o.warmup_windows = 2;

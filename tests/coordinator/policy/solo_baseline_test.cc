@@ -90,6 +90,43 @@ TEST(SoloBaselineTest, SourceSaysWhereTheEstimateCameFrom) {
   EXPECT_EQ(b.source(), BaselineSource::kAlone);
 }
 
+// The host kept the job's threads waiting at its start: those windows stand
+// in until there are enough others, and then drop out.
+TEST(SoloBaselineTest, WindowsContendedForACpuServeOnlyUntilEnoughOthers) {
+  SoloBaseline b({.min_windows = 3, .history = 15});
+  constexpr bool kContended = true;
+  for (int i = 0; i < 3; ++i) b.AddSoloWindow(110, 1000, BaselineSource::kAlone, kContended);
+  EXPECT_DOUBLE_EQ(*b.iteration_ns(), 110);
+  EXPECT_TRUE(b.contended());
+  EXPECT_EQ(b.source(), BaselineSource::kAlone);
+  b.AddSoloWindow(100, 1100);
+  b.AddSoloWindow(100, 1100);
+  EXPECT_DOUBLE_EQ(*b.iteration_ns(), 106);  // all five: two uncontended are not enough
+  EXPECT_TRUE(b.contended());
+  b.AddSoloWindow(100, 1100, BaselineSource::kProbe);
+  EXPECT_DOUBLE_EQ(*b.iteration_ns(), 100);
+  EXPECT_DOUBLE_EQ(*b.kernels_per_s(), 1100);
+  EXPECT_FALSE(b.contended());
+  EXPECT_EQ(b.source(), BaselineSource::kProbe);
+  // Later contended windows no longer move it, however many.
+  for (int i = 0; i < 30; ++i) b.AddSoloWindow(120, 900, BaselineSource::kAlone, kContended);
+  EXPECT_DOUBLE_EQ(*b.iteration_ns(), 100);
+  EXPECT_FALSE(b.contended());
+}
+
+// A seed is another run's (perhaps another batch size's): the job's own
+// windows, even contended ones, replace it as before.
+TEST(SoloBaselineTest, ContendedOwnWindowsStillReplaceASeed) {
+  SoloBaseline b({.min_windows = 2, .history = 15});
+  b.Seed(200, 0);
+  EXPECT_FALSE(b.contended());  // a seed is not a measurement of this host now
+  b.AddSoloWindow(100, 0, BaselineSource::kAlone, true);
+  EXPECT_DOUBLE_EQ(*b.iteration_ns(), 200);
+  b.AddSoloWindow(100, 0, BaselineSource::kAlone, true);
+  EXPECT_DOUBLE_EQ(*b.iteration_ns(), 100);
+  EXPECT_TRUE(b.contended());
+}
+
 TEST(SoloBaselineTest, SourceOfARateOnlyBaseline) {
   SoloBaseline b({.min_windows = 1, .history = 15});
   b.AddSoloWindow(0, 500, BaselineSource::kProbe);

@@ -71,6 +71,32 @@ TEST(SoloProbeTest, HoldsSettlesMeasuresAndReleases) {
   EXPECT_EQ(p.Step(100 * kS, in).event, SoloProbeEvent::kNone);
 }
 
+// A baseline measured while the host's CPUs kept the job waiting reads it
+// slow: probed again, and again later if the probe's windows were contended
+// too; done once a probe measured it uncontended.
+TEST(SoloProbeTest, ABaselineContendedForACpuIsProbedAgain) {
+  SoloProbe p({.retry_after_s = 60, .max_attempts = 3});
+  SoloProbeInput in = Ready();
+  in.has_baseline = true;
+  in.baseline_contended = true;
+  EXPECT_EQ(p.Step(0, in).event, SoloProbeEvent::kStarted);
+  in.corunners_held = true;
+  p.Step(100 * kMs, in);  // settles until 0.65 s, measures until 1.65 s
+  EXPECT_TRUE(p.Step(1 * kS, in).solo);
+  SoloProbeStep s = p.Step(1700 * kMs, in);
+  EXPECT_EQ(s.event, SoloProbeEvent::kContended);
+  EXPECT_FALSE(s.hold);
+  EXPECT_EQ(p.state().phase, SoloProbePhase::kIdle);
+  in.corunners_held = false;
+  EXPECT_EQ(p.Step(61 * kS, in).event, SoloProbeEvent::kNone);  // retried after 60 s
+  EXPECT_EQ(p.Step(62 * kS, in).event, SoloProbeEvent::kStarted);
+  in.corunners_held = true;
+  p.Step(62100 * kMs, in);
+  in.baseline_contended = false;  // the probe's own windows were not
+  EXPECT_EQ(p.Step(63700 * kMs, in).event, SoloProbeEvent::kMeasured);
+  EXPECT_EQ(p.state().phase, SoloProbePhase::kDone);
+}
+
 TEST(SoloProbeTest, MeasureLengthFollowsWindowAndIterationWithinBounds) {
   SoloProbe p({.min_measure_s = 1, .max_measure_s = 4});
   SoloProbeInput in = Ready();

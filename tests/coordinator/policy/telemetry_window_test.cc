@@ -54,6 +54,12 @@ TEST(TelemetryWindowTest, FindsEachDefect) {
   w = Good();
   w.mem_used_bytes = UINT64_MAX;
   EXPECT_EQ(CheckWindow(w), WindowDefect::kAbsurdMemory);
+
+  w = Good();
+  w.launcher_cpu_wait_ns = w.window_end_ns - w.window_start_ns;  // waited all the window: possible
+  EXPECT_EQ(CheckWindow(w), WindowDefect::kNone);
+  w.launcher_cpu_wait_ns = UINT64_MAX;
+  EXPECT_EQ(CheckWindow(w), WindowDefect::kAbsurdCpuWait);
 }
 
 TEST(TelemetryWindowTest, LimitsAreConfigurable) {
@@ -66,6 +72,7 @@ TEST(TelemetryWindowTest, LimitsAreConfigurable) {
 TEST(TelemetryWindowTest, NamesEveryDefect) {
   EXPECT_EQ(WindowDefectName(WindowDefect::kNone), "none");
   EXPECT_EQ(WindowDefectName(WindowDefect::kAbsurdShare), "absurd budget share");
+  EXPECT_EQ(WindowDefectName(WindowDefect::kAbsurdCpuWait), "absurd CPU wait");
 }
 
 }  // namespace

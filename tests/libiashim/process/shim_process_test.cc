@@ -3,11 +3,14 @@
 // reaches a coordinator socket, a coordinator that is not there costs the job
 // nothing, and bad configuration never stops the job.
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -395,6 +398,51 @@ TEST_F(ShimProcessTest, TelemetrySaysWhichDeviceEachKernelRanOn) {
   EXPECT_EQ(launches_on[0] + launches_on[1], launches);
   EXPECT_GT(memory_on[0], 0u);
   EXPECT_GT(memory_on[1], 0u);
+}
+
+// The job's launching thread shares one CPU with two busy loops: each window
+// says how long it waited for that CPU (the coordinator keeps such windows
+// out of the job's solo speed). The fakejob's thread mostly sleeps (host gaps,
+// synchronisations), so it waits only when it wakes: 4.4% of the time here.
+TEST_F(ShimProcessTest, TelemetrySaysHowLongTheLaunchingThreadWaitedForACpu) {
+  cpu_set_t before;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof before, &before), 0);
+  int cpu = 0;
+  while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &before)) ++cpu;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> busy;
+  for (int i = 0; i < 2; ++i) {
+    busy.emplace_back([&] {
+      pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  }
+  // The job inherits this thread's CPU (popen forks from it).
+  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
+  const std::string endpoint = "ipc://" + dir_ + "/coordinator";
+  ListeningCoordinator coordinator(endpoint);
+  const JobResult r =
+      Run("IASHIM_COORDINATOR=" + endpoint + " IASHIM_JOB=waits IASHIM_WINDOW_MS=50",
+          "--model lstm --iterations 40");
+  pthread_setaffinity_np(pthread_self(), sizeof before, &before);
+  stop = true;
+  for (std::thread& t : busy) t.join();
+  const std::vector<std::string>& messages = coordinator.Finish();
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  uint64_t waited_ns = 0, window_ns = 0;
+  for (const std::string& m : messages) {
+    const auto* b = iashim::wire::GetEnvelope(m.data())->payload_as_TelemetryBatch();
+    if (b == nullptr) continue;
+    waited_ns += b->launcher_cpu_wait_ns();
+    window_ns += b->window_end_ns() - b->window_start_ns();
+  }
+  ASSERT_GT(window_ns, 0u);
+  EXPECT_GT(double(waited_ns) / double(window_ns), 0.005);
+  EXPECT_LE(waited_ns, window_ns + 1'000'000'000);
 }
 
 TEST_F(ShimProcessTest, AbsentCoordinatorDoesNotSlowTheJob) {

@@ -1,0 +1,55 @@
+#include "libiashim/src/run_queue_wait.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <charconv>
+
+namespace iashim {
+
+std::optional<uint64_t> ParseSchedstatWait(std::string_view text) {
+  uint64_t fields[3] = {};
+  const char* p = text.data();
+  const char* const end = text.data() + text.size();
+  for (uint64_t& field : fields) {
+    while (p < end && *p == ' ') ++p;
+    auto [next, ec] = std::from_chars(p, end, field);
+    if (ec != std::errc() || next == p) return std::nullopt;
+    p = next;
+  }
+  while (p < end && (*p == ' ' || *p == '\n')) ++p;
+  if (p != end) return std::nullopt;
+  return fields[1];
+}
+
+RunQueueWait::RunQueueWait(std::string task_dir) : task_dir_(std::move(task_dir)) {}
+
+std::optional<uint64_t> RunQueueWait::ReadWaitNs(int tid) const {
+  const std::string path = task_dir_ + "/" + std::to_string(tid) + "/schedstat";
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  char buf[128];
+  const ssize_t n = read(fd, buf, sizeof buf);
+  close(fd);
+  if (n <= 0 || n == ssize_t(sizeof buf)) return std::nullopt;
+  return ParseSchedstatWait(std::string_view(buf, size_t(n)));
+}
+
+uint64_t RunQueueWait::TakeLongestWaitNs(std::span<const int> tids) {
+  std::unordered_map<int, uint64_t> now;
+  uint64_t longest = 0;
+  for (int tid : tids) {
+    const std::optional<uint64_t> wait = ReadWaitNs(tid);
+    if (!wait) continue;
+    now[tid] = *wait;
+    const auto last = last_wait_ns_.find(tid);
+    // A reused thread id starts its count again: below the last reading.
+    if (last != last_wait_ns_.end() && *wait >= last->second) {
+      longest = std::max(longest, *wait - last->second);
+    }
+  }
+  last_wait_ns_ = std::move(now);
+  return longest;
+}
+
+}  // namespace iashim

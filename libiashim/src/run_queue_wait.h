@@ -1,0 +1,50 @@
+// How long the threads that launch kernels waited for a CPU.
+//
+// A training step runs on the host as well as on the GPU: a launching thread
+// that sits in the run queue while other processes hold the CPUs issues its
+// kernels late, and the step takes longer for a reason no GPU budget causes or
+// can fix. The coordinator must not read such a window as the job's speed
+// alone (policy/solo_baseline.h), so each telemetry window carries the longest
+// run-queue wait of any launching thread in it.
+//
+// The kernel counts each thread's run-queue wait in
+// /proc/self/task/TID/schedstat (second field, nanoseconds; kernels with
+// CONFIG_SCHED_INFO, which every distribution kernel has). Where it cannot be
+// read the wait counts as 0: unknown is treated as uncontended, as it was
+// before the shim measured it.
+#ifndef IASHIM_RUN_QUEUE_WAIT_H_
+#define IASHIM_RUN_QUEUE_WAIT_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace iashim {
+
+// The run-queue wait (ns) in a schedstat line "ON_CPU_NS WAIT_NS TIMESLICES";
+// nullopt when the text is not that.
+std::optional<uint64_t> ParseSchedstatWait(std::string_view text);
+
+class RunQueueWait {
+ public:
+  // `task_dir`: where the threads' schedstat files are (a test's own tree).
+  explicit RunQueueWait(std::string task_dir = "/proc/self/task");
+
+  // The longest wait of one of `tids` since the previous call (a thread not
+  // seen before counts from now: 0). Threads no longer listed are forgotten.
+  // Off the launch path: it reads one small file per thread.
+  uint64_t TakeLongestWaitNs(std::span<const int> tids);
+
+ private:
+  std::optional<uint64_t> ReadWaitNs(int tid) const;
+
+  std::string task_dir_;
+  std::unordered_map<int, uint64_t> last_wait_ns_;
+};
+
+}  // namespace iashim
+
+#endif  // IASHIM_RUN_QUEUE_WAIT_H_

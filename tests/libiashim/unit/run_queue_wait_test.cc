@@ -1,0 +1,116 @@
+#include "libiashim/src/run_queue_wait.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace iashim {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(ParseSchedstatWait, TakesTheSecondField) {
+  EXPECT_EQ(ParseSchedstatWait("123 456 7\n"), 456u);
+  EXPECT_EQ(ParseSchedstatWait("0 0 0"), 0u);
+  EXPECT_EQ(ParseSchedstatWait("18446744073709551615 5 1\n"), 5u);
+}
+
+TEST(ParseSchedstatWait, RefusesAnythingElse) {
+  for (const char* bad : {"", "\n", "1 2", "1 2 x", "a 2 3", "1 2 3 4", "-1 2 3", "1,2,3"}) {
+    EXPECT_EQ(ParseSchedstatWait(bad), std::nullopt) << bad;
+  }
+}
+
+class FakeTasks : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("iashim-rqw-" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void Write(int tid, const std::string& text) {
+    fs::create_directories(dir_ / std::to_string(tid));
+    std::ofstream(dir_ / std::to_string(tid) / "schedstat") << text;
+  }
+  fs::path dir_;
+};
+
+TEST_F(FakeTasks, LongestWaitOfAnyThreadSinceTheLastCall) {
+  RunQueueWait wait(dir_.string());
+  Write(10, "1 100 1\n");
+  const std::vector<int> one = {10};
+  EXPECT_EQ(wait.TakeLongestWaitNs(one), 0u);  // first seen: counts from now
+  Write(10, "9 350 4\n");
+  Write(11, "5 1000 1\n");
+  const std::vector<int> two = {10, 11};
+  EXPECT_EQ(wait.TakeLongestWaitNs(two), 250u);
+  Write(10, "9 360 5\n");
+  Write(11, "5 1400 2\n");
+  EXPECT_EQ(wait.TakeLongestWaitNs(two), 400u);
+}
+
+TEST_F(FakeTasks, ThreadsGoneOrReusedOrUnreadableCountNothing) {
+  RunQueueWait wait(dir_.string());
+  Write(10, "1 500 1\n");
+  Write(11, "1 500 1\n");
+  const std::vector<int> both = {10, 11, 12};  // 12 has no file
+  EXPECT_EQ(wait.TakeLongestWaitNs(both), 0u);
+  Write(10, "1 20 1\n");       // a new thread with the same id: below the last reading
+  Write(11, "not schedstat");  // unreadable this time
+  EXPECT_EQ(wait.TakeLongestWaitNs(both), 0u);
+  Write(11, "1 900 1\n");  // forgotten while unreadable: counts from now
+  Write(10, "1 70 1\n");
+  EXPECT_EQ(wait.TakeLongestWaitNs(both), 50u);
+  EXPECT_EQ(wait.TakeLongestWaitNs({}), 0u);
+}
+
+// The real file: this thread shares one CPU with two busy threads, so it is
+// runnable without running for about two thirds of the time it spins.
+TEST(RunQueueWaitOnThisHost, SeesAThreadWaitForABusyCpu) {
+  const int tid = int(gettid());
+  RunQueueWait wait;
+  const std::vector<int> me = {tid};
+  wait.TakeLongestWaitNs(me);
+  std::ifstream probe("/proc/self/task/" + std::to_string(tid) + "/schedstat");
+  if (!probe) GTEST_SKIP() << "no /proc/self/task/TID/schedstat on this kernel";
+
+  cpu_set_t before;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof before, &before), 0);
+  int cpu = 0;
+  while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &before)) ++cpu;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> busy;
+  for (int i = 0; i < 2; ++i) {
+    busy.emplace_back([&] {
+      pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  }
+  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
+  wait.TakeLongestWaitNs(me);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+  const uint64_t waited = wait.TakeLongestWaitNs(me);
+  stop = true;
+  for (std::thread& t : busy) t.join();
+  pthread_setaffinity_np(pthread_self(), sizeof before, &before);
+  // About 200 ms; a tenth of that is far from "did not wait".
+  EXPECT_GT(waited, 20'000'000u);
+}
+
+}  // namespace
+}  // namespace iashim
