@@ -20,7 +20,7 @@ policy::TelemetryWindow ProcessFields(const wire::TelemetryBatch& b) {
   w.budget_share = b.budget_share();
   w.held_launches = b.held_launches();
   w.held_ns = b.held_ns();
-  w.launcher_cpu_wait_ns = b.launcher_cpu_wait_ns();
+  w.cpu_wait_ns = b.cpu_wait_ns();
   return w;
 }
 

@@ -88,8 +88,7 @@ bool JobProfile::AddWindow(const TelemetryWindow& w, bool alone_on_gpu,
   busy_.Add(busy, length_s);
   const double collective = std::min(1.0, CollectiveNs(w) / (length_s * kNsPerS));
   collective_.Add(collective, length_s);
-  const double cpu_wait =
-      std::min(1.0, static_cast<double>(w.launcher_cpu_wait_ns) / (length_s * kNsPerS));
+  const double cpu_wait = std::min(1.0, static_cast<double>(w.cpu_wait_ns) / (length_s * kNsPerS));
   cpu_wait_.Add(cpu_wait, length_s);
 
   const double kernels_per_s = static_cast<double>(w.launches) / length_s;

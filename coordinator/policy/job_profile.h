@@ -21,8 +21,8 @@
 //    applied when the mix is read.
 //  - Model fingerprint: KernelSetFingerprint of the kernels launched.
 //  - Solo baseline and slowdown: see slowdown().
-//  - Host CPU wait: the fraction of the window its launching threads spent
-//    runnable but waiting for a CPU (the longest of them), a time-based
+//  - Host CPU wait: the fraction of the window its threads spent runnable
+//    but waiting for a CPU (the longest-waiting one), a time-based
 //    EWMA. A solo window above max_solo_cpu_wait is kept out of the
 //    baseline while there are enough below it (SoloBaseline).
 //  - Time in collectives (a rank of a gang): the fraction of wall time its
@@ -67,7 +67,7 @@ struct JobProfileOptions {
   double kernel_half_life_samples = 32;  // per-kernel duration average forgets this fast
   double fingerprint_stable_s = 30;      // no new kernel for this long = stable
   double max_slowdown = 100;             // slowdown() is clamped to [-1, max_slowdown]
-  // A solo window whose launching threads waited for a CPU more than this
+  // A solo window in which one of its threads waited for a CPU more than this
   // fraction of it measured the host's load as well as the job. Set from
   // first principles, not fitted: a launching thread's wait lengthens the
   // step by up to as much (an LSTM fakejob, whose step is mostly host time,
@@ -162,7 +162,7 @@ class JobProfile {
   BaselineSource baseline_source() const { return baseline_.source(); }
   // The baseline in use includes windows contended for a CPU (SoloBaseline).
   bool baseline_contended() const { return baseline_.contended(); }
-  // Fraction of wall time its launching threads waited for a CPU; nullopt
+  // Fraction of wall time its longest-waiting thread waited for a CPU; nullopt
   // before a window was accepted.
   std::optional<double> cpu_wait() const { return cpu_wait_.value(); }
 

@@ -18,8 +18,8 @@
 // own; then the job's own measurements win, because the seed may come from a
 // run with another batch size or input pipeline.
 //
-// A window whose launching threads waited long for a CPU (the host was
-// overloaded: TelemetryWindow::launcher_cpu_wait_ns) measured the host as
+// A window in which the job's threads waited long for a CPU (the host was
+// overloaded: TelemetryWindow::cpu_wait_ns) measured the host as
 // much as the job: an LSTM whose first seconds shared two cores with other
 // jobs starting read its solo iteration 10% slow, and every slowdown after
 // that 10% too low. Such windows are kept apart: the estimate uses the
@@ -53,7 +53,7 @@ class SoloBaseline {
 
   // One solo window: its mean iteration time (0 = no iteration completed, or
   // iterations are not detected) and kernel launches per second (0 = none).
-  // `origin`: kAlone or kProbe. `cpu_contended`: its launching threads
+  // `origin`: kAlone or kProbe. `cpu_contended`: the job's threads
   // waited for a CPU too long for it to be the job's own speed.
   void AddSoloWindow(double iteration_ns, double kernels_per_s,
                      BaselineSource origin = BaselineSource::kAlone, bool cpu_contended = false);

@@ -24,7 +24,7 @@ WindowDefect CheckWindow(const TelemetryWindow& w, const WindowLimits& limits) {
   }
   // One thread cannot wait longer than the window; the shim reads the wait
   // a little off the window's bounds, hence the margin.
-  if (w.launcher_cpu_wait_ns > 2 * length_ns + 1'000'000'000) return WindowDefect::kAbsurdCpuWait;
+  if (w.cpu_wait_ns > 2 * length_ns + 1'000'000'000) return WindowDefect::kAbsurdCpuWait;
   return WindowDefect::kNone;
 }
 

@@ -39,7 +39,7 @@ struct TelemetryWindow {
   uint64_t held_ns = 0;          // their total time held
   // The longest a thread that launched kernels waited for a CPU (run queue)
   // in the window; 0 = none or not measured (libiashim/src/run_queue_wait.h).
-  uint64_t launcher_cpu_wait_ns = 0;
+  uint64_t cpu_wait_ns = 0;
 };
 
 // Bounds past which a window is not believed. They are far outside anything a
@@ -63,7 +63,7 @@ enum class WindowDefect {
   kAbsurdKernel,     // a kernel's mean sampled duration above max_kernel_ns
   kAbsurdShare,      // budget_share not in (0, 1] or not finite
   kAbsurdMemory,     // used or limit above max_mem_bytes
-  kAbsurdCpuWait,    // launcher_cpu_wait_ns above twice the window's length + 1 s
+  kAbsurdCpuWait,    // cpu_wait_ns above twice the window's length + 1 s
 };
 
 WindowDefect CheckWindow(const TelemetryWindow& window, const WindowLimits& limits = {});

@@ -342,11 +342,12 @@ void Drainer::CloseWindow(uint64_t now_ns) {
   held_seen_ = gate.held_launches();
   held_ns_seen_ = gate.held_ns();
   extras.charge_scale = gate.charge_scale();
-  launcher_tids_.clear();
-  for (ThreadBuffer* b = ThreadBuffer::Head(); b != nullptr; b = b->next()) {
-    if (b->owned() && b->tid() > 0) launcher_tids_.push_back(b->tid());
-  }
-  extras.launcher_cpu_wait_ns = run_queue_wait_.TakeLongestWaitNs(launcher_tids_);
+  extras.cpu_wait_ns = run_queue_wait_.TakeLongestWaitNs();
+  IASHIM_DEBUG(
+      "window %llu: %llu ms, %u iterations of %.3f ms, a thread waited up to %.3f ms "
+      "for a CPU",
+      (unsigned long long)extras.seq, (unsigned long long)((now_ns - w.start_ns) / 1000000),
+      w.iterations, double(w.iteration_ns) / 1e6, double(extras.cpu_wait_ns) / 1e6);
   if (nvml_ != nullptr) {
     extras.gpu_share = nvml_->last_reading();
     extras.gpu_energy_j = nvml_->gpu_energy_j();

@@ -116,7 +116,6 @@ class Drainer {
   uint64_t held_ns_seen_ = 0;
   uint64_t budgets_rejected_ = 0;
   RunQueueWait run_queue_wait_;
-  std::vector<int> launcher_tids_;  // reused: no allocation per window once grown
   HelloInfo hello_;
 };
 

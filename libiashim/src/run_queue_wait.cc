@@ -1,5 +1,6 @@
 #include "libiashim/src/run_queue_wait.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -24,8 +25,8 @@ std::optional<uint64_t> ParseSchedstatWait(std::string_view text) {
 
 RunQueueWait::RunQueueWait(std::string task_dir) : task_dir_(std::move(task_dir)) {}
 
-std::optional<uint64_t> RunQueueWait::ReadWaitNs(int tid) const {
-  const std::string path = task_dir_ + "/" + std::to_string(tid) + "/schedstat";
+std::optional<uint64_t> RunQueueWait::ReadWaitNs(std::string_view tid) const {
+  const std::string path = task_dir_ + "/" + std::string(tid) + "/schedstat";
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   char buf[128];
@@ -35,19 +36,24 @@ std::optional<uint64_t> RunQueueWait::ReadWaitNs(int tid) const {
   return ParseSchedstatWait(std::string_view(buf, size_t(n)));
 }
 
-uint64_t RunQueueWait::TakeLongestWaitNs(std::span<const int> tids) {
-  std::unordered_map<int, uint64_t> now;
+uint64_t RunQueueWait::TakeLongestWaitNs() {
+  DIR* dir = opendir(task_dir_.c_str());
+  if (dir == nullptr) return 0;
+  std::unordered_map<std::string, uint64_t> now;
   uint64_t longest = 0;
-  for (int tid : tids) {
+  while (const dirent* e = readdir(dir)) {
+    const std::string_view tid = e->d_name;
+    if (tid.empty() || tid[0] == '.') continue;
     const std::optional<uint64_t> wait = ReadWaitNs(tid);
     if (!wait) continue;
-    now[tid] = *wait;
-    const auto last = last_wait_ns_.find(tid);
+    const auto last = last_wait_ns_.find(std::string(tid));
     // A reused thread id starts its count again: below the last reading.
     if (last != last_wait_ns_.end() && *wait >= last->second) {
       longest = std::max(longest, *wait - last->second);
     }
+    now.emplace(tid, *wait);
   }
+  closedir(dir);
   last_wait_ns_ = std::move(now);
   return longest;
 }

@@ -61,7 +61,7 @@ Message EncodeBatch(int pid, const WindowSummary& window, const BatchExtras& ext
       window.syncs, window.iterations, window.iteration_ns, extras.sample_every, &kernels, &memory,
       extras.batches_dropped, extras.records_dropped, extras.budget_share, extras.held_launches,
       extras.held_ns, extras.charge_scale, extras.gpu_share, extras.gpu_energy_j,
-      extras.launcher_cpu_wait_ns);
+      extras.cpu_wait_ns);
   return Finish(fbb, pid, w::Payload::TelemetryBatch, batch);
 }
 

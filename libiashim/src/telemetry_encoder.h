@@ -49,8 +49,7 @@ struct BatchExtras {
   double charge_scale = 1.0;   // share feedback's multiplier on costs
   double gpu_share = -1.0;     // last NVML reading of this process's GPU time, -1 = none
   double gpu_energy_j = -1.0;  // last NVML reading of its GPU's energy counter, -1 = none
-  uint64_t launcher_cpu_wait_ns =
-      0;  // longest run-queue wait of a launching thread (run_queue_wait.h)
+  uint64_t cpu_wait_ns = 0;    // longest run-queue wait of one thread (run_queue_wait.h)
 };
 
 Message EncodeHello(const HelloInfo& hello);

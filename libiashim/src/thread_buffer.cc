@@ -1,7 +1,6 @@
 #include "libiashim/src/thread_buffer.h"
 
 #include <pthread.h>
-#include <unistd.h>
 
 #include <new>
 
@@ -49,7 +48,6 @@ ThreadBuffer* ThreadBuffer::Attach() {
                                                   std::memory_order_relaxed));
   }
   b->index_.store(next_index_.fetch_add(1, std::memory_order_relaxed), std::memory_order_relaxed);
-  b->tid_.store(int(gettid()), std::memory_order_relaxed);
   tls_current_ = b;
   pthread_setspecific(ExitKey(&Detach), b);
   return b;
@@ -122,7 +120,6 @@ void ThreadBuffer::ResetAfterFork() {
       p.ctx = nullptr;
       p.start = p.end = nullptr;
     }
-    if (b == tls_current_) b->tid_.store(int(gettid()), std::memory_order_relaxed);  // the child's
     if (b != tls_current_ && b->state_.load(std::memory_order_relaxed) == kOwned) {
       b->state_.store(kRetired, std::memory_order_relaxed);
     }

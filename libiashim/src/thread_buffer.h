@@ -104,12 +104,8 @@ class ThreadBuffer {
   uint64_t sample_cost_ns() const { return sample_cost_ns_.load(std::memory_order_relaxed); }
   uint64_t samples() const { return samples_.load(std::memory_order_relaxed); }
   uint32_t index() const { return index_.load(std::memory_order_relaxed); }
-  // The owning thread's id (gettid), for its run-queue wait (run_queue_wait.h).
-  int tid() const { return tid_.load(std::memory_order_relaxed); }
   // The owning thread has exited (the buffer can be reused once drained).
   bool retired() const { return state_.load(std::memory_order_acquire) == kRetired; }
-  // A live thread owns it (not retired, not free for reuse).
-  bool owned() const { return state_.load(std::memory_order_acquire) == kOwned; }
   // Hands a retired, drained buffer back for reuse by a new thread.
   void Recycle() { state_.store(kFree, std::memory_order_release); }
   bool HasPairsInFlight() const;
@@ -146,7 +142,6 @@ class ThreadBuffer {
   // Shared.
   alignas(64) std::atomic<int> state_{kOwned};
   std::atomic<uint32_t> index_{0};
-  std::atomic<int> tid_{0};
   ThreadBuffer* next_ = nullptr;
   EventPair pairs_[kEventPairs];
   LaunchRecord records_[kCapacity];

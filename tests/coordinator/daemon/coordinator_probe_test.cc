@@ -221,7 +221,7 @@ TEST_F(ProbeTest, ACoRunnerThatIgnoresTheHoldIsReleasedOnTheDeadlineAndRetriedLa
   EXPECT_EQ(c_->counters().probes_started, 1u);
 }
 
-// The host kept the guaranteed job's launching thread waiting for a CPU (a
+// The host kept the guaranteed job's threads waiting for a CPU (a
 // quarter of each window) while the probe measured it: the baseline stands
 // in, marked contended, and the probe is tried again later; measured
 // uncontended the second time, it is done.

@@ -73,7 +73,7 @@ struct TelemetrySpec {
   double share = 1.0;
   double kernel_ms = 1.0;
   double gpu_energy_j = -1;  // the GPU's energy counter as NVML read it; -1 = unknown
-  double cpu_wait_ms = 0;    // the launching threads' longest wait for a CPU in the window
+  double cpu_wait_ms = 0;    // the longest wait of one of its threads for a CPU in the window
   // A gang's rank: ms of the window spent in one launch of kCollectiveKernel
   // (timed); 0 = none launched.
   double collective_ms = 0;

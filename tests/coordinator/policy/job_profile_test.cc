@@ -278,14 +278,14 @@ TEST(JobProfileTest, SoloBusyOnlyFromAloneAndUnthrottledWindows) {
 }
 
 // An LSTM-like job whose first solo seconds shared the host's CPUs with jobs
-// starting beside it: the windows in which its launching thread waited for a
+// starting beside it: the windows in which one of its threads waited for a
 // CPU more than max_solo_cpu_wait read it 10% slow, and give way to the
 // windows after.
 TEST(JobProfileTest, SoloWindowsContendedForACpuGiveWayToUncontendedOnes) {
   JobProfile p(NoWarmup());
   Windows w;
   const auto waited = [](TelemetryWindow win, double fraction) {
-    win.launcher_cpu_wait_ns = uint64_t(fraction * double(win.window_end_ns - win.window_start_ns));
+    win.cpu_wait_ns = uint64_t(fraction * double(win.window_end_ns - win.window_start_ns));
     return win;
   };
   for (int i = 0; i < 4; ++i) p.AddWindow(waited(w.Next(1000, 60, 16'700'000), 0.25), true);

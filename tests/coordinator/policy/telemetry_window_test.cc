@@ -56,9 +56,9 @@ TEST(TelemetryWindowTest, FindsEachDefect) {
   EXPECT_EQ(CheckWindow(w), WindowDefect::kAbsurdMemory);
 
   w = Good();
-  w.launcher_cpu_wait_ns = w.window_end_ns - w.window_start_ns;  // waited all the window: possible
+  w.cpu_wait_ns = w.window_end_ns - w.window_start_ns;  // waited all the window: possible
   EXPECT_EQ(CheckWindow(w), WindowDefect::kNone);
-  w.launcher_cpu_wait_ns = UINT64_MAX;
+  w.cpu_wait_ns = UINT64_MAX;
   EXPECT_EQ(CheckWindow(w), WindowDefect::kAbsurdCpuWait);
 }
 

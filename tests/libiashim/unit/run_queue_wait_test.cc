@@ -35,42 +35,51 @@ class FakeTasks : public ::testing::Test {
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("iashim-rqw-" + std::to_string(getpid()));
     fs::remove_all(dir_);
+    fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
   void Write(int tid, const std::string& text) {
     fs::create_directories(dir_ / std::to_string(tid));
     std::ofstream(dir_ / std::to_string(tid) / "schedstat") << text;
   }
+  void Gone(int tid) { fs::remove_all(dir_ / std::to_string(tid)); }
   fs::path dir_;
 };
 
 TEST_F(FakeTasks, LongestWaitOfAnyThreadSinceTheLastCall) {
   RunQueueWait wait(dir_.string());
   Write(10, "1 100 1\n");
-  const std::vector<int> one = {10};
-  EXPECT_EQ(wait.TakeLongestWaitNs(one), 0u);  // first seen: counts from now
+  EXPECT_EQ(wait.TakeLongestWaitNs(), 0u);  // first seen: counts from now
   Write(10, "9 350 4\n");
-  Write(11, "5 1000 1\n");
-  const std::vector<int> two = {10, 11};
-  EXPECT_EQ(wait.TakeLongestWaitNs(two), 250u);
+  Write(11, "5 1000 1\n");  // a new thread: counts from now
+  EXPECT_EQ(wait.TakeLongestWaitNs(), 250u);
   Write(10, "9 360 5\n");
   Write(11, "5 1400 2\n");
-  EXPECT_EQ(wait.TakeLongestWaitNs(two), 400u);
+  EXPECT_EQ(wait.TakeLongestWaitNs(), 400u);
 }
 
 TEST_F(FakeTasks, ThreadsGoneOrReusedOrUnreadableCountNothing) {
   RunQueueWait wait(dir_.string());
   Write(10, "1 500 1\n");
   Write(11, "1 500 1\n");
-  const std::vector<int> both = {10, 11, 12};  // 12 has no file
-  EXPECT_EQ(wait.TakeLongestWaitNs(both), 0u);
+  fs::create_directories(dir_ / "12");  // no schedstat
+  EXPECT_EQ(wait.TakeLongestWaitNs(), 0u);
   Write(10, "1 20 1\n");       // a new thread with the same id: below the last reading
   Write(11, "not schedstat");  // unreadable this time
-  EXPECT_EQ(wait.TakeLongestWaitNs(both), 0u);
+  EXPECT_EQ(wait.TakeLongestWaitNs(), 0u);
   Write(11, "1 900 1\n");  // forgotten while unreadable: counts from now
   Write(10, "1 70 1\n");
-  EXPECT_EQ(wait.TakeLongestWaitNs(both), 50u);
-  EXPECT_EQ(wait.TakeLongestWaitNs({}), 0u);
+  EXPECT_EQ(wait.TakeLongestWaitNs(), 50u);
+  Gone(10);
+  Gone(11);
+  EXPECT_EQ(wait.TakeLongestWaitNs(), 0u);
+  Write(10, "1 5000 1\n");  // back after it was gone: counts from now
+  EXPECT_EQ(wait.TakeLongestWaitNs(), 0u);
+}
+
+TEST(RunQueueWait, NoTaskDirectoryIsNoWait) {
+  RunQueueWait wait("/nonexistent/iashim/task");
+  EXPECT_EQ(wait.TakeLongestWaitNs(), 0u);
 }
 
 // The real file: this thread shares one CPU with two busy threads, so it is
@@ -78,8 +87,7 @@ TEST_F(FakeTasks, ThreadsGoneOrReusedOrUnreadableCountNothing) {
 TEST(RunQueueWaitOnThisHost, SeesAThreadWaitForABusyCpu) {
   const int tid = int(gettid());
   RunQueueWait wait;
-  const std::vector<int> me = {tid};
-  wait.TakeLongestWaitNs(me);
+  wait.TakeLongestWaitNs();
   std::ifstream probe("/proc/self/task/" + std::to_string(tid) + "/schedstat");
   if (!probe) GTEST_SKIP() << "no /proc/self/task/TID/schedstat on this kernel";
 
@@ -100,11 +108,11 @@ TEST(RunQueueWaitOnThisHost, SeesAThreadWaitForABusyCpu) {
     });
   }
   ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
-  wait.TakeLongestWaitNs(me);
+  wait.TakeLongestWaitNs();
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
   while (std::chrono::steady_clock::now() < until) {
   }
-  const uint64_t waited = wait.TakeLongestWaitNs(me);
+  const uint64_t waited = wait.TakeLongestWaitNs();
   stop = true;
   for (std::thread& t : busy) t.join();
   pthread_setaffinity_np(pthread_self(), sizeof before, &before);

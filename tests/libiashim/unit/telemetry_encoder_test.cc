@@ -141,7 +141,7 @@ TEST(TelemetryEncoder, TelemetryBatch) {
   extras.batches_dropped = 3;
   extras.records_dropped = 99;
   extras.memory = {{0, 1ULL << 30, 2ULL << 30, 8ULL << 30, 2}, {3, 5, 6, 0, 0}};
-  extras.launcher_cpu_wait_ns = 7'000'000;
+  extras.cpu_wait_ns = 7'000'000;
   // The wire carries name hashes, not process-local ids.
   const auto hash_of = [](uint32_t id) { return 0xabcdef0000000000ULL + id; };
   const Message m = EncodeBatch(555, window, extras, hash_of);
@@ -159,7 +159,7 @@ TEST(TelemetryEncoder, TelemetryBatch) {
   EXPECT_EQ(b->sample_every(), 64u);
   EXPECT_EQ(b->batches_dropped(), 3u);
   EXPECT_EQ(b->records_dropped(), 99u);
-  EXPECT_EQ(b->launcher_cpu_wait_ns(), 7'000'000u);
+  EXPECT_EQ(b->cpu_wait_ns(), 7'000'000u);
 
   ASSERT_NE(b->kernels(), nullptr);
   ASSERT_EQ(b->kernels()->size(), 2u);
