@@ -405,7 +405,7 @@ TEST_F(ShimProcessTest, TelemetrySaysWhichDeviceEachKernelRanOn) {
 // windows out of the job's solo speed). The fakejob's threads mostly sleep
 // (host gaps, synchronisations), so they wait only when they wake: 4.4% of the
 // time (the launching thread alone) here.
-TEST_F(ShimProcessTest, TelemetrySaysHowLongTheLaunchingThreadWaitedForACpu) {
+TEST_F(ShimProcessTest, TelemetrySaysHowLongItsThreadsWaitedForACpu) {
   cpu_set_t before;
   ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof before, &before), 0);
   int cpu = 0;
