@@ -1,17 +1,13 @@
 #include "libiashim/src/run_queue_wait.h"
 
-#include <pthread.h>
-#include <sched.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <thread>
-#include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/libiashim/one_busy_cpu.h"
 
 namespace iashim {
 namespace {
@@ -91,31 +87,14 @@ TEST(RunQueueWaitOnThisHost, SeesAThreadWaitForABusyCpu) {
   std::ifstream probe("/proc/self/task/" + std::to_string(tid) + "/schedstat");
   if (!probe) GTEST_SKIP() << "no /proc/self/task/TID/schedstat on this kernel";
 
-  cpu_set_t before;
-  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof before, &before), 0);
-  int cpu = 0;
-  while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &before)) ++cpu;
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(cpu, &one);
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> busy;
-  for (int i = 0; i < 2; ++i) {
-    busy.emplace_back([&] {
-      pthread_setaffinity_np(pthread_self(), sizeof one, &one);
-      while (!stop.load(std::memory_order_relaxed)) {
-      }
-    });
-  }
-  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
+  iashim_test::OneBusyCpu busy(/*loops=*/2);
+  ASSERT_TRUE(busy.ok());
   wait.TakeLongestWaitNs();
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
   while (std::chrono::steady_clock::now() < until) {
   }
   const uint64_t waited = wait.TakeLongestWaitNs();
-  stop = true;
-  for (std::thread& t : busy) t.join();
-  pthread_setaffinity_np(pthread_self(), sizeof before, &before);
+  busy.Release();
   // About 200 ms; a tenth of that is far from "did not wait".
   EXPECT_GT(waited, 20'000'000u);
 }
