@@ -70,8 +70,8 @@ struct JobProfileOptions {
   // A solo window in which one of its threads waited for a CPU more than this
   // fraction of it measured the host's load as well as the job. Set from
   // first principles, not fitted: a launching thread's wait lengthens the
-  // step by up to as much (an LSTM fakejob, whose step is mostly host time,
-  // waited 5.3% and ran 4.8% slower beside eight busy loops), and 3 points
+  // step by up to as much (an LSTM fakejob's launching thread waited 6.0% and
+  // its steps ran 6.5% slower beside eight busy loops), and 3 points
   // of error in the baseline is as much as the controller's settling band
   // below the target (issue 18): more would move where it settles.
   double max_solo_cpu_wait = 0.03;
