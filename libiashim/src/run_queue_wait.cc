@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstring>
 
 namespace iashim {
 
@@ -25,9 +27,12 @@ std::optional<uint64_t> ParseSchedstatWait(std::string_view text) {
 
 RunQueueWait::RunQueueWait(std::string task_dir) : task_dir_(std::move(task_dir)) {}
 
-std::optional<uint64_t> RunQueueWait::ReadWaitNs(std::string_view tid) const {
-  const std::string path = task_dir_ + "/" + std::string(tid) + "/schedstat";
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+std::optional<uint64_t> RunQueueWait::ReadWaitNs(int dir_fd, std::string_view tid) const {
+  char path[64];
+  if (tid.size() + sizeof "/schedstat" > sizeof path) return std::nullopt;
+  std::memcpy(path, tid.data(), tid.size());
+  std::memcpy(path + tid.size(), "/schedstat", sizeof "/schedstat");
+  const int fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   char buf[128];
   const ssize_t n = read(fd, buf, sizeof buf);
@@ -39,22 +44,24 @@ std::optional<uint64_t> RunQueueWait::ReadWaitNs(std::string_view tid) const {
 uint64_t RunQueueWait::TakeLongestWaitNs() {
   DIR* dir = opendir(task_dir_.c_str());
   if (dir == nullptr) return 0;
-  std::unordered_map<std::string, uint64_t> now;
+  now_.clear();
   uint64_t longest = 0;
   while (const dirent* e = readdir(dir)) {
-    const std::string_view tid = e->d_name;
-    if (tid.empty() || tid[0] == '.') continue;
-    const std::optional<uint64_t> wait = ReadWaitNs(tid);
+    const std::string_view name = e->d_name;
+    int tid = 0;
+    const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), tid);
+    if (ec != std::errc() || end != name.data() + name.size()) continue;  // ".", ".."
+    const std::optional<uint64_t> wait = ReadWaitNs(dirfd(dir), name);
     if (!wait) continue;
-    const auto last = last_wait_ns_.find(std::string(tid));
+    const auto last = last_wait_ns_.find(tid);
     // A reused thread id starts its count again: below the last reading.
     if (last != last_wait_ns_.end() && *wait >= last->second) {
       longest = std::max(longest, *wait - last->second);
     }
-    now.emplace(tid, *wait);
+    now_.emplace(tid, *wait);
   }
   closedir(dir);
-  last_wait_ns_ = std::move(now);
+  last_wait_ns_.swap(now_);
   return longest;
 }
 

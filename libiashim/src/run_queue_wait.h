@@ -38,14 +38,17 @@ class RunQueueWait {
 
   // The longest wait of one thread since the previous call (a thread not seen
   // before counts from now: 0). Threads gone are forgotten. Off the launch
-  // path: it reads one small file per thread.
+  // path: it reads one small file per thread (bench/shim/run_queue_wait_bench:
+  // about 6.5 us a thread on the 2-core VM, so 0.4% of a core for a process
+  // of 64 threads at 10 windows a second).
   uint64_t TakeLongestWaitNs();
 
  private:
-  std::optional<uint64_t> ReadWaitNs(std::string_view tid) const;
+  std::optional<uint64_t> ReadWaitNs(int dir_fd, std::string_view tid) const;
 
   std::string task_dir_;
-  std::unordered_map<std::string, uint64_t> last_wait_ns_;  // by thread id
+  std::unordered_map<int, uint64_t> last_wait_ns_;  // by thread id
+  std::unordered_map<int, uint64_t> now_;           // the reading being taken (reused)
 };
 
 }  // namespace iashim

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -277,7 +278,9 @@ TEST_F(ArrayLaunchTest, MultiDeviceCooperativeLaunchRunsOnEachDevice) {
   CUkernel kernel;
   ASSERT_CU(cuLibraryGetKernel(&kernel, lib, "k20ms"));
   CUstream s1;
-  CUevent start1, stop1;
+  CUevent start0, stop0, start1, stop1;  // around the launch on each device
+  ASSERT_CU(cuEventCreate(&start0, 0));
+  ASSERT_CU(cuEventCreate(&stop0, 0));
   ASSERT_CU(cuCtxSetCurrent(ctx1_));
   ASSERT_CU(cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
   ASSERT_CU(cuEventCreate(&start1, 0));
@@ -296,15 +299,20 @@ TEST_F(ArrayLaunchTest, MultiDeviceCooperativeLaunchRunsOnEachDevice) {
     return p;
   };
   std::vector<CUDA_LAUNCH_PARAMS> list = {params(s_), params(s1)};
+  const auto queued_from = std::chrono::steady_clock::now();
+  ASSERT_CU(cuEventRecord(start0, s_));
   ASSERT_CU(cuEventRecord(start1, s1));
-  const float ms0 =
-      TimedMs(s_, [&] { EXPECT_CU(cuLaunchCooperativeKernelMultiDevice(list.data(), 2, 0)); });
+  ASSERT_CU(cuLaunchCooperativeKernelMultiDevice(list.data(), 2, 0));
+  ASSERT_CU(cuEventRecord(stop0, s_));
   ASSERT_CU(cuEventRecord(stop1, s1));
+  simgpu_test::Span on0, on1;
+  on0.queued_ms = on1.queued_ms = simgpu_test::HostMsSince(queued_from);
+  ASSERT_CU(cuEventSynchronize(stop0));
   ASSERT_CU(cuEventSynchronize(stop1));
-  float ms1 = -1;
-  ASSERT_CU(cuEventElapsedTime(&ms1, start1, stop1));
-  ExpectSpan(ms0, 20.0);
-  ExpectSpan(ms1, 20.0);
+  ASSERT_CU(cuEventElapsedTime(&on0.ms, start0, stop0));
+  ASSERT_CU(cuEventElapsedTime(&on1.ms, start1, stop1));
+  ExpectSpan(on0, 20.0);
+  ExpectSpan(on1, 20.0);
   EXPECT_CU(cuLaunchCooperativeKernelMultiDevice(
       list.data(), 2,
       CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC |
@@ -346,6 +354,8 @@ TEST_F(ArrayLaunchTest, MultiDeviceCooperativeLaunchRunsOnEachDevice) {
   EXPECT_CU(cuStreamDestroy(s1));
   ASSERT_CU(cuCtxSetCurrent(ctx_));
   EXPECT_CU(cuCtxSynchronize());
+  EXPECT_CU(cuEventDestroy(start0));
+  EXPECT_CU(cuEventDestroy(stop0));
   EXPECT_CU(cuLibraryUnload(lib));
 }
 

@@ -125,10 +125,12 @@ TEST_F(GraphMemoryTest, CooperativeGridMustBeCoResident) {
   EXPECT_EQ(cuLaunchKernelEx(&config, k1_, nullptr, nullptr), CUDA_ERROR_INVALID_VALUE);
   ASSERT_CU(cuStreamSynchronize(s_));
   // A cooperative kernel takes its modelled time.
-  const float ms = TimedMs(s_, [&] {
-    EXPECT_CU(cuLaunchCooperativeKernel(k20_, 640, 1, 1, 256, 1, 1, 0, s_, nullptr));
-  });
-  ExpectSpan(ms, 20.0);
+  ExpectSpan(
+      TimedMs(s_,
+              [&] {
+                EXPECT_CU(cuLaunchCooperativeKernel(k20_, 640, 1, 1, 256, 1, 1, 0, s_, nullptr));
+              }),
+      20.0);
   // The per-thread variant runs on this thread's default stream.
   auto coop_ptsz = Proc<PFN_cuLaunchCooperativeKernel_v9000>(
       "cuLaunchCooperativeKernel", 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);

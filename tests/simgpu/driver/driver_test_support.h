@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 
 #ifndef ASSERT_CU
@@ -25,34 +26,51 @@ inline size_t FreeBytes() {
   return free_bytes;
 }
 
-// A span of simulated time around work of `work_ms`: at least that, less at
-// most `below`: the work did not end early. simgpu's clock is the host's, so
-// the span also holds whatever the host took between recording the first event
-// and queueing the work, which a loaded 2-core CI machine or a sanitizer
-// stretches past 10 ms; the upper bound is therefore what running the work
-// twice would take (the work ran once), and 10 ms over for work too short for
-// that line to stand clear of the host's delays.
-inline void ExpectSpan(float ms, double work_ms, double below = 1.0) {
-  EXPECT_GE(ms, work_ms - below);
-  EXPECT_LT(ms, std::max(2.0 * work_ms - below, work_ms + 10.0));
+// Simulated time between two events around some work, and the host time it
+// took to queue them: from just before the first event's record to just after
+// the second's returned.
+struct Span {
+  float ms = -1;
+  double queued_ms = 0;
+};
+
+// Host milliseconds since `since`.
+inline double HostMsSince(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
+      .count();
 }
 
-// Simulated milliseconds between events recorded on `s` (of the current
-// context) around `work`.
+// A span around work of `work_ms`: at least that, less at most `below` (the
+// work did not end early), and short of what running it twice would take (it
+// ran once; 10 ms over for work too short for that line to stand clear). The
+// work cannot start before the first record nor end later than `work_ms` after
+// it was queued, so the host's delays in between (a loaded 2-core CI machine
+// or a sanitizer stretches them past 20 ms) can lengthen the span by at most
+// `queued_ms`, which the upper bound allows.
+inline void ExpectSpan(const Span& span, double work_ms, double below = 1.0) {
+  EXPECT_GE(span.ms, work_ms - below);
+  EXPECT_LT(span.ms, std::max(2.0 * work_ms - below, work_ms + 10.0) + span.queued_ms)
+      << "queued in " << span.queued_ms << " ms";
+}
+
+// The span between events recorded on `s` (of the current context) around
+// `work`.
 template <typename Work>
-float TimedMs(CUstream s, Work work) {
+Span TimedMs(CUstream s, Work work) {
   CUevent start, stop;
   EXPECT_CU(cuEventCreate(&start, 0));
   EXPECT_CU(cuEventCreate(&stop, 0));
+  const auto queued_from = std::chrono::steady_clock::now();
   EXPECT_CU(cuEventRecord(start, s));
   work();
   EXPECT_CU(cuEventRecord(stop, s));
+  Span span;
+  span.queued_ms = HostMsSince(queued_from);
   EXPECT_CU(cuEventSynchronize(stop));
-  float ms = -1;
-  EXPECT_CU(cuEventElapsedTime(&ms, start, stop));
+  EXPECT_CU(cuEventElapsedTime(&span.ms, start, stop));
   EXPECT_CU(cuEventDestroy(start));
   EXPECT_CU(cuEventDestroy(stop));
-  return ms;
+  return span;
 }
 
 }  // namespace simgpu_test
