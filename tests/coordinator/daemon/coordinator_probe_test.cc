@@ -2,7 +2,6 @@
 // job placed together with an opportunistic one, never alone, still gets a
 // baseline and protection; co-runners are always released.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -18,6 +17,7 @@
 #include "coordinator/state/state_store.h"
 #include "schemas/telemetry_generated.h"
 #include "tests/coordinator/daemon/daemon_messages.h"
+#include "tests/coordinator/daemon/test_state_dir.h"
 
 namespace iashim::daemon {
 namespace {
@@ -49,6 +49,23 @@ struct SentBudget {
 class ProbeTest : public ::testing::Test {
  protected:
   void SetUp() override { Start(DaemonOptions{}, nullptr); }
+  void TearDown() override {
+    c_.reset();  // before the store it writes to
+    store_.reset();
+    if (!state_dir_.empty()) std::filesystem::remove_all(state_dir_);
+  }
+
+  // Starts again on a state store in a directory of the test's own (removed
+  // in TearDown); null, with a failure, when it cannot be opened.
+  state::StateStore* StartWithStore() {
+    state_dir_ = FreshTestStateDir("iashim-probe-test");
+    auto store = state::StateStore::Open(state_dir_.string());
+    EXPECT_TRUE(store.ok()) << store.status();
+    if (!store.ok()) return nullptr;
+    store_ = *std::move(store);
+    Start(DaemonOptions{}, store_.get());
+    return store_.get();
+  }
 
   void Start(DaemonOptions options, state::StateStore* store) {
     c_ = std::make_unique<Coordinator>(options, Gpus(1), store,
@@ -98,6 +115,8 @@ class ProbeTest : public ::testing::Test {
   const Job& guard() const { return c_->jobs().at("guard"); }
 
   std::unique_ptr<Coordinator> c_;
+  std::unique_ptr<state::StateStore> store_;  // StartWithStore
+  std::filesystem::path state_dir_;
   int64_t t_ = 0;
   uint64_t seq_ = 0;
   double filler_share_ = 1.0;
@@ -243,36 +262,20 @@ TEST_F(ProbeTest, AProbeContendedForACpuIsRetriedUntilItMeasuresTheJobAlone) {
 }
 
 TEST_F(ProbeTest, AProbeBaselineIsSavedForTheNextRunOfTheModel) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("iashim-probe-test-" + std::to_string(getpid()));
-  std::filesystem::remove_all(dir);
-  {
-    auto store = state::StateStore::Open(dir.string());
-    ASSERT_TRUE(store.ok()) << store.status();
-    Start(DaemonOptions{}, store->get());
-    Run(40);  // the fingerprint is stable after 30 s of no new kernel
-    ASSERT_EQ((*store)->state().baselines.size(), 1u);
-    EXPECT_NEAR((*store)->state().baselines.begin()->second.iteration_ns, 100.5e6, 1e6);
-    c_.reset();
-  }
-  std::filesystem::remove_all(dir);
+  const state::StateStore* store = StartWithStore();
+  ASSERT_NE(store, nullptr);
+  Run(40);  // the fingerprint is stable after 30 s of no new kernel
+  ASSERT_EQ(store->state().baselines.size(), 1u);
+  EXPECT_NEAR(store->state().baselines.begin()->second.iteration_ns, 100.5e6, 1e6);
 }
 
 TEST_F(ProbeTest, ABaselineContendedForACpuIsNotSavedForTheNextRun) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("iashim-probe-contended-test-" + std::to_string(getpid()));
-  std::filesystem::remove_all(dir);
-  {
-    auto store = state::StateStore::Open(dir.string());
-    ASSERT_TRUE(store.ok()) << store.status();
-    Start(DaemonOptions{}, store->get());
-    guard_cpu_wait_ms_ = 25;
-    Run(40);
-    EXPECT_TRUE(guard().profile.baseline_contended());
-    EXPECT_TRUE((*store)->state().baselines.empty());
-    c_.reset();
-  }
-  std::filesystem::remove_all(dir);
+  const state::StateStore* store = StartWithStore();
+  ASSERT_NE(store, nullptr);
+  guard_cpu_wait_ms_ = 25;
+  Run(40);
+  EXPECT_TRUE(guard().profile.baseline_contended());
+  EXPECT_TRUE(store->state().baselines.empty());
 }
 
 TEST_F(ProbeTest, NoProbeWithTheProbeOff) {
