@@ -72,15 +72,20 @@ std::optional<double> SoloBaseline::kernels_per_s() const {
   return Estimate(rate_, seed_kernels_per_s_);
 }
 
+bool SoloBaseline::ByIteration() const {
+  return InUse(iteration_) != nullptr || seed_iteration_ns_.has_value();
+}
+
 BaselineSource SoloBaseline::source() const {
-  const bool by_iteration = iteration_ns().has_value();
-  if (!by_iteration && !kernels_per_s().has_value()) return BaselineSource::kNone;
+  const bool by_iteration = ByIteration();
+  if (!by_iteration && InUse(rate_) == nullptr && !seed_kernels_per_s_)
+    return BaselineSource::kNone;
   if (InUse(by_iteration ? iteration_ : rate_) != nullptr) return last_origin_;
   return BaselineSource::kSaved;
 }
 
 bool SoloBaseline::contended() const {
-  const Samples& used = iteration_ns().has_value() ? iteration_ : rate_;
+  const Samples& used = ByIteration() ? iteration_ : rate_;
   return InUse(used) == &used.all;
 }
 

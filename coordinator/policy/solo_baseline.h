@@ -85,6 +85,9 @@ class SoloBaseline {
   bool Enough(const std::deque<double>& samples) const;
   // The samples the estimate is taken over; null when there are too few.
   const std::deque<double>* InUse(const Samples& samples) const;
+  // The estimate slowdowns use first is the iteration time (iteration_ns()
+  // has a value), without computing it.
+  bool ByIteration() const;
   std::optional<double> Estimate(const Samples& samples, std::optional<double> seed) const;
 
   SoloBaselineOptions options_;

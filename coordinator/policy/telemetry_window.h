@@ -37,7 +37,7 @@ struct TelemetryWindow {
   double budget_share = 1.0;     // share of GPU time in force at the window's end
   uint64_t held_launches = 0;    // launches the launch gate held back
   uint64_t held_ns = 0;          // their total time held
-  // The longest a thread that launched kernels waited for a CPU (run queue)
+  // The longest any one thread of the process waited for a CPU (run queue)
   // in the window; 0 = none or not measured (libiashim/src/run_queue_wait.h).
   uint64_t cpu_wait_ns = 0;
 };
