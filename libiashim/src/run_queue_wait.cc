@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,7 +11,7 @@
 
 namespace iashim {
 
-std::optional<uint64_t> ParseSchedstatWait(std::string_view text) {
+std::optional<Schedstat> ParseSchedstat(std::string_view text) {
   uint64_t fields[3] = {};
   const char* p = text.data();
   const char* const end = text.data() + text.size();
@@ -22,46 +23,105 @@ std::optional<uint64_t> ParseSchedstatWait(std::string_view text) {
   }
   while (p < end && (*p == ' ' || *p == '\n')) ++p;
   if (p != end) return std::nullopt;
-  return fields[1];
+  return Schedstat{fields[0], fields[1]};
 }
 
-RunQueueWait::RunQueueWait(std::string task_dir) : task_dir_(std::move(task_dir)) {}
+RunQueueWait::RunQueueWait(std::string task_dir, size_t max_reads)
+    : task_dir_(std::move(task_dir)), max_reads_(std::max<size_t>(1, max_reads)) {}
 
-std::optional<uint64_t> RunQueueWait::ReadWaitNs(int dir_fd, std::string_view tid) const {
-  char path[64];
-  if (tid.size() + sizeof "/schedstat" > sizeof path) return std::nullopt;
-  std::memcpy(path, tid.data(), tid.size());
-  std::memcpy(path + tid.size(), "/schedstat", sizeof "/schedstat");
+std::optional<Schedstat> RunQueueWait::Read(int dir_fd, int tid) const {
+  char path[32];
+  const auto [end, ec] = std::to_chars(path, path + sizeof path, tid);
+  if (ec != std::errc() || size_t(end - path) + sizeof "/schedstat" > sizeof path)
+    return std::nullopt;
+  std::memcpy(end, "/schedstat", sizeof "/schedstat");
   const int fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   char buf[128];
   const ssize_t n = read(fd, buf, sizeof buf);
   close(fd);
   if (n <= 0 || n == ssize_t(sizeof buf)) return std::nullopt;
-  return ParseSchedstatWait(std::string_view(buf, size_t(n)));
+  return ParseSchedstat(std::string_view(buf, size_t(n)));
+}
+
+void RunQueueWait::Choose() {
+  chosen_.clear();
+  if (tids_.size() <= max_reads_) {
+    chosen_ = tids_;
+    return;
+  }
+  // The threads that ran, leaving a quarter of the reads to the turn below so
+  // that a thread that slept when last read is not left unread for ever.
+  const size_t in_turn = std::max<size_t>(1, max_reads_ / 4);
+  for (const int tid : tids_) {
+    if (chosen_.size() + in_turn >= max_reads_) break;
+    const auto r = readings_.find(tid);
+    if (r != readings_.end() && r->second.ran) chosen_.push_back(tid);
+  }
+  // The others in turn, from where the last call's turn stopped.
+  const size_t ran = chosen_.size();  // ascending, as tids_ is
+  const size_t n = tids_.size();
+  const size_t start =
+      size_t(std::upper_bound(tids_.begin(), tids_.end(), rotation_after_) - tids_.begin());
+  for (size_t i = 0; i < n && chosen_.size() < max_reads_; ++i) {
+    const int tid = tids_[(start + i) % n];
+    if (std::binary_search(chosen_.begin(), chosen_.begin() + ptrdiff_t(ran), tid)) continue;
+    chosen_.push_back(tid);
+    rotation_after_ = tid;
+  }
 }
 
 uint64_t RunQueueWait::TakeLongestWaitNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return TakeLongestWaitNs(uint64_t(ts.tv_sec) * 1'000'000'000u + uint64_t(ts.tv_nsec));
+}
+
+uint64_t RunQueueWait::TakeLongestWaitNs(uint64_t now_ns) {
+  last_reads_ = 0;
   DIR* dir = opendir(task_dir_.c_str());
   if (dir == nullptr) return 0;
-  now_.clear();
-  uint64_t longest = 0;
+  tids_.clear();
   while (const dirent* e = readdir(dir)) {
     const std::string_view name = e->d_name;
     int tid = 0;
     const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), tid);
-    if (ec != std::errc() || end != name.data() + name.size()) continue;  // ".", ".."
-    const std::optional<uint64_t> wait = ReadWaitNs(dirfd(dir), name);
-    if (!wait) continue;
-    const auto last = last_wait_ns_.find(tid);
-    // A reused thread id starts its count again: below the last reading.
-    if (last != last_wait_ns_.end() && *wait >= last->second) {
-      longest = std::max(longest, *wait - last->second);
+    if (ec == std::errc() && end == name.data() + name.size()) tids_.push_back(tid);  // not "."
+  }
+  std::sort(tids_.begin(), tids_.end());
+  std::erase_if(readings_, [this](const auto& r) {
+    return !std::binary_search(tids_.begin(), tids_.end(), r.first);  // gone
+  });
+  Choose();
+
+  const uint64_t window_ns = last_call_ns_ && now_ns > *last_call_ns_ ? now_ns - *last_call_ns_ : 0;
+  uint64_t longest = 0;
+  for (const int tid : chosen_) {
+    const std::optional<Schedstat> now = Read(dirfd(dir), tid);
+    ++last_reads_;
+    if (!now) {
+      readings_.erase(tid);  // unreadable: counts from its next reading
+      continue;
     }
-    now_.emplace(tid, *wait);
+    auto [it, fresh] = readings_.try_emplace(tid);
+    Reading& last = it->second;
+    // A reused thread id starts its counts again: below the last reading.
+    const bool same_thread = !fresh && now->wait_ns >= last.counters.wait_ns &&
+                             now->on_cpu_ns >= last.counters.on_cpu_ns;
+    if (same_thread) {
+      uint64_t waited = now->wait_ns - last.counters.wait_ns;
+      const uint64_t since_ns = now_ns > last.at_ns ? now_ns - last.at_ns : 0;
+      if (since_ns > window_ns)
+        waited = uint64_t(double(waited) * double(window_ns) / double(since_ns));
+      longest = std::max(longest, waited);
+    }
+    // A thread first seen is read again next time, so its wait is known soon.
+    last.ran = !same_thread || now->on_cpu_ns > last.counters.on_cpu_ns;
+    last.counters = *now;
+    last.at_ns = now_ns;
   }
   closedir(dir);
-  last_wait_ns_.swap(now_);
+  last_call_ns_ = now_ns;
   return longest;
 }
 

@@ -14,15 +14,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-TEST(ParseSchedstatWait, TakesTheSecondField) {
-  EXPECT_EQ(ParseSchedstatWait("123 456 7\n"), 456u);
-  EXPECT_EQ(ParseSchedstatWait("0 0 0"), 0u);
-  EXPECT_EQ(ParseSchedstatWait("18446744073709551615 5 1\n"), 5u);
+TEST(ParseSchedstat, TakesTheFirstTwoFields) {
+  const auto a = ParseSchedstat("123 456 7\n");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->on_cpu_ns, 123u);
+  EXPECT_EQ(a->wait_ns, 456u);
+  const auto b = ParseSchedstat("18446744073709551615 5 1\n");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->on_cpu_ns, 18446744073709551615u);
+  EXPECT_EQ(b->wait_ns, 5u);
+  EXPECT_TRUE(ParseSchedstat("0 0 0"));
 }
 
-TEST(ParseSchedstatWait, RefusesAnythingElse) {
+TEST(ParseSchedstat, RefusesAnythingElse) {
   for (const char* bad : {"", "\n", "1 2", "1 2 x", "a 2 3", "1 2 3 4", "-1 2 3", "1,2,3"}) {
-    EXPECT_EQ(ParseSchedstatWait(bad), std::nullopt) << bad;
+    EXPECT_EQ(ParseSchedstat(bad), std::nullopt) << bad;
   }
 }
 
@@ -71,6 +77,39 @@ TEST_F(FakeTasks, ThreadsGoneOrReusedOrUnreadableCountNothing) {
   EXPECT_EQ(wait.TakeLongestWaitNs(), 0u);
   Write(10, "1 5000 1\n");  // back after it was gone: counts from now
   EXPECT_EQ(wait.TakeLongestWaitNs(), 0u);
+}
+
+// Over its cap a thread that ran is read every call: its wait, different in
+// each window, comes back exactly, while the idle threads are read in turn.
+TEST_F(FakeTasks, OverItsCapAThreadThatRanIsReadEveryCall) {
+  RunQueueWait wait(dir_.string(), /*max_reads=*/4);
+  for (int tid = 100; tid < 110; ++tid) Write(tid, "1 1 1\n");
+  uint64_t on_cpu = 1, waited = 1, now = 0;
+  auto window = [&](uint64_t wait_in_window) {
+    on_cpu += 50;
+    waited += wait_in_window;
+    Write(105, std::to_string(on_cpu) + " " + std::to_string(waited) + " 1\n");
+    now += 100;
+    return wait.TakeLongestWaitNs(now);
+  };
+  for (int i = 0; i < 4; ++i) window(0);  // until thread 105 has been read once
+  for (uint64_t w = 1; w <= 20; ++w) {
+    EXPECT_EQ(window(w * 3), w * 3) << "window " << w;
+    EXPECT_EQ(wait.last_reads(), 4u);
+  }
+}
+
+// With one read a call the threads are read in turn, and a wait that built up
+// while a thread was not read is spread over the time since it was.
+TEST_F(FakeTasks, AThreadReadInTurnHasItsWaitSpreadOverTheTimeSince) {
+  RunQueueWait wait(dir_.string(), /*max_reads=*/1);
+  for (int tid : {100, 101, 102}) Write(tid, "1 1 1\n");
+  EXPECT_EQ(wait.TakeLongestWaitNs(0), 0u);    // reads 100: first seen
+  EXPECT_EQ(wait.TakeLongestWaitNs(100), 0u);  // 101
+  EXPECT_EQ(wait.TakeLongestWaitNs(200), 0u);  // 102
+  Write(100, "2 601 2\n");
+  EXPECT_EQ(wait.TakeLongestWaitNs(300), 200u);  // 600 over 300 ns, in a 100 ns window
+  EXPECT_EQ(wait.last_reads(), 1u);
 }
 
 TEST(RunQueueWait, NoTaskDirectoryIsNoWait) {
