@@ -277,6 +277,37 @@ TEST_F(CoordinatorInterferenceTest, AGuaranteedJobPlacedNextToARunningOneCutsIts
   EXPECT_DOUBLE_EQ(c.jobs().at("o").sent_share, with_place.front());  // held: g's slowdown unknown
 }
 
+// The same for a guaranteed gang that Slurm starts on GPUs a job is using:
+// the job is cut before the gang's ranks start.
+TEST_F(CoordinatorInterferenceTest, AGuaranteedGangPlacedBesideARunningJobCutsItAtOnce) {
+  Record(20, "membound", "membound", 1 / 0.58 - 1, 1 / 0.58 - 1);
+  auto store = OpenStore();
+  Coordinator c(PlacesAnywhereUnprobed(), Gpus(2), store.get(), nullptr, 0);
+  const std::optional<PlaceResult> o = StartOpportunistic(c, "o", "membound", 1);
+  ASSERT_TRUE(o);
+  std::vector<Outgoing> placing;
+  c.OnMessage("cli",
+              Bytes(Place({.job = "g",
+                           .priority = w::Priority::Guaranteed,
+                           .mem_bytes = 0,
+                           .slowdown_target = 0.10,
+                           .kind = "membound",
+                           .allowed_gpus = std::vector<int>{0, 1},
+                           .gpus = 2})),
+              kTick, kUnix, &placing);
+  const PlaceResult g = LastPlaceReply(placing);
+  ASSERT_TRUE(g.ok) << g.error;
+  std::vector<double> to_o;
+  for (const Outgoing& m : placing) {
+    const testing::ReceivedMessage r(m.bytes);
+    if (m.identity == "shim-o" && r.envelope() && r.envelope()->payload_as_Budget()) {
+      to_o.push_back(r.envelope()->payload_as_Budget()->share());
+    }
+  }
+  ASSERT_EQ(to_o.size(), 1u);
+  EXPECT_NEAR(to_o.front(), (1 - 1 / 1.1) / (1 - 0.58) * 0.58, 0.02);
+}
+
 // A budget is a share of GPU time, and a co-runner that keeps the GPU busy
 // only half the time alone takes half as much of it at full pace: cut for a
 // guaranteed job placed next to it, it gets half the budget one that keeps
