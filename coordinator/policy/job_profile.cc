@@ -119,8 +119,14 @@ bool JobProfile::AddWindow(const TelemetryWindow& w, bool alone_on_gpu,
   // Solo means alone AND unthrottled: a job below a full share is slowed by
   // its own budget, which is not its solo speed.
   if (alone_on_gpu && w.budget_share >= 1.0 && counts_.accepted > options_.warmup_windows) {
-    baseline_.AddSoloWindow(completed ? static_cast<double>(w.iteration_ns) : 0.0, kernels_per_s,
-                            origin, cpu_wait > options_.max_solo_cpu_wait);
+    // Its speed on an idle host: the time a thread waited for a CPU is the
+    // host's, not the job's. Only the baseline is corrected: the running
+    // speed keeps it, since the user waits through it too and a throttled
+    // co-runner, blocked in its gate, frees the CPUs it took.
+    const double host_free = 1.0 - std::min(cpu_wait, options_.max_cpu_wait_correction);
+    baseline_.AddSoloWindow(completed ? static_cast<double>(w.iteration_ns) * host_free : 0.0,
+                            kernels_per_s / host_free, origin,
+                            cpu_wait > options_.max_solo_cpu_wait);
     solo_collective_.Add(collective, length_s);
     solo_busy_.Add(busy, length_s);
   }

@@ -23,8 +23,9 @@
 //  - Solo baseline and slowdown: see slowdown().
 //  - Host CPU wait: the fraction of the window its threads spent runnable
 //    but waiting for a CPU (the longest-waiting one), a time-based
-//    EWMA. A solo window above max_solo_cpu_wait is kept out of the
-//    baseline while there are enough below it (SoloBaseline).
+//    EWMA. A solo window's speed enters the baseline with that wait taken
+//    out (max_cpu_wait_correction), and one above max_solo_cpu_wait is kept
+//    out of the baseline while there are enough below it (SoloBaseline).
 //  - Time in collectives (a rank of a gang): the fraction of wall time its
 //    collective kernels (IsCollectiveKernel: NCCL's) took, which is mostly
 //    waiting for the gang's slowest rank; a time-based EWMA, and another over
@@ -75,6 +76,15 @@ struct JobProfileOptions {
   // of error in the baseline is as much as the controller's settling band
   // below the target (issue 18): more would move where it settles.
   double max_solo_cpu_wait = 0.03;
+  // A solo window's iteration time is shortened (and its launch rate raised)
+  // by the fraction of it a thread waited for a CPU, up to this much: the
+  // job's speed alone on an idle host, which is what its co-runners are
+  // held against. First principles, not fitted: a waiting thread on the
+  // step's path lengthens it by its wait, as measured where both were known
+  // (the LSTM fakejob: 6.0% wait, 6.5% slower; on the live rig, j90's first
+  // windows of an LSTM job: waits of 4-51% with iterations 5-55% slow). A
+  // window the host slowed by more than half says too little to correct.
+  double max_cpu_wait_correction = 0.5;
 };
 
 // Fractions of the job's estimated GPU time; they sum to 1 once any kernel
