@@ -317,6 +317,9 @@ class Coordinator {
 
   // The connected jobs on each GPU, a gang on each of its GPUs.
   std::map<policy::GpuId, std::vector<Job*>> ConnectedJobsByGpu();
+  // Those, and the guaranteed jobs placed whose processes have not said Hello
+  // yet: what the control loop protects.
+  std::map<policy::GpuId, std::vector<Job*>> ControlledJobsByGpu();
   void RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out);
   // Splits each GPU's energy since the last control tick among its jobs.
   void AttributeEnergy(int64_t now_ns);

@@ -93,6 +93,23 @@ std::map<policy::GpuId, std::vector<Job*>> Coordinator::ConnectedJobsByGpu() {
   return by_gpu;
 }
 
+std::map<policy::GpuId, std::vector<Job*>> Coordinator::ControlledJobsByGpu() {
+  // Between a guaranteed job's placement and its shim's Hello (its process
+  // starting: a second or more on a loaded Slurm node) the job is on its GPUs
+  // already, and a loop that saw no guaranteed job there would take back the
+  // cut its placement made (CapCoRunnersOfPlaced): an 8-s job on the live rig
+  // spent its first 3 s beside a co-runner at full speed. Until it connects
+  // its slowdown is unknown, so the loop holds the shares; one that never
+  // does is forgotten after forget_after_s. Lost jobs are not waited for.
+  std::map<policy::GpuId, std::vector<Job*>> by_gpu = ConnectedJobsByGpu();
+  for (auto& [id, job] : jobs_) {
+    const bool pending = !job.connected && !job.lost && job.last_seen_ns == 0;
+    if (!pending || job.priority != policy::Priority::kGuaranteed) continue;
+    for (const policy::GpuId& gpu : GpusOf(job)) by_gpu[gpu].push_back(&job);
+  }
+  return by_gpu;
+}
+
 void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out) {
   // A gang is on each of its GPUs: a guaranteed gang is protected on every
   // one, each GPU held to what its rank costs the gang (gang_slowdown.h), and
@@ -108,7 +125,7 @@ void Coordinator::RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoi
   std::vector<LoopShare> shares;
   loop_decisions_.clear();
   std::set<policy::GpuId> at_floor;
-  for (auto& [gpu, jobs] : ConnectedJobsByGpu()) {
+  for (auto& [gpu, jobs] : ControlledJobsByGpu()) {
     if (ProbeHolds(jobs)) {
       loop_decisions_[gpu] = {.action = "probe holds the co-runners (measuring the solo speed)"};
       if (co_runners_at_floor_.contains(gpu)) at_floor.insert(gpu);

@@ -277,6 +277,38 @@ TEST_F(CoordinatorInterferenceTest, AGuaranteedJobPlacedNextToARunningOneCutsIts
   EXPECT_DOUBLE_EQ(c.jobs().at("o").sent_share, with_place.front());  // held: g's slowdown unknown
 }
 
+// Between a guaranteed job's placement and its shim's Hello (its process
+// starting: a second or more under a loaded Slurm node) the loop must not
+// take the cut back: the job is on the GPU even before it says so.
+TEST_F(CoordinatorInterferenceTest, ACutForAGuaranteedJobHoldsUntilItsShimConnects) {
+  Record(20, "membound", "membound", 1 / 0.58 - 1, 1 / 0.58 - 1);
+  auto store = OpenStore();
+  Coordinator c(PlacesAnywhereUnprobed(), Gpus(1), store.get(), nullptr, 0);
+  ASSERT_TRUE(StartOpportunistic(c, "o", "membound", 1));
+  std::vector<Outgoing> placing;
+  c.OnMessage("cli",
+              Bytes(Place({.job = "g",
+                           .priority = w::Priority::Guaranteed,
+                           .mem_bytes = 8ULL << 30,
+                           .slowdown_target = 0.10,
+                           .kind = "membound"})),
+              kTick, kUnix, &placing);
+  const PlaceResult g = LastPlaceReply(placing);
+  ASSERT_TRUE(g.ok) << g.error;
+  const double cut = c.jobs().at("o").sent_share;
+  ASSERT_LT(cut, 0.5);
+  for (int64_t t = 2 * kTick; t <= 3 * kSecond; t += kTick) {
+    std::vector<Outgoing> out;
+    c.OnTick(t, kUnix + t, &out);
+    ASSERT_DOUBLE_EQ(c.jobs().at("o").sent_share, cut) << "at " << t / 1e9 << " s";
+  }
+  c.OnMessage("shim-g", Bytes(Hello({.pid = 2, .job = "g", .token = g.token})), 3 * kSecond + kTick,
+              kUnix, &out_);
+  std::vector<Outgoing> out;
+  c.OnTick(3 * kSecond + 2 * kTick, kUnix, &out);
+  EXPECT_DOUBLE_EQ(c.jobs().at("o").sent_share, cut);
+}
+
 // The same for a guaranteed gang that Slurm starts on GPUs a job is using:
 // the job is cut before the gang's ranks start.
 TEST_F(CoordinatorInterferenceTest, AGuaranteedGangPlacedBesideARunningJobCutsItAtOnce) {
