@@ -26,7 +26,9 @@
 // uncontended windows once there are min_windows of them, and the contended
 // ones only until then (a baseline that reads a little slow protects better
 // than none; contended() says that it is one, so that a probe can measure
-// again).
+// again). The windows arrive with the wait already taken out of their speed
+// (JobProfileOptions::max_cpu_wait_correction); in a contended one what is
+// left is the less certain part.
 //
 // source() says which of these the estimate in use comes from: the seed
 // (kSaved), or the origin of the latest own window (kAlone, or kProbe for a
