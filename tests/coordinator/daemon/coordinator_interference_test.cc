@@ -26,6 +26,7 @@ using testing::kUnix;
 using testing::LastPlaceReply;
 using testing::Place;
 using testing::PlaceResult;
+using testing::PlaceSpec;
 using testing::Telemetry;
 using testing::TwoNodes;
 
@@ -100,7 +101,49 @@ class CoordinatorInterferenceTest : public ::testing::Test {
     return placed;
   }
 
+  // A coordinator over `gpus` GPUs whose store already holds 20 observations
+  // of two "membound" jobs, each keeping 0.58 of its speed beside the other.
+  std::unique_ptr<Coordinator> KnowingMemboundPairs(int gpus) {
+    Record(20, "membound", "membound", 1 / 0.58 - 1, 1 / 0.58 - 1);
+    store_ = OpenStore();
+    return std::make_unique<Coordinator>(PlacesAnywhereUnprobed(), Gpus(gpus), store_.get(),
+                                         nullptr, 0);
+  }
+
+  // Places guaranteed "membound" job "g" (10% target) at `at`: 8 GiB on one
+  // GPU, or a gang on exactly `gang_gpus`, as Slurm gives one. The messages
+  // sent go to `out`; the reply is returned.
+  PlaceResult PlaceGuaranteed(Coordinator& c, int64_t at, std::vector<Outgoing>* out,
+                              std::optional<std::vector<int>> gang_gpus = std::nullopt) {
+    PlaceSpec spec{.job = "g",
+                   .priority = w::Priority::Guaranteed,
+                   .mem_bytes = 8ULL << 30,
+                   .slowdown_target = 0.10,
+                   .kind = "membound"};
+    if (gang_gpus) {
+      spec.mem_bytes = 0;
+      spec.gpus = static_cast<int>(gang_gpus->size());
+      spec.allowed_gpus = std::move(gang_gpus);
+    }
+    c.OnMessage("cli", Bytes(Place(spec)), at, kUnix + at, out);
+    return LastPlaceReply(*out);
+  }
+
+  // The shares of the budgets `out` sends to `identity`.
+  static std::vector<double> BudgetsTo(const std::string& identity,
+                                       const std::vector<Outgoing>& out) {
+    std::vector<double> shares;
+    for (const Outgoing& m : out) {
+      const testing::ReceivedMessage r(m.bytes);
+      if (m.identity == identity && r.envelope() && r.envelope()->payload_as_Budget()) {
+        shares.push_back(r.envelope()->payload_as_Budget()->share());
+      }
+    }
+    return shares;
+  }
+
   std::filesystem::path dir_;
+  std::unique_ptr<state::StateStore> store_;
   std::vector<Outgoing> out_;
 };
 
@@ -240,102 +283,55 @@ TEST_F(CoordinatorInterferenceTest, AJobJoinsAGuaranteedOneAtThePredictedProtect
 // it meets: the ticks after hold it there (g's slowdown is not known yet),
 // and later the loop may raise it past the estimate.
 TEST_F(CoordinatorInterferenceTest, AGuaranteedJobPlacedNextToARunningOneCutsItsCoRunnerAtOnce) {
-  Record(20, "membound", "membound", 1 / 0.58 - 1, 1 / 0.58 - 1);
-  auto store = OpenStore();
-  Coordinator c(PlacesAnywhereUnprobed(), Gpus(1), store.get(), nullptr, 0);
-  const std::optional<PlaceResult> o = StartOpportunistic(c, "o", "membound", 1);
+  auto c = KnowingMemboundPairs(1);
+  const std::optional<PlaceResult> o = StartOpportunistic(*c, "o", "membound", 1);
   ASSERT_TRUE(o);
   EXPECT_EQ(o->share, 1.0);  // alone: the whole GPU
-  // The budgets sent to the opportunistic job by `out`'s messages.
-  auto budgets_to_o = [](const std::vector<Outgoing>& out) {
-    std::vector<double> shares;
-    for (const Outgoing& m : out) {
-      const testing::ReceivedMessage r(m.bytes);
-      if (m.identity == "shim-o" && r.envelope() && r.envelope()->payload_as_Budget()) {
-        shares.push_back(r.envelope()->payload_as_Budget()->share());
-      }
-    }
-    return shares;
-  };
   std::vector<Outgoing> placing;
-  c.OnMessage("cli",
-              Bytes(Place({.job = "g", .priority = w::Priority::Guaranteed,
-                           .mem_bytes = 8ULL << 30, .slowdown_target = 0.10, .kind = "membound"})),
-              kTick, kUnix, &placing);
-  const PlaceResult g = LastPlaceReply(placing);
+  const PlaceResult g = PlaceGuaranteed(*c, kTick, &placing);
   ASSERT_TRUE(g.ok) << g.error;
-  const std::vector<double> with_place = budgets_to_o(placing);
+  const std::vector<double> with_place = BudgetsTo("shim-o", placing);
   ASSERT_EQ(with_place.size(), 1u);
   EXPECT_NEAR(with_place.front(), (1 - 1 / 1.1) / (1 - 0.58) * 0.58, 0.02);
-  c.OnMessage("shim-g", Bytes(Hello({.pid = 2, .job = "g", .token = g.token})), kTick, kUnix,
-              &out_);
+  c->OnMessage("shim-g", Bytes(Hello({.pid = 2, .job = "g", .token = g.token})), kTick, kUnix,
+               &out_);
   for (int64_t t = kTick; t <= 2 * kSecond; t += kTick) {
     std::vector<Outgoing> out;
-    c.OnTick(t, kUnix + t, &out);
-    for (const double share : budgets_to_o(out)) EXPECT_DOUBLE_EQ(share, with_place.front());
+    c->OnTick(t, kUnix + t, &out);
+    for (const double share : BudgetsTo("shim-o", out)) EXPECT_DOUBLE_EQ(share, with_place.front());
   }
-  EXPECT_DOUBLE_EQ(c.jobs().at("o").sent_share, with_place.front());  // held: g's slowdown unknown
+  EXPECT_DOUBLE_EQ(c->jobs().at("o").sent_share, with_place.front());  // held: g's slowdown unknown
 }
 
 // Between a guaranteed job's placement and its shim's Hello (its process
 // starting: a second or more under a loaded Slurm node) the loop must not
 // take the cut back: the job is on the GPU even before it says so.
 TEST_F(CoordinatorInterferenceTest, ACutForAGuaranteedJobHoldsUntilItsShimConnects) {
-  Record(20, "membound", "membound", 1 / 0.58 - 1, 1 / 0.58 - 1);
-  auto store = OpenStore();
-  Coordinator c(PlacesAnywhereUnprobed(), Gpus(1), store.get(), nullptr, 0);
-  ASSERT_TRUE(StartOpportunistic(c, "o", "membound", 1));
-  std::vector<Outgoing> placing;
-  c.OnMessage("cli",
-              Bytes(Place({.job = "g",
-                           .priority = w::Priority::Guaranteed,
-                           .mem_bytes = 8ULL << 30,
-                           .slowdown_target = 0.10,
-                           .kind = "membound"})),
-              kTick, kUnix, &placing);
-  const PlaceResult g = LastPlaceReply(placing);
+  auto c = KnowingMemboundPairs(1);
+  ASSERT_TRUE(StartOpportunistic(*c, "o", "membound", 1));
+  const PlaceResult g = PlaceGuaranteed(*c, kTick, &out_);
   ASSERT_TRUE(g.ok) << g.error;
-  const double cut = c.jobs().at("o").sent_share;
+  const double cut = c->jobs().at("o").sent_share;
   ASSERT_LT(cut, 0.5);
   for (int64_t t = 2 * kTick; t <= 3 * kSecond; t += kTick) {
-    std::vector<Outgoing> out;
-    c.OnTick(t, kUnix + t, &out);
-    ASSERT_DOUBLE_EQ(c.jobs().at("o").sent_share, cut) << "at " << t / 1e9 << " s";
+    c->OnTick(t, kUnix + t, &out_);
+    ASSERT_DOUBLE_EQ(c->jobs().at("o").sent_share, cut) << "at " << t / 1e9 << " s";
   }
-  c.OnMessage("shim-g", Bytes(Hello({.pid = 2, .job = "g", .token = g.token})), 3 * kSecond + kTick,
-              kUnix, &out_);
-  std::vector<Outgoing> out;
-  c.OnTick(3 * kSecond + 2 * kTick, kUnix, &out);
-  EXPECT_DOUBLE_EQ(c.jobs().at("o").sent_share, cut);
+  c->OnMessage("shim-g", Bytes(Hello({.pid = 2, .job = "g", .token = g.token})),
+               3 * kSecond + kTick, kUnix, &out_);
+  c->OnTick(3 * kSecond + 2 * kTick, kUnix, &out_);
+  EXPECT_DOUBLE_EQ(c->jobs().at("o").sent_share, cut);
 }
 
 // The same for a guaranteed gang that Slurm starts on GPUs a job is using:
 // the job is cut before the gang's ranks start.
 TEST_F(CoordinatorInterferenceTest, AGuaranteedGangPlacedBesideARunningJobCutsItAtOnce) {
-  Record(20, "membound", "membound", 1 / 0.58 - 1, 1 / 0.58 - 1);
-  auto store = OpenStore();
-  Coordinator c(PlacesAnywhereUnprobed(), Gpus(2), store.get(), nullptr, 0);
-  const std::optional<PlaceResult> o = StartOpportunistic(c, "o", "membound", 1);
-  ASSERT_TRUE(o);
+  auto c = KnowingMemboundPairs(2);
+  ASSERT_TRUE(StartOpportunistic(*c, "o", "membound", 1));
   std::vector<Outgoing> placing;
-  c.OnMessage("cli",
-              Bytes(Place({.job = "g",
-                           .priority = w::Priority::Guaranteed,
-                           .mem_bytes = 0,
-                           .slowdown_target = 0.10,
-                           .kind = "membound",
-                           .allowed_gpus = std::vector<int>{0, 1},
-                           .gpus = 2})),
-              kTick, kUnix, &placing);
-  const PlaceResult g = LastPlaceReply(placing);
+  const PlaceResult g = PlaceGuaranteed(*c, kTick, &placing, std::vector<int>{0, 1});
   ASSERT_TRUE(g.ok) << g.error;
-  std::vector<double> to_o;
-  for (const Outgoing& m : placing) {
-    const testing::ReceivedMessage r(m.bytes);
-    if (m.identity == "shim-o" && r.envelope() && r.envelope()->payload_as_Budget()) {
-      to_o.push_back(r.envelope()->payload_as_Budget()->share());
-    }
-  }
+  const std::vector<double> to_o = BudgetsTo("shim-o", placing);
   ASSERT_EQ(to_o.size(), 1u);
   EXPECT_NEAR(to_o.front(), (1 - 1 / 1.1) / (1 - 0.58) * 0.58, 0.02);
 }
@@ -346,9 +342,8 @@ TEST_F(CoordinatorInterferenceTest, AGuaranteedGangPlacedBesideARunningJobCutsIt
 // the GPU busy would, the same pace. A later job of its kind, not measured
 // yet, starts at what its kind was measured to take.
 TEST_F(CoordinatorInterferenceTest, ACoRunnerBusyHalfTheTimeAloneIsGivenHalfTheBudget) {
-  Record(20, "membound", "membound", 1 / 0.58 - 1, 1 / 0.58 - 1);
-  auto store = OpenStore();
-  Coordinator c(PlacesAnywhereUnprobed(), Gpus(1), store.get(), nullptr, 0);
+  auto owned = KnowingMemboundPairs(1);
+  Coordinator& c = *owned;
   const std::optional<PlaceResult> o = StartOpportunistic(c, "o", "membound", 1);
   ASSERT_TRUE(o);
   // Alone for 5 s, 100 launches of a 0.5 ms kernel every 100 ms: busy 0.5.
@@ -360,14 +355,7 @@ TEST_F(CoordinatorInterferenceTest, ACoRunnerBusyHalfTheTimeAloneIsGivenHalfTheB
   }
   ASSERT_TRUE(c.jobs().at("o").profile.solo_busy().has_value());
   ASSERT_NEAR(*c.jobs().at("o").profile.solo_busy(), 0.5, 0.01);
-  c.OnMessage("cli",
-              Bytes(Place({.job = "g",
-                           .priority = w::Priority::Guaranteed,
-                           .mem_bytes = 8ULL << 30,
-                           .slowdown_target = 0.10,
-                           .kind = "membound"})),
-              t, kUnix + t, &out_);
-  ASSERT_TRUE(LastPlaceReply(out_).ok);
+  ASSERT_TRUE(PlaceGuaranteed(c, t, &out_).ok);
   // The pace that keeps g at 1/1.1 beside a job that leaves it 0.58, and the
   // GPU time o takes at full pace there: 0.58 of its speed, busy 0.5.
   const double pace = (1 - 1 / 1.1) / (1 - 0.58);
@@ -391,24 +379,15 @@ TEST_F(CoordinatorInterferenceTest, ACoRunnerBusyHalfTheTimeAloneIsGivenHalfTheB
 // placed next to it later starts at that joint share too.
 TEST_F(CoordinatorInterferenceTest,
        AGuaranteedJobPlacedNextToTwoRunningOnesCutsThemBothToTheJointShare) {
-  Record(20, "membound", "membound", 1 / 0.58 - 1, 1 / 0.58 - 1);
-  auto store = OpenStore();
-  Coordinator c(PlacesAnywhereUnprobed(), Gpus(1), store.get(), nullptr, 0);
+  auto owned = KnowingMemboundPairs(1);
+  Coordinator& c = *owned;
   for (const std::string o : {"o1", "o2"}) {
     const std::optional<PlaceResult> placed =
         StartOpportunistic(c, o, "membound", o == "o1" ? 1 : 2);
     ASSERT_TRUE(placed);
     EXPECT_EQ(placed->share, 1.0);  // no guaranteed job: unthrottled
   }
-  std::vector<Outgoing> placing;
-  c.OnMessage("cli",
-              Bytes(Place({.job = "g",
-                           .priority = w::Priority::Guaranteed,
-                           .mem_bytes = 8ULL << 30,
-                           .slowdown_target = 0.10,
-                           .kind = "membound"})),
-              kTick, kUnix, &placing);
-  const PlaceResult g = LastPlaceReply(placing);
+  const PlaceResult g = PlaceGuaranteed(c, kTick, &out_);
   ASSERT_TRUE(g.ok) << g.error;
   const double joint = (1 - 1 / 1.1) / (1 - 0.58 * 0.58) * 0.58;
   EXPECT_NEAR(c.jobs().at("o1").sent_share, joint, 0.01);
