@@ -342,7 +342,7 @@ void Drainer::CloseWindow(uint64_t now_ns) {
   held_seen_ = gate.held_launches();
   held_ns_seen_ = gate.held_ns();
   extras.charge_scale = gate.charge_scale();
-  extras.cpu_wait_ns = run_queue_wait_.TakeLongestWaitNs();
+  extras.cpu_wait_ns = run_queue_wait_.TakeLongestWaitNs(now_ns);  // the window's close
   IASHIM_DEBUG(
       "window %llu: %llu ms, %u iterations of %.3f ms, a thread waited up to %.3f ms "
       "for a CPU",

@@ -2,12 +2,13 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+
+#include "libiashim/src/cycle_clock.h"
 
 namespace iashim {
 
@@ -71,11 +72,7 @@ void RunQueueWait::Choose() {
   }
 }
 
-uint64_t RunQueueWait::TakeLongestWaitNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return TakeLongestWaitNs(uint64_t(ts.tv_sec) * 1'000'000'000u + uint64_t(ts.tv_nsec));
-}
+uint64_t RunQueueWait::TakeLongestWaitNs() { return TakeLongestWaitNs(MonotonicNs()); }
 
 uint64_t RunQueueWait::TakeLongestWaitNs(uint64_t now_ns) {
   last_reads_ = 0;

@@ -59,8 +59,8 @@ class RunQueueWait {
 
   // The longest wait of one thread since the previous call (a thread not seen
   // before counts from now: 0). Threads gone are forgotten. Off the launch
-  // path. `now_ns`: a monotonic clock's reading (a test's own); the overload
-  // without it reads CLOCK_MONOTONIC.
+  // path. `now_ns`: CLOCK_MONOTONIC (MonotonicNs()), or a test's own clock;
+  // the overload without it reads MonotonicNs().
   uint64_t TakeLongestWaitNs();
   uint64_t TakeLongestWaitNs(uint64_t now_ns);
 
