@@ -100,7 +100,9 @@ std::map<policy::GpuId, std::vector<Job*>> Coordinator::ControlledJobsByGpu() {
   // cut its placement made (CapCoRunnersOfPlaced): an 8-s job on the live rig
   // spent its first 3 s beside a co-runner at full speed. Until it connects
   // its slowdown is unknown, so the loop holds the shares; one that never
-  // does is forgotten after forget_after_s. Lost jobs are not waited for.
+  // does is forgotten after forget_after_s. Lost jobs are not waited for. A
+  // job restored from the state store after a restart counts the same until
+  // its shim says Hello again: its co-runners keep the shares they hold.
   std::map<policy::GpuId, std::vector<Job*>> by_gpu = ConnectedJobsByGpu();
   for (auto& [id, job] : jobs_) {
     const bool pending = !job.connected && !job.lost && job.last_seen_ns == 0;
