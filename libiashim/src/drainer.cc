@@ -142,7 +142,7 @@ void Drainer::Stop() {
                           0, samples_done_, 0, trace_.records()};
     if (transport_ != nullptr) {
       transport_->Enqueue(EncodeGoodbye(getpid(), t.launches, -1));
-      transport_->Drain(200);
+      transport_->Drain(transport_->ExitDrainMs(200, MonotonicNs()));
     }
     if (trace_.is_open()) {
       uint64_t dropped = 0;

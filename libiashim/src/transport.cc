@@ -6,6 +6,7 @@
 #include <zmq.hpp>
 
 #include "common/security/curve_socket.h"
+#include "libiashim/src/cycle_clock.h"
 #include "libiashim/src/inbound_message.h"
 #include "libiashim/src/log.h"
 #include "schemas/telemetry_generated.h"
@@ -47,6 +48,7 @@ bool Transport::Connect() {
       throw std::runtime_error("CurveZMQ: " + error);
     }
     socket_->connect(endpoint_);
+    connected_ns_ = MonotonicNs();
     return true;
   } catch (const std::exception& e) {
     IASHIM_WARN("cannot connect to IASHIM_COORDINATOR %s: %s; telemetry is not sent",
@@ -117,6 +119,12 @@ void Transport::Drain(int ms) {
   } catch (const std::exception& e) {
     IASHIM_DEBUG("closing the coordinator socket: %s", e.what());
   }
+}
+
+int Transport::ExitDrainMs(int ms, uint64_t now_ns) const {
+  if (socket_ == nullptr) return 0;
+  if (sent_ > 0 || now_ns < connected_ns_ + kConnectGraceNs) return ms;
+  return 0;
 }
 
 void Transport::AbandonAfterFork() {

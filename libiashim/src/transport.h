@@ -54,6 +54,16 @@ class Transport {
   // empty; what is still queued then counts as dropped. The socket closes
   // with a short linger so what ZeroMQ holds can still leave.
   void Drain(int ms);
+  // How long the exit's Drain should wait, at `now_ns` (MonotonicNs): `ms`
+  // once a message has left, or while the socket is younger than
+  // kConnectGraceNs (it may still be connecting); 0 when it has tried that
+  // long and nothing ever left (no coordinator there, or one that refused our
+  // key): the wait would be added to every such process's exit, and what it
+  // could still send is a Goodbye for a Hello the coordinator never heard.
+  // 250 ms: two of ZeroMQ's reconnect attempts (reconnect_ivl_max), where a
+  // handshake with a coordinator on the cluster's network takes milliseconds.
+  int ExitDrainMs(int ms, uint64_t now_ns) const;
+  static constexpr uint64_t kConnectGraceNs = 250'000'000;
   // In a fork() child: forgets the parent's ZeroMQ objects without touching
   // them (ZeroMQ is not fork-safe) so the child can connect afresh.
   void AbandonAfterFork();
@@ -79,6 +89,7 @@ class Transport {
   std::vector<uint8_t> receive_buffer_;
   uint64_t dropped_ = 0;
   uint64_t sent_ = 0;
+  uint64_t connected_ns_ = 0;  // MonotonicNs at Connect
   uint64_t received_invalid_ = 0;
   uint64_t received_ignored_ = 0;
   uint64_t received_budgets_ = 0;

@@ -14,6 +14,7 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "libiashim/src/cycle_clock.h"
 #include "libiashim/src/telemetry_encoder.h"
 
 #if defined(IASHIM_SANITIZE_THREAD)
@@ -240,6 +241,28 @@ TEST_F(TransportTest, DrainWithoutPeerCountsTheRestAsDropped) {
   EXPECT_EQ(t.queued(), 0u);
   EXPECT_EQ(t.sent(), 0u);
   EXPECT_EQ(t.dropped(), 12u);
+}
+
+// At exit the shim waits for its last messages only where a coordinator has
+// taken one: with none there, a process that has tried for 250 ms exits at
+// once instead of 200 ms late; one younger than that may still be connecting.
+TEST_F(TransportTest, TheExitWaitsOnlyForACoordinatorThatWasThere) {
+  Transport nobody("ipc://" + dir_ + "/nobody.sock", 8);
+  EXPECT_EQ(nobody.ExitDrainMs(200, MonotonicNs()), 0);  // no socket yet
+  ASSERT_TRUE(nobody.Connect());
+  nobody.Enqueue(Numbered(0));
+  nobody.Pump();
+  const uint64_t now = MonotonicNs();
+  EXPECT_EQ(nobody.ExitDrainMs(200, now), 200);
+  EXPECT_EQ(nobody.ExitDrainMs(200, now + Transport::kConnectGraceNs), 0);
+
+  BindRouter();
+  Transport t(endpoint_, 8);
+  ASSERT_TRUE(t.Connect());
+  t.Enqueue(Numbered(1));
+  std::vector<Message> received;
+  ASSERT_TRUE(PumpUntil(t, &received, nullptr, [&] { return received.size() == 1; }));
+  EXPECT_EQ(t.ExitDrainMs(200, MonotonicNs() + 10 * Transport::kConnectGraceNs), 200);
 }
 
 // The coordinator sends nothing the shim understands yet: garbage counts as
