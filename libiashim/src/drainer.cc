@@ -342,12 +342,16 @@ void Drainer::CloseWindow(uint64_t now_ns) {
   held_seen_ = gate.held_launches();
   held_ns_seen_ = gate.held_ns();
   extras.charge_scale = gate.charge_scale();
-  extras.cpu_wait_ns = run_queue_wait_.TakeLongestWaitNs(now_ns);  // the window's close
+  // Both at the window's close.
+  const uint64_t longest_wait_ns = run_queue_wait_.TakeLongestWaitNs(now_ns);
+  const std::optional<double> own_busy = own_cpu_use_.TakeBusyFraction(now_ns);
+  extras.cpu_wait_ns = WaitOthersCaused(longest_wait_ns, own_busy);
   IASHIM_DEBUG(
       "window %llu: %llu ms, %u iterations of %.3f ms, a thread waited up to %.3f ms "
-      "for a CPU",
+      "for a CPU, the process used %.2f of its %.2f CPUs",
       (unsigned long long)extras.seq, (unsigned long long)((now_ns - w.start_ns) / 1000000),
-      w.iterations, double(w.iteration_ns) / 1e6, double(extras.cpu_wait_ns) / 1e6);
+      w.iterations, double(w.iteration_ns) / 1e6, double(longest_wait_ns) / 1e6,
+      own_busy.value_or(-1), own_cpu_use_.allowed_cpus());
   if (nvml_ != nullptr) {
     extras.gpu_share = nvml_->last_reading();
     extras.gpu_energy_j = nvml_->gpu_energy_j();

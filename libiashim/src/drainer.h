@@ -16,6 +16,7 @@
 
 #include "libiashim/src/cuda_api.h"
 #include "libiashim/src/cycle_clock.h"
+#include "libiashim/src/own_cpu_use.h"
 #include "libiashim/src/run_queue_wait.h"
 #include "libiashim/src/telemetry_encoder.h"
 #include "libiashim/src/trace_writer.h"
@@ -116,6 +117,7 @@ class Drainer {
   uint64_t held_ns_seen_ = 0;
   uint64_t budgets_rejected_ = 0;
   RunQueueWait run_queue_wait_;
+  OwnCpuUse own_cpu_use_;  // whose that wait was
   HelloInfo hello_;
 };
 

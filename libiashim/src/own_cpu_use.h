@@ -1,0 +1,72 @@
+// How much of the CPUs it may use the process kept busy itself, and so whose
+// a thread's wait for a CPU was.
+//
+// A thread waits in the run queue behind other processes (the host's load,
+// which the coordinator takes out of a solo baseline: policy/solo_baseline.h)
+// or behind its own process's threads, when the process runs more threads
+// than the CPUs it may use (data loaders, an intra-op pool, on the cores a
+// Slurm cgroup gives it). The second kind is the job's speed alone: it waits
+// so on an idle host too, and taken out, its baseline would read fast and its
+// co-runners be cut for a slowdown that is not there. What tells them apart is
+// what the process got: one that ran for most of the CPU time its CPUs
+// offered in a window was not kept off them by others, whatever its threads
+// waited for; one that got less while a thread waited was.
+#ifndef IASHIM_OWN_CPU_USE_H_
+#define IASHIM_OWN_CPU_USE_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace iashim {
+
+// From this fraction of its CPUs busy, a window's wait counts as the
+// process's own. Not fitted: a process with more runnable threads than CPUs
+// keeps them busy but for its wake-ups and the shim's own reading, and one
+// that others keep off its CPUs gets visibly less; a tenth is left for the
+// first.
+inline constexpr double kOwnCpusBusy = 0.9;
+
+// The wait the host caused: `wait_ns`, unless the process kept at least
+// kOwnCpusBusy of its CPUs busy in the window (`busy_fraction`), then 0.
+// Unknown use (nullopt) leaves the wait as it is.
+uint64_t WaitOthersCaused(uint64_t wait_ns, std::optional<double> busy_fraction);
+
+// CPUs per second a cgroup v2 `cpu.max` line allows ("200000 100000": 2.0);
+// nullopt for no limit ("max 100000") or a line that is not one.
+std::optional<double> ParseCpuMax(std::string_view text);
+
+// The CPUs the process may use: its affinity mask's CPUs, or fewer where its
+// cgroup v2 (or an ancestor's) `cpu.max` allows less. `proc_cgroup`: the
+// process's /proc/PID/cgroup; `cgroup_root`: where the v2 hierarchy is
+// mounted (a test's own tree for both). Unreadable files mean no quota.
+double AllowedCpus(const std::string& proc_cgroup = "/proc/self/cgroup",
+                   const std::string& cgroup_root = "/sys/fs/cgroup");
+
+class OwnCpuUse {
+ public:
+  // The process's own: AllowedCpus() once, CLOCK_PROCESS_CPUTIME_ID.
+  OwnCpuUse();
+  // `allowed_cpus` (> 0) and `cpu_time_ns` (the process's CPU time so far):
+  // a test's own.
+  OwnCpuUse(double allowed_cpus, std::function<uint64_t()> cpu_time_ns);
+
+  // The fraction of its CPUs' time the process used since the previous call
+  // (`now_ns`: MonotonicNs(), or a test's clock); nullopt on the first call
+  // or when no time has passed.
+  std::optional<double> TakeBusyFraction(uint64_t now_ns);
+
+  double allowed_cpus() const { return allowed_cpus_; }
+
+ private:
+  double allowed_cpus_;
+  std::function<uint64_t()> cpu_time_ns_;
+  std::optional<uint64_t> last_now_ns_;
+  uint64_t last_cpu_ns_ = 0;
+};
+
+}  // namespace iashim
+
+#endif  // IASHIM_OWN_CPU_USE_H_
