@@ -6,16 +6,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "bench/fakejob/busy_host_threads.h"
 #include "bench/fakejob/data_parallel.h"
 #include "bench/fakejob/driver_api.h"
 #include "bench/fakejob/model_profile.h"
@@ -149,6 +150,7 @@ int Run(int argc, char** argv) {
     loops.push_back(std::move(*loop));
   }
 
+  const BusyHostThreads host_threads(opt->host_threads);
   // SIGINT/SIGTERM end the run after the current iteration, with a summary.
   std::signal(SIGINT, OnStopSignal);
   std::signal(SIGTERM, OnStopSignal);

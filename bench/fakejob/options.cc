@@ -58,6 +58,8 @@ std::string UsageText() {
       "                        synchronises the kernel's stream after every launch\n"
       "  --host-gap-us X       host time per iteration in us, replacing the\n"
       "                        profile's (0: the job keeps the GPU busy)\n"
+      "  --host-threads N      N more threads keep a CPU busy all run, as an\n"
+      "                        intra-op pool or input pipeline does (default 0)\n"
       "  --quiet               print only the summary line\n"
       "  --models-dir DIR      where <name>.model files live (else\n"
       "                        $IASHIM_MODELS_DIR, else bench/data/models)\n"
@@ -76,9 +78,10 @@ std::string UsageText() {
 
 absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   Options opt;
-  CliArgs cli(args, {"--per-thread-stream", "--quiet", "--list-models", "--help", "-h"},
-              {"--model", "--seconds", "--iterations", "--device", "--sync", "--models-dir",
-               "--driver", "--host-gap-us", "--ranks", "--devices", "--gradient-mib"});
+  CliArgs cli(
+      args, {"--per-thread-stream", "--quiet", "--list-models", "--help", "-h"},
+      {"--model", "--seconds", "--iterations", "--device", "--sync", "--models-dir", "--driver",
+       "--host-gap-us", "--host-threads", "--ranks", "--devices", "--gradient-mib"});
   for (;;) {
     absl::StatusOr<std::optional<CliArg>> next = cli.Next();
     if (!next.ok()) return next.status();
@@ -143,6 +146,13 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
         return BadValue(arg, value, "must be microseconds in [0, 1e7]");
       }
       opt.host_gap_us = *us;
+    } else if (arg == "--host-threads") {
+      std::optional<int64_t> n = ParseInt64(value);
+      if (!n || *n < 0 || *n > kMaxHostThreads) {
+        return BadValue(arg, value,
+                        absl::StrCat("must be a count of threads 0..", kMaxHostThreads));
+      }
+      opt.host_threads = static_cast<int>(*n);
     } else if (arg == "--models-dir") {
       if (!IsDir(value)) return BadValue(arg, value, "not a directory");
       opt.models_dir = value;

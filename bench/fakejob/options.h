@@ -14,6 +14,7 @@ namespace iashim::fakejob {
 
 inline constexpr double kDefaultSeconds = 10.0;
 inline constexpr double kMaxHostGapUs = 1e7;  // 10 s: longer is a typo
+inline constexpr int kMaxHostThreads = 256;
 
 struct Options {
   std::string model;              // name, or a path to a .model file
@@ -29,6 +30,7 @@ struct Options {
   bool per_thread_stream = false;
   SyncMode sync = SyncMode::kContext;
   std::optional<double> host_gap_us;  // replaces the profile's host gap
+  int host_threads = 0;               // threads keeping a CPU busy all run (busy_host_threads.h)
   bool quiet = false;
   bool list_models = false;
   bool help = false;

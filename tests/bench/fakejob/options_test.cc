@@ -75,6 +75,10 @@ TEST(OptionsTest, AllOptionsBothSpellings) {
   o = Parse({"--model", "x", "--host-gap-us=1500.5"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_DOUBLE_EQ(*o->host_gap_us, 1500.5);
+  EXPECT_EQ(o->host_threads, 0);
+  o = Parse({"--model", "x", "--host-threads", "3"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->host_threads, 3);
 }
 
 TEST(OptionsTest, UsageDocumentsSyncKernelAndHostGap) {
@@ -124,6 +128,9 @@ INSTANTIATE_TEST_SUITE_P(
                     BadArgs{{"--model", "m", "--host-gap-us", "nan"}, "'nan' for --host-gap-us"},
                     BadArgs{{"--model", "m", "--host-gap-us="}, "'' for --host-gap-us"},
                     BadArgs{{"--model", "m", "--host-gap-us"}, "--host-gap-us needs a value"},
+                    BadArgs{{"--model", "m", "--host-threads", "-1"}, "'-1' for --host-threads"},
+                    BadArgs{{"--model", "m", "--host-threads", "257"}, "'257' for --host-threads"},
+                    BadArgs{{"--model", "m", "--host-threads", "2.5"}, "'2.5' for --host-threads"},
                     BadArgs{{"--model", "m", "--models-dir", "/nonexistent/dir"},
                             "'/nonexistent/dir' for --models-dir"},
                     BadArgs{{"--model", ""}, "'' for --model"},

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -22,6 +23,7 @@
 #include "bench/fakejob/module_image.h"
 #include "common/text/text.h"
 #include "common/wire/kernel_id.h"
+#include "libiashim/src/own_cpu_use.h"
 #include "libiashim/src/trace_reader.h"
 #include "schemas/telemetry_generated.h"
 #include "tests/libiashim/one_busy_cpu.h"
@@ -427,6 +429,66 @@ TEST_F(ShimProcessTest, TelemetrySaysHowLongItsThreadsWaitedForACpu) {
   ASSERT_GT(window_ns, 0u);
   EXPECT_GT(double(waited_ns) / double(window_ns), 0.005);
   EXPECT_LE(waited_ns, window_ns + 1'000'000'000);
+}
+
+// The job crowds its one CPU itself (two busy host threads beside its
+// launching thread): its threads wait for the CPU as they would beside other
+// processes, but that wait is its speed alone, and a window in which it kept
+// its CPU busy itself sends none (libiashim/src/own_cpu_use.h). Each window's
+// own reading comes from the shim's debug line of the same number.
+TEST_F(ShimProcessTest, AWaitTheJobCausesItselfIsNotSentAsTheHosts) {
+  if (!std::ifstream("/proc/self/schedstat"))
+    GTEST_SKIP() << "this kernel counts no run-queue wait";
+  iashim_test::OneBusyCpu one_cpu(/*loops=*/0);  // the job inherits this thread's one CPU
+  ASSERT_TRUE(one_cpu.ok());
+  const std::string endpoint = "ipc://" + dir_ + "/coordinator";
+  ListeningCoordinator coordinator(endpoint);
+  const JobResult r = Run(
+      "IASHIM_COORDINATOR=" + endpoint + " IASHIM_JOB=crowds IASHIM_WINDOW_MS=50 IASHIM_LOG=debug",
+      "--model lstm --iterations 40 --host-threads 2");
+  one_cpu.Release();
+  const std::vector<std::string>& messages = coordinator.Finish();
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  struct Reading {
+    double waited_ms;
+    double used;
+  };
+  std::map<uint64_t, Reading> by_window;
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t at = line.find("window ");
+    unsigned long long seq = 0;
+    unsigned long long ms = 0;
+    unsigned iterations = 0;
+    double iteration_ms = 0, waited_ms = 0, used = 0, cpus = 0;
+    if (at != std::string::npos &&
+        std::sscanf(line.c_str() + at,
+                    "window %llu: %llu ms, %u iterations of %lf ms, a thread waited up to %lf ms "
+                    "for a CPU, the process used %lf of its %lf CPUs",
+                    &seq, &ms, &iterations, &iteration_ms, &waited_ms, &used, &cpus) == 7) {
+      by_window[seq] = Reading{waited_ms, used};
+    }
+  }
+  int own = 0;
+  int compared = 0;
+  for (const std::string& m : messages) {
+    const auto* b = iashim::wire::GetEnvelope(m.data())->payload_as_TelemetryBatch();
+    if (b == nullptr) continue;
+    const auto found = by_window.find(b->seq());
+    if (found == by_window.end()) continue;
+    ++compared;
+    const Reading& w = found->second;
+    if (std::abs(w.used - iashim::kOwnCpusBusy) < 0.001) continue;  // printed rounded
+    if (w.used >= iashim::kOwnCpusBusy) {
+      own += w.waited_ms > 0 ? 1 : 0;
+      EXPECT_EQ(b->cpu_wait_ns(), 0u) << "window " << b->seq();
+    } else {
+      EXPECT_NEAR(double(b->cpu_wait_ns()) / 1e6, w.waited_ms, 0.001) << "window " << b->seq();
+    }
+  }
+  EXPECT_GT(compared, 0) << r.err;
+  // Its threads did wait behind each other, in windows it kept its CPU busy.
+  EXPECT_GT(own, 0) << r.err;
 }
 
 TEST_F(ShimProcessTest, AbsentCoordinatorDoesNotSlowTheJob) {
