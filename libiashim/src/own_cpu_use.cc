@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "libiashim/src/log.h"
+
 namespace iashim {
 namespace {
 
@@ -62,36 +64,112 @@ std::optional<double> ParseCpuMax(std::string_view text) {
   return double(q) / double(p);
 }
 
-double AllowedCpus(const std::string& proc_cgroup, const std::string& cgroup_root) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  double allowed = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
-  if (allowed <= 0) allowed = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
-  const std::optional<std::string> self = ReadSmallFile(proc_cgroup);
-  std::optional<std::string> path = self ? CgroupV2Path(*self) : std::nullopt;
-  // The quota in force is the least of the cgroup's and its ancestors'.
-  while (path.has_value() && !path->empty()) {
-    if (const auto text = ReadSmallFile(cgroup_root + *path + "/cpu.max")) {
-      if (const auto cpus = ParseCpuMax(*text)) allowed = std::min(allowed, *cpus);
-    }
-    const size_t slash = path->find_last_of('/');
-    if (slash == std::string::npos || *path == "/") break;
-    path->resize(slash == 0 ? 1 : slash);
+std::optional<int> ParseCpuList(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  if (text.empty()) return std::nullopt;
+  int count = 0;
+  while (true) {
+    const size_t comma = text.find(',');
+    const std::string_view range = text.substr(0, comma);
+    const size_t dash = range.find('-');
+    const std::string_view first = range.substr(0, dash);
+    const std::string_view last = dash == std::string_view::npos ? first : range.substr(dash + 1);
+    int a = 0;
+    int b = 0;
+    const auto [ae, aec] = std::from_chars(first.data(), first.data() + first.size(), a);
+    const auto [be, bec] = std::from_chars(last.data(), last.data() + last.size(), b);
+    if (aec != std::errc() || ae != first.data() + first.size() || first.empty())
+      return std::nullopt;
+    if (bec != std::errc() || be != last.data() + last.size() || last.empty()) return std::nullopt;
+    if (a < 0 || b < a) return std::nullopt;
+    count += b - a + 1;
+    if (comma == std::string_view::npos) return count;
+    text.remove_prefix(comma + 1);
   }
-  return allowed;
 }
 
-OwnCpuUse::OwnCpuUse() : OwnCpuUse(0, &ProcessCpuTimeNs) {}
+std::optional<uint64_t> ParseUsageUsec(std::string_view text) {
+  constexpr std::string_view kKey = "usage_usec ";
+  while (!text.empty()) {
+    const size_t eol = text.find('\n');
+    const std::string_view line = text.substr(0, eol);
+    if (line.substr(0, kKey.size()) == kKey) {
+      const std::string_view value = line.substr(kKey.size());
+      uint64_t usec = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), usec);
+      if (ec != std::errc() || end != value.data() + value.size()) return std::nullopt;
+      return usec;
+    }
+    if (eol == std::string_view::npos) break;
+    text.remove_prefix(eol + 1);
+  }
+  return std::nullopt;
+}
+
+CpuAllowance FindCpuAllowance(const std::string& proc_cgroup, const std::string& cgroup_root,
+                              int online_cpus) {
+  if (online_cpus <= 0) online_cpus = int(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CpuAllowance allowance;
+  allowance.cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : online_cpus;
+  if (allowance.cpus <= 0) allowance.cpus = online_cpus;
+  const std::optional<std::string> self = ReadSmallFile(proc_cgroup);
+  const std::optional<std::string> leaf = self ? CgroupV2Path(*self) : std::nullopt;
+  if (!leaf.has_value()) return allowance;
+  bool confined = false;
+  if (const auto text = ReadSmallFile(cgroup_root + *leaf + "/cpuset.cpus.effective")) {
+    if (const auto cpus = ParseCpuList(*text); cpus && *cpus < online_cpus) confined = true;
+  }
+  // The quota in force is the least of the cgroup's and its ancestors'.
+  std::string path = *leaf;
+  while (!path.empty()) {
+    if (const auto text = ReadSmallFile(cgroup_root + path + "/cpu.max")) {
+      if (const auto cpus = ParseCpuMax(*text)) {
+        allowance.cpus = std::min(allowance.cpus, *cpus);
+        confined = true;
+      }
+    }
+    const size_t slash = path.find_last_of('/');
+    if (slash == std::string::npos || path == "/") break;
+    path.resize(slash == 0 ? 1 : slash);
+  }
+  if (confined && ReadSmallFile(cgroup_root + *leaf + "/cpu.stat")) {
+    allowance.job_cgroup = cgroup_root + *leaf;
+  }
+  return allowance;
+}
+
+OwnCpuUse::OwnCpuUse() : OwnCpuUse(0, nullptr) {}
 
 OwnCpuUse::OwnCpuUse(double allowed_cpus, std::function<uint64_t()> cpu_time_ns)
     : allowed_cpus_(allowed_cpus), cpu_time_ns_(std::move(cpu_time_ns)) {}
 
 std::optional<double> OwnCpuUse::TakeBusyFraction(uint64_t now_ns) {
-  // Read on the first call, off the process's start: the files are read once.
-  if (allowed_cpus_ <= 0) allowed_cpus_ = AllowedCpus();
+  // Found on the first call, off the process's start: the files are read once.
+  if (cpu_time_ns_ == nullptr) {
+    CpuAllowance allowance = FindCpuAllowance();
+    allowed_cpus_ = allowance.cpus;
+    job_cgroup_ = std::move(allowance.job_cgroup);
+    IASHIM_DEBUG(
+        "a wait for a CPU counts as the job's own from %.0f%% of its %.2f CPUs busy, "
+        "counted in %s",
+        kOwnCpusBusy * 100, allowed_cpus_,
+        job_cgroup_.empty() ? "the process" : job_cgroup_.c_str());
+    if (job_cgroup_.empty()) {
+      cpu_time_ns_ = &ProcessCpuTimeNs;
+    } else {
+      cpu_time_ns_ = [stat = job_cgroup_ + "/cpu.stat"] {
+        const std::optional<std::string> text = ReadSmallFile(stat);
+        const std::optional<uint64_t> usec = text ? ParseUsageUsec(*text) : std::nullopt;
+        return usec.value_or(0) * 1000;
+      };
+    }
+  }
   const uint64_t cpu_ns = cpu_time_ns_();
+  if (cpu_ns == 0) return std::nullopt;  // not readable now: unknown, and no new start
   std::optional<double> busy;
-  if (last_now_ns_.has_value() && now_ns > *last_now_ns_) {
+  if (last_now_ns_.has_value() && now_ns > *last_now_ns_ && allowed_cpus_ > 0) {
     const double used = double(cpu_ns >= last_cpu_ns_ ? cpu_ns - last_cpu_ns_ : 0);
     busy = used / (double(now_ns - *last_now_ns_) * allowed_cpus_);
   }

@@ -8,9 +8,10 @@
 // Slurm cgroup gives it). The second kind is the job's speed alone: it waits
 // so on an idle host too, and taken out, its baseline would read fast and its
 // co-runners be cut for a slowdown that is not there. What tells them apart is
-// what the process got: one that ran for most of the CPU time its CPUs
-// offered in a window was not kept off them by others, whatever its threads
-// waited for; one that got less while a thread waited was.
+// what the job got: one that ran for most of the CPU time its CPUs offered
+// in a window was not kept off them by others, whatever its threads waited
+// for; one that got less while a thread waited was. The job is the process,
+// or the cgroup made for it where there is one (CpuAllowance).
 #ifndef IASHIM_OWN_CPU_USE_H_
 #define IASHIM_OWN_CPU_USE_H_
 
@@ -38,31 +39,57 @@ uint64_t WaitOthersCaused(uint64_t wait_ns, std::optional<double> busy_fraction)
 // nullopt for no limit ("max 100000") or a line that is not one.
 std::optional<double> ParseCpuMax(std::string_view text);
 
-// The CPUs the process may use: its affinity mask's CPUs, or fewer where its
-// cgroup v2 (or an ancestor's) `cpu.max` allows less. `proc_cgroup`: the
-// process's /proc/PID/cgroup; `cgroup_root`: where the v2 hierarchy is
-// mounted (a test's own tree for both). Unreadable files mean no quota.
-double AllowedCpus(const std::string& proc_cgroup = "/proc/self/cgroup",
-                   const std::string& cgroup_root = "/sys/fs/cgroup");
+// The CPUs in a cpuset list ("0-3,8,10-11\n": 7); nullopt for text that is
+// not one.
+std::optional<int> ParseCpuList(std::string_view text);
+
+// The `usage_usec` of a cgroup v2 `cpu.stat` text; nullopt without one.
+std::optional<uint64_t> ParseUsageUsec(std::string_view text);
+
+// The CPUs a job may use, and whose use of them counts as its own.
+struct CpuAllowance {
+  // Its affinity mask's CPUs, or fewer where its cgroup v2 (or an
+  // ancestor's) `cpu.max` allows less.
+  double cpus = 1;
+  // The process's own cgroup v2 directory when that cgroup is confined (a
+  // `cpu.max` quota on it or above it, or a `cpuset.cpus.effective` with fewer
+  // CPUs than the machine has online): such a cgroup was made for the job
+  // (Slurm's ConstrainCores, a container's limit), and its usage counts the
+  // job's data loaders and other processes too, which crowd its CPUs as
+  // surely as its own threads. Empty otherwise: the process alone counts (a
+  // login session's cgroup holds other people's work).
+  std::string job_cgroup;
+};
+
+// `proc_cgroup`: the process's /proc/PID/cgroup; `cgroup_root`: where the v2
+// hierarchy is mounted; `online_cpus`: the machine's (a test's own for all
+// three). Unreadable files mean no quota and no cgroup of the job's own.
+CpuAllowance FindCpuAllowance(const std::string& proc_cgroup = "/proc/self/cgroup",
+                              const std::string& cgroup_root = "/sys/fs/cgroup",
+                              int online_cpus = 0);
 
 class OwnCpuUse {
  public:
-  // The process's own: AllowedCpus() once, CLOCK_PROCESS_CPUTIME_ID.
+  // The process's own: FindCpuAllowance() on the first call, then its job
+  // cgroup's usage where it has one, else CLOCK_PROCESS_CPUTIME_ID.
   OwnCpuUse();
-  // `allowed_cpus` (> 0) and `cpu_time_ns` (the process's CPU time so far):
-  // a test's own.
+  // `allowed_cpus` (> 0) and `cpu_time_ns` (the job's CPU time so far): a
+  // test's own.
   OwnCpuUse(double allowed_cpus, std::function<uint64_t()> cpu_time_ns);
 
-  // The fraction of its CPUs' time the process used since the previous call
+  // The fraction of its CPUs' time the job used since the previous call
   // (`now_ns`: MonotonicNs(), or a test's clock); nullopt on the first call
   // or when no time has passed.
   std::optional<double> TakeBusyFraction(uint64_t now_ns);
 
   double allowed_cpus() const { return allowed_cpus_; }
+  // The cgroup whose usage counts, or "" (the process alone).
+  const std::string& job_cgroup() const { return job_cgroup_; }
 
  private:
   double allowed_cpus_;
   std::function<uint64_t()> cpu_time_ns_;
+  std::string job_cgroup_;
   std::optional<uint64_t> last_now_ns_;
   uint64_t last_cpu_ns_ = 0;
 };

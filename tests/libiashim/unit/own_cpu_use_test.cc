@@ -55,10 +55,12 @@ class FakeCgroups : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   void Write(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
-  double Allowed(const std::string& proc_cgroup) {
+  CpuAllowance Find(const std::string& proc_cgroup, int online_cpus = 64) {
     Write(dir_ / "cgroup", proc_cgroup);
-    return AllowedCpus((dir_ / "cgroup").string(), (dir_ / "root").string());
+    return FindCpuAllowance((dir_ / "cgroup").string(), (dir_ / "root").string(), online_cpus);
   }
+  double Allowed(const std::string& proc_cgroup) { return Find(proc_cgroup).cpus; }
+  std::string Leaf() const { return (dir_ / "root/job_7/step_0/task_0").string(); }
 
   fs::path dir_;
 };
@@ -69,7 +71,8 @@ TEST_F(FakeCgroups, WithoutAQuotaTheAffinityCounts) {
   EXPECT_EQ(Allowed("0::/job_7/step_0/task_0\n"), AffinityCpus());
   // A v1-only process, or no cgroup file at all.
   EXPECT_EQ(Allowed("12:cpu,cpuacct:/job_7\n"), AffinityCpus());
-  EXPECT_EQ(AllowedCpus((dir_ / "absent").string(), (dir_ / "root").string()), AffinityCpus());
+  EXPECT_EQ(FindCpuAllowance((dir_ / "absent").string(), (dir_ / "root").string(), 64).cpus,
+            AffinityCpus());
 }
 
 TEST_F(FakeCgroups, TheLeastQuotaOfTheCgroupAndItsAncestorsCounts) {
@@ -80,15 +83,56 @@ TEST_F(FakeCgroups, TheLeastQuotaOfTheCgroupAndItsAncestorsCounts) {
   EXPECT_DOUBLE_EQ(Allowed("0::/job_7/step_0/task_0\n"), std::min(AffinityCpus(), 10.0));
 }
 
+// A cgroup confined to fewer CPUs than the machine's, or under a quota, was
+// made for the job: its usage (its data loaders' too) counts. Unconfined, or
+// without a cpu.stat, the process alone counts.
+TEST_F(FakeCgroups, AConfinedCgroupIsTheJobs) {
+  Write(dir_ / "root/job_7/step_0/task_0/cpu.stat", "usage_usec 5\nuser_usec 4\n");
+  EXPECT_EQ(Find("0::/job_7/step_0/task_0\n").job_cgroup, "");  // nothing confines it
+  Write(dir_ / "root/job_7/step_0/task_0/cpuset.cpus.effective", "0-7\n");
+  EXPECT_EQ(Find("0::/job_7/step_0/task_0\n", /*online_cpus=*/8).job_cgroup, "");
+  EXPECT_EQ(Find("0::/job_7/step_0/task_0\n", /*online_cpus=*/64).job_cgroup, Leaf());
+  fs::remove(dir_ / "root/job_7/step_0/task_0/cpuset.cpus.effective");
+  Write(dir_ / "root/job_7/cpu.max", "400000 100000\n");
+  const CpuAllowance quota = Find("0::/job_7/step_0/task_0\n");
+  EXPECT_EQ(quota.job_cgroup, Leaf());
+  EXPECT_DOUBLE_EQ(quota.cpus, std::min(AffinityCpus(), 4.0));
+  fs::remove(dir_ / "root/job_7/step_0/task_0/cpu.stat");
+  EXPECT_EQ(Find("0::/job_7/step_0/task_0\n").job_cgroup, "");
+}
+
+TEST(ParseCpuList, CountsTheCpusOfEachRange) {
+  EXPECT_EQ(ParseCpuList("0-3,8,10-11\n"), 7);
+  EXPECT_EQ(ParseCpuList("0"), 1);
+  EXPECT_EQ(ParseCpuList("5-5\n"), 1);
+  for (const char* bad : {"", "\n", "3-1", "a", "1,,2", "1-", "-1", "0-3,"}) {
+    EXPECT_EQ(ParseCpuList(bad), std::nullopt) << bad;
+  }
+}
+
+TEST(ParseUsageUsec, FindsItsLine) {
+  EXPECT_EQ(ParseUsageUsec("usage_usec 123456\nuser_usec 100\nsystem_usec 3\n"), 123456u);
+  EXPECT_EQ(ParseUsageUsec("user_usec 100\nusage_usec 7"), 7u);
+  EXPECT_EQ(ParseUsageUsec("user_usec 100\n"), std::nullopt);
+  EXPECT_EQ(ParseUsageUsec("usage_usec x\n"), std::nullopt);
+}
+
 TEST(OwnCpuUse, TheFractionOfItsCpusTimeTheProcessUsed) {
-  uint64_t cpu_ns = 0;
+  uint64_t cpu_ns = 1'000'000;
   OwnCpuUse use(2.0, [&] { return cpu_ns; });
   EXPECT_EQ(use.TakeBusyFraction(1'000'000'000), std::nullopt);  // nothing to compare with yet
-  cpu_ns = 180'000'000;                                          // 180 ms on 2 CPUs over 100 ms
+  cpu_ns += 180'000'000;                                         // 180 ms on 2 CPUs over 100 ms
   EXPECT_DOUBLE_EQ(*use.TakeBusyFraction(1'100'000'000), 0.9);
   cpu_ns += 20'000'000;
   EXPECT_DOUBLE_EQ(*use.TakeBusyFraction(1'200'000'000), 0.1);
   EXPECT_EQ(use.TakeBusyFraction(1'200'000'000), std::nullopt);  // no time has passed
+  // A reading that failed (0) is unknown and starts nothing: the next one
+  // spans both windows.
+  const uint64_t before = cpu_ns;
+  cpu_ns = 0;
+  EXPECT_EQ(use.TakeBusyFraction(1'300'000'000), std::nullopt);
+  cpu_ns = before + 40'000'000;
+  EXPECT_DOUBLE_EQ(*use.TakeBusyFraction(1'400'000'000), 0.1);
 }
 
 // The process's own sources: after this thread has run for 20 ms, the process
