@@ -348,7 +348,7 @@ void Drainer::CloseWindow(uint64_t now_ns) {
   extras.cpu_wait_ns = WaitOthersCaused(longest_wait_ns, own_busy);
   IASHIM_DEBUG(
       "window %llu: %llu ms, %u iterations of %.3f ms, a thread waited up to %.3f ms "
-      "for a CPU, the process used %.3f of its %.2f CPUs",
+      "for a CPU, the job used %.3f of its %.2f CPUs",
       (unsigned long long)extras.seq, (unsigned long long)((now_ns - w.start_ns) / 1000000),
       w.iterations, double(w.iteration_ns) / 1e6, double(longest_wait_ns) / 1e6,
       own_busy.value_or(-1), own_cpu_use_.allowed_cpus());

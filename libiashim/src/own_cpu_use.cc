@@ -6,8 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
+#include <cstdint>
 
+#include "common/text/text.h"
 #include "libiashim/src/log.h"
 
 namespace iashim {
@@ -24,12 +25,12 @@ std::optional<std::string> ReadSmallFile(const std::string& path) {
   return std::string(buf, size_t(n));
 }
 
-// The v2 path in a /proc/PID/cgroup text: its "0::PATH" line.
-std::optional<std::string> CgroupV2Path(std::string_view text) {
+// The rest of `text`'s first line that starts with `prefix`, or nullopt.
+std::optional<std::string_view> LineAfter(std::string_view text, std::string_view prefix) {
   while (!text.empty()) {
     const size_t eol = text.find('\n');
     const std::string_view line = text.substr(0, eol);
-    if (line.substr(0, 3) == "0::") return std::string(line.substr(3));
+    if (line.substr(0, prefix.size()) == prefix) return line.substr(prefix.size());
     if (eol == std::string_view::npos) break;
     text.remove_prefix(eol + 1);
   }
@@ -50,60 +51,38 @@ uint64_t WaitOthersCaused(uint64_t wait_ns, std::optional<double> busy_fraction)
 }
 
 std::optional<double> ParseCpuMax(std::string_view text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  text = Trim(text);
   const size_t space = text.find(' ');
   if (space == std::string_view::npos) return std::nullopt;
-  const std::string_view quota = text.substr(0, space);
-  const std::string_view period = text.substr(space + 1);
-  uint64_t q = 0;
-  uint64_t p = 0;
-  const auto [qe, qec] = std::from_chars(quota.data(), quota.data() + quota.size(), q);
-  const auto [pe, pec] = std::from_chars(period.data(), period.data() + period.size(), p);
-  if (qec != std::errc() || qe != quota.data() + quota.size() || q == 0) return std::nullopt;
-  if (pec != std::errc() || pe != period.data() + period.size() || p == 0) return std::nullopt;
-  return double(q) / double(p);
+  const auto quota = ParseInt(text.substr(0, space), 1, INT64_MAX);
+  const auto period = ParseInt(text.substr(space + 1), 1, INT64_MAX);
+  if (!quota || !period) return std::nullopt;
+  return double(*quota) / double(*period);
 }
 
 std::optional<int> ParseCpuList(std::string_view text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  text = Trim(text);
   if (text.empty()) return std::nullopt;
   int count = 0;
   while (true) {
     const size_t comma = text.find(',');
     const std::string_view range = text.substr(0, comma);
     const size_t dash = range.find('-');
-    const std::string_view first = range.substr(0, dash);
-    const std::string_view last = dash == std::string_view::npos ? first : range.substr(dash + 1);
-    int a = 0;
-    int b = 0;
-    const auto [ae, aec] = std::from_chars(first.data(), first.data() + first.size(), a);
-    const auto [be, bec] = std::from_chars(last.data(), last.data() + last.size(), b);
-    if (aec != std::errc() || ae != first.data() + first.size() || first.empty())
-      return std::nullopt;
-    if (bec != std::errc() || be != last.data() + last.size() || last.empty()) return std::nullopt;
-    if (a < 0 || b < a) return std::nullopt;
-    count += b - a + 1;
+    const auto first = ParseInt(range.substr(0, dash), 0, INT32_MAX);
+    const auto last =
+        dash == std::string_view::npos ? first : ParseInt(range.substr(dash + 1), 0, INT32_MAX);
+    if (!first || !last || *last < *first) return std::nullopt;
+    count += int(*last - *first + 1);
     if (comma == std::string_view::npos) return count;
     text.remove_prefix(comma + 1);
   }
 }
 
 std::optional<uint64_t> ParseUsageUsec(std::string_view text) {
-  constexpr std::string_view kKey = "usage_usec ";
-  while (!text.empty()) {
-    const size_t eol = text.find('\n');
-    const std::string_view line = text.substr(0, eol);
-    if (line.substr(0, kKey.size()) == kKey) {
-      const std::string_view value = line.substr(kKey.size());
-      uint64_t usec = 0;
-      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), usec);
-      if (ec != std::errc() || end != value.data() + value.size()) return std::nullopt;
-      return usec;
-    }
-    if (eol == std::string_view::npos) break;
-    text.remove_prefix(eol + 1);
-  }
-  return std::nullopt;
+  const std::optional<std::string_view> value = LineAfter(text, "usage_usec ");
+  const std::optional<int64_t> usec = value ? ParseInt(*value, 0, INT64_MAX) : std::nullopt;
+  if (!usec) return std::nullopt;
+  return uint64_t(*usec);
 }
 
 CpuAllowance FindCpuAllowance(const std::string& proc_cgroup, const std::string& cgroup_root,
@@ -115,14 +94,15 @@ CpuAllowance FindCpuAllowance(const std::string& proc_cgroup, const std::string&
   allowance.cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : online_cpus;
   if (allowance.cpus <= 0) allowance.cpus = online_cpus;
   const std::optional<std::string> self = ReadSmallFile(proc_cgroup);
-  const std::optional<std::string> leaf = self ? CgroupV2Path(*self) : std::nullopt;
-  if (!leaf.has_value()) return allowance;
+  const std::optional<std::string_view> v2 = self ? LineAfter(*self, "0::") : std::nullopt;
+  if (!v2.has_value()) return allowance;
+  const std::string leaf(*v2);
   bool confined = false;
-  if (const auto text = ReadSmallFile(cgroup_root + *leaf + "/cpuset.cpus.effective")) {
+  if (const auto text = ReadSmallFile(cgroup_root + leaf + "/cpuset.cpus.effective")) {
     if (const auto cpus = ParseCpuList(*text); cpus && *cpus < online_cpus) confined = true;
   }
   // The quota in force is the least of the cgroup's and its ancestors'.
-  std::string path = *leaf;
+  std::string path = leaf;
   while (!path.empty()) {
     if (const auto text = ReadSmallFile(cgroup_root + path + "/cpu.max")) {
       if (const auto cpus = ParseCpuMax(*text)) {
@@ -134,8 +114,8 @@ CpuAllowance FindCpuAllowance(const std::string& proc_cgroup, const std::string&
     if (slash == std::string::npos || path == "/") break;
     path.resize(slash == 0 ? 1 : slash);
   }
-  if (confined && ReadSmallFile(cgroup_root + *leaf + "/cpu.stat")) {
-    allowance.job_cgroup = cgroup_root + *leaf;
+  if (confined && ReadSmallFile(cgroup_root + leaf + "/cpu.stat")) {
+    allowance.job_cgroup = cgroup_root + leaf;
   }
   return allowance;
 }

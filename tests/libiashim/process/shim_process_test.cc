@@ -464,7 +464,7 @@ TEST_F(ShimProcessTest, AWaitTheJobCausesItselfIsNotSentAsTheHosts) {
     if (at != std::string::npos &&
         std::sscanf(line.c_str() + at,
                     "window %llu: %llu ms, %u iterations of %lf ms, a thread waited up to %lf ms "
-                    "for a CPU, the process used %lf of its %lf CPUs",
+                    "for a CPU, the job used %lf of its %lf CPUs",
                     &seq, &ms, &iterations, &iteration_ms, &waited_ms, &used, &cpus) == 7) {
       by_window[seq] = Reading{waited_ms, used};
     }
