@@ -34,12 +34,13 @@ policy::SoloProbeInput ProbeInput(const Job& g, const std::vector<Job*>& corunne
 }  // namespace
 
 double Coordinator::ReleaseFactor(const Job& probed) const {
-  // A gang's speed before the hold is its slowest rank's, each rank measured
-  // against its own baseline: left to the control loop.
-  if (probed.is_gang() || !probed.iteration_before_probe_ns) return 1.0;
-  const std::optional<double> baseline = probed.profile.baseline_iteration_ns();
-  if (!baseline || !(*baseline > 0)) return 1.0;
-  const double before = *probed.iteration_before_probe_ns / *baseline - 1;
+  if (!probed.iteration_before_probe_ns) return 1.0;
+  // A gang's pace before the hold is its slowest rank's (IterationNs), read
+  // against its ranks' baselines as the loop reads it: one rank's co-runner
+  // that slowed the gang slowed all of it.
+  const std::optional<double> slowdown = SlowdownAt(probed, *probed.iteration_before_probe_ns);
+  if (!slowdown) return 1.0;
+  const double before = *slowdown;
   const double target = LoopTargetOf(probed);
   if (!(before > target)) return 1.0;
   // Harm in proportion to the share, as the loop's own cuts and raises

@@ -48,4 +48,15 @@ std::optional<double> Slowdown(const Job& job) {
   return worst ? worst : job.profile.slowdown();
 }
 
+std::optional<double> SlowdownAt(const Job& job, double iteration_ns) {
+  std::optional<double> least;
+  for (const auto& [rank, r] : job.ranks) {
+    const std::optional<double> ns = r.profile.baseline_iteration_ns();
+    if (r.connected && ns && *ns > 0) least = std::min(least.value_or(*ns), *ns);
+  }
+  if (!least) least = job.profile.baseline_iteration_ns();
+  if (!least || !(*least > 0)) return std::nullopt;
+  return iteration_ns / *least - 1;
+}
+
 }  // namespace iashim::daemon

@@ -146,6 +146,12 @@ void ForgetSpeed(Job& job);
 // baseline), else the profile's. nullopt when unknown.
 std::optional<double> Slowdown(const Job& job);
 
+// What Slowdown(job) would read were the job iterating in `iteration_ns`: a
+// gang's every rank iterates at the gang's pace, so its worst is the rank with
+// the least connected baseline; else the profile's baseline. nullopt without
+// a baseline.
+std::optional<double> SlowdownAt(const Job& job, double iteration_ns);
+
 }  // namespace iashim::daemon
 
 #endif  // IASHIM_COORDINATOR_DAEMON_JOB_H_

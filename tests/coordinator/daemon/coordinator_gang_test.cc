@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <map>
@@ -902,6 +903,62 @@ TEST_F(GangBudgetsTest, AProbeHoldsTheCoRunnersOfEveryGpuOfTheGang) {
   EXPECT_EQ(c_->jobs().at("ddp").profile.baseline_source(), policy::BaselineSource::kProbe);
   EXPECT_EQ(c_->jobs().at("ddp").ranks.at(1).profile.baseline_source(),
             policy::BaselineSource::kProbe);
+}
+
+// A guaranteed gang its co-runners slow more than the model's prior said:
+// once its probe has its solo speed, the co-runners are released where its
+// pace before the hold, harm in proportion to the share, puts it at the
+// loop's headroom (0.85 of the target), as a one-GPU job's are
+// (ProbeTest.ACoRunnerTheJobWasMeasuredTooSlowBesideIsReleasedLower), not
+// to their shares before the hold for the loop's cuts to catch up with.
+TEST_F(GangBudgetsTest, AGangMeasuredTooSlowBesideItsCoRunnersHasThemReleasedLower) {
+  Start(Gpus(2), nullptr, {.mem_bytes = uint64_t{4} << 30},
+        {.priority = w::Priority::Opportunistic, .mem_bytes = uint64_t{4} << 30});
+  OthersJoin(w::Priority::Opportunistic);
+  constexpr double kHarm = 1.0;  // of the busier co-runner's share, on the gang's pace
+  const double hold = policy::SoloProbeOptions{}.hold_share;
+  auto pace_ms = [&] {
+    double most = 0;
+    for (const char* shim : {"other-0", "other-1"}) {
+      const auto share = in_force_.find(shim);
+      most = std::max(most, share == in_force_.end() ? 1.0 : share->second);
+    }
+    return 100 * (1 + kHarm * most);
+  };
+  std::map<std::string, double> before_hold;
+  std::map<std::string, double> released;
+  double pace_before_hold_ms = 0;
+  bool holding = false;
+  for (int i = 0; i < 200 && released.size() < 2; ++i) {
+    const double pace = pace_ms();
+    for (const auto& [shim, share] : Window(pace, {4, 4}, true)) {
+      if (share <= hold + 1e-6) {
+        if (!holding) pace_before_hold_ms = pace;
+        holding = true;
+      } else if (holding) {
+        released.try_emplace(shim, share);
+      } else {
+        before_hold[shim] = share;
+      }
+    }
+  }
+  ASSERT_TRUE(holding);
+  ASSERT_EQ(released.size(), 2u);
+  const Job& gang = c_->jobs().at("ddp");
+  ASSERT_EQ(gang.profile.baseline_source(), policy::BaselineSource::kProbe);
+  const double before = pace_before_hold_ms / (100 * (1 + kHarm * hold)) - 1;
+  ASSERT_GT(before, 0.1);
+  for (const char* shim : {"other-0", "other-1"}) {
+    ASSERT_TRUE(before_hold.contains(shim)) << shim;
+    EXPECT_NEAR(released.at(shim), std::max(0.05, before_hold.at(shim) * 0.85 * 0.1 / before),
+                0.01 * released.at(shim))
+        << shim;
+  }
+  // From then on the gang is within its target: no cut had to catch up.
+  // From then on the gang is within its target without waiting for the
+  // loop's cuts (its lowered target after a slow start aside).
+  for (int i = 0; i < 30; ++i) Window(pace_ms(), {4, 4}, true);
+  EXPECT_LE(Slowdown(gang).value_or(1), 0.1);
 }
 
 TEST_F(GangBudgetsTest, AGangsRankTeachesTheModelWhatSharingItsGpuCosts) {

@@ -134,6 +134,23 @@ TEST(GangSlowdown, WhatIsNotKnownFallsBackToTheGangsSlowdown) {
   EXPECT_FALSE(RankSlack(single, 0));
 }
 
+// A gang's every rank iterates at its pace, so a pace read against its
+// ranks' baselines is worst against the fastest rank's alone; a rank gone is
+// not counted; a one-process job reads against its profile's baseline.
+TEST(GangSlowdown, APaceIsReadAgainstTheLeastConnectedBaseline) {
+  Job job = StraggledGang();
+  job.ranks[1] = MeasuredRank(180, 20, 250, 20);
+  EXPECT_NEAR(SlowdownAt(job, 270e6).value(), 270.0 / 180 - 1, 1e-3);
+  job.ranks[1].connected = false;
+  EXPECT_NEAR(SlowdownAt(job, 270e6).value(), 270.0 / 200 - 1, 1e-3);
+  Job single;
+  single.gpu = policy::GpuId{"node1", 2};
+  single.profile = MeasuredRank(200, 0, 240, 0).profile;
+  EXPECT_NEAR(SlowdownAt(single, 230e6).value(), 0.15, 1e-3);
+  single.profile = NewJobProfile();
+  EXPECT_FALSE(SlowdownAt(single, 230e6));  // no baseline
+}
+
 TEST(GangSlowdown, ModesParseByName) {
   EXPECT_EQ(ParseGangBudgets("straggler"), GangBudgets::kStragglerAware);
   EXPECT_EQ(ParseGangBudgets("independent"), GangBudgets::kIndependent);
