@@ -237,9 +237,13 @@ void Coordinator::OnHello(std::string_view identity, const wire::Hello& hello, i
     for (const policy::GpuId& g : GpusOf(job)) ++connected_on_gpu_[g];
   }
   job.connected = true;
+  if (changed) {
+    events_.Add(absl::StrFormat("%s %s: pid %d on %s", id, job.lost ? "heard again" : "connected",
+                                pid, host));
+  }
   job.lost = false;
   job.last_seen_ns = now_ns;
-  nodes_.Heard(host, now_ns);
+  NodeHeard(host, now_ns);
   if (hello.mem_limit_bytes() != 0) job.mem_limit_bytes = hello.mem_limit_bytes();
   identity_to_job_[job.identity] = id;
   hello_asked_ns_.erase(job.identity);
@@ -264,7 +268,7 @@ void Coordinator::OnTelemetry(std::string_view identity, const wire::TelemetryBa
   }
   ++counters_.telemetry_batches;
   job->last_seen_ns = now_ns;
-  nodes_.Heard(job->host, now_ns);
+  NodeHeard(job->host, now_ns);
   const policy::TelemetryWindow w = ToWindow(batch);
   const bool alone = AloneOnGpu(*job);
   // With its co-runners held by a probe (on every GPU of a gang).
@@ -336,7 +340,12 @@ void Coordinator::OnGoodbye(std::string_view identity) {
     for (const int rank : held) job->ranks.erase(rank);
     if (job->connected) return;
   }
+  events_.Add(absl::StrFormat("%s ended (its last process said Goodbye)", job->id));
   Remove(job->id);
+}
+
+void Coordinator::NodeHeard(const std::string& host, int64_t now_ns) {
+  if (nodes_.Heard(host, now_ns)) events_.Add(absl::StrFormat("node %s heard again", host));
 }
 
 void Coordinator::Disconnect(Job& job) {

@@ -49,6 +49,7 @@
 #include "absl/status/statusor.h"
 #include "coordinator/daemon/daemon_options.h"
 #include "coordinator/daemon/energy_ledger.h"
+#include "coordinator/daemon/event_log.h"
 #include "coordinator/daemon/gang_slowdown.h"
 #include "coordinator/daemon/job.h"
 #include "coordinator/daemon/node_health.h"
@@ -153,6 +154,9 @@ class Coordinator {
   // there; status names them, so the user sees why its target may not hold.
   std::vector<std::string> GuaranteedBeside(const Job& job) const;
   const CoordinatorCounters& counters() const { return counters_; }
+  // The decisions made since the last call, oldest first (event_log.h): the
+  // server writes them to the daemon's log.
+  std::vector<std::string> TakeEvents() { return events_.Take(); }
   const policy::Cluster& cluster() const { return cluster_; }
   const policy::InterferenceModel& interference() const { return interference_; }
   bool drained(const policy::GpuId& gpu) const { return drained_.contains(gpu); }
@@ -335,10 +339,20 @@ class Coordinator {
   void HoldCoRunners(const std::vector<Job*>& corunners, double ttl_s, int64_t now_ns,
                      int64_t unix_ns, std::vector<Outgoing>* out);
   void CountProbeEvent(policy::SoloProbeEvent event);
+  // A shim on `host` was heard: the node is alive (an event if it was lost).
+  void NodeHeard(const std::string& host, int64_t now_ns);
+  // Lines in the event log for a placement decision (not for dry runs).
+  void LogPlaced(const Job& placed, const policy::PlacementRequest& p,
+                 const policy::PlacementDecision& d);
+  void LogNotPlaced(const policy::PlacementRequest& p, const policy::PlacementDecision& d,
+                    bool already_waiting);
   // By how much the co-runners of `probed`, whose probe just measured its
   // baseline, are released below their shares before the hold: 1 unless the
   // job ran over its loop's target beside them before it.
   double ReleaseFactor(const Job& probed) const;
+  // A line in the event log for a probe's step (nothing for kNone).
+  void LogProbeEvent(const Job& probed, policy::SoloProbeEvent event, size_t corunners,
+                     double release_factor);
   // Whether a probe holds the co-runners among a GPU's connected jobs: the
   // control loop leaves that GPU alone meanwhile.
   static bool ProbeHolds(const std::vector<Job*>& connected_on_gpu);
@@ -416,6 +430,7 @@ class Coordinator {
   std::set<policy::GpuId> drained_;  // placement skips them; persisted as kv "drained/HOST:INDEX"
   Reservations reservations_;        // placed dry runs' GPUs, held; not persisted
   CoordinatorCounters counters_;
+  EventLog events_;
   uint64_t budget_seq_ = 0;
   uint64_t snapshot_seq_ = 0;
   uint64_t id_counter_ = 0;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "coordinator/daemon/coordinator.h"
 #include "coordinator/daemon/wire_convert.h"
 
@@ -32,19 +33,27 @@ void Coordinator::OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>*
       job.created_ns = now_ns;  // the forget timer runs from here
       job.lost = true;          // silence, not a Goodbye
       silent_hosts.insert(job.host);
+      events_.Add(absl::StrFormat("%s lost: not heard from on %s for %.0f s, and no Goodbye", id,
+                                  job.host, options_.heartbeat_timeout_s));
     }
     if (!job.connected && now_ns - std::max(job.created_ns, job.last_seen_ns) >
                               Ns(options_.forget_after_s)) {
       forget.push_back(id);
     }
   }
-  for (const std::string& id : forget) Remove(id);
+  for (const std::string& id : forget) {
+    events_.Add(absl::StrFormat("forgot %s: no process of it heard for %.0f s", id,
+                                options_.forget_after_s));
+    Remove(id);
+  }
   // A node whose every connected job fell silent is lost (node_health.h).
   for (const std::string& host : silent_hosts) {
     const bool others = std::any_of(jobs_.begin(), jobs_.end(), [&](const auto& j) {
       return j.second.connected && j.second.host == host;
     });
-    nodes_.JobWentSilent(host, others);
+    if (nodes_.JobWentSilent(host, others)) {
+      events_.Add(absl::StrFormat("node %s lost: every job on it fell silent", host));
+    }
   }
   reservations_.Expire(now_ns);
   for (auto it = hello_asked_ns_.begin(); it != hello_asked_ns_.end();) {

@@ -98,9 +98,11 @@ void Coordinator::HelloFromRank(std::string_view identity, Job& job, int pid,
     for (const policy::GpuId& g : GpusOf(job)) ++connected_on_gpu_[g];
   }
   job.connected = true;
+  events_.Add(absl::StrFormat("%s rank %d %s: pid %d on %s", job.id, *rank,
+                              job.lost ? "heard again" : "connected", pid, host));
   job.lost = false;
   job.last_seen_ns = now_ns;
-  nodes_.Heard(host, now_ns);
+  NodeHeard(host, now_ns);
   job.command = Clean(hello.command(), 256);
   if (hello.mem_limit_bytes() != 0) job.mem_limit_bytes = hello.mem_limit_bytes();
   identity_to_job_[r.identity] = job.id;

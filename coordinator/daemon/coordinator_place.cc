@@ -53,7 +53,58 @@ double Demand(const policy::PlacementRequest& p, const policy::Cluster& cluster)
   return policy::GpusAsked(p, largest);
 }
 
+// "node1:0", or a gang's "node1:0,1,2,3": each host once, its GPUs in order.
+std::string GpusText(const std::vector<policy::GpuId>& gpus) {
+  std::string text;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    if (i == 0 || gpus[i].host != gpus[i - 1].host) {
+      absl::StrAppend(&text, i == 0 ? "" : " ", gpus[i].host, ":", gpus[i].index);
+    } else {
+      absl::StrAppend(&text, ",", gpus[i].index);
+    }
+  }
+  return text;
+}
+
+// "guaranteed" or "opportunistic", and a gang's size.
+std::string Describe(const policy::PlacementRequest& p) {
+  return p.gpu_count > 1 ? absl::StrFormat("%s, %d GPUs", PriorityName(p.priority), p.gpu_count)
+                         : std::string(PriorityName(p.priority));
+}
+
 }  // namespace
+
+void Coordinator::LogPlaced(const Job& placed, const policy::PlacementRequest& p,
+                            const policy::PlacementDecision& d) {
+  const std::vector<policy::GpuId> gpus = GpusOf(placed);
+  std::vector<std::string> beside;
+  for (const auto& [id, other] : jobs_) {
+    if (id == placed.id) continue;
+    for (const policy::GpuId& g : GpusOf(other)) {
+      if (std::find(gpus.begin(), gpus.end(), g) != gpus.end()) {
+        beside.push_back(id);
+        break;
+      }
+    }
+  }
+  std::string line =
+      absl::StrFormat("placed %s (%s) on %s", placed.id, Describe(p), GpusText(gpus));
+  if (!beside.empty()) absl::StrAppend(&line, " beside ", absl::StrJoin(beside, ", "));
+  if (placed.sent_share < 1.0)
+    absl::StrAppendFormat(&line, ", first share %.2f", placed.sent_share);
+  if (!d.reason.empty()) absl::StrAppend(&line, " (", d.reason, ")");
+  events_.Add(std::move(line));
+}
+
+void Coordinator::LogNotPlaced(const policy::PlacementRequest& p,
+                               const policy::PlacementDecision& d, bool already_waiting) {
+  // A queued `iashim run` asks again every few seconds: said once.
+  if (d.outcome == policy::PlacementDecision::Outcome::kQueued && already_waiting) return;
+  events_.Add(absl::StrFormat(
+      "%s %s (%s): %s",
+      d.outcome == policy::PlacementDecision::Outcome::kQueued ? "queued" : "refused", p.job,
+      Describe(p), d.reason.empty() ? "no reason given" : d.reason));
+}
 
 policy::ClusterState Coordinator::PlacementView(const std::string& without_reservations_on) const {
   policy::ClusterState view;
@@ -419,6 +470,9 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
       }
     }
   }
+  if (!ask->dry_run && d.outcome != policy::PlacementDecision::Outcome::kPlaced) {
+    LogNotPlaced(*p, d, waiting_.contains(p->job));
+  }
   if (!ask->dry_run) {
     if (r.queued) {
       Waiting& w = waiting_[p->job];
@@ -466,6 +520,7 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
   if (placed.priority == policy::Priority::kGuaranteed) {
     CapCoRunnersOfPlaced(placed, now_ns, unix_ns, out);
   }
+  LogPlaced(placed, *p, d);
   send();
 }
 
@@ -494,6 +549,7 @@ void Coordinator::OnRelease(std::string_view identity, const wire::ReleaseReques
     return send(false, absl::StrFormat("token does not match job '%s'", id));
   }
   ++counters_.releases;
+  events_.Add(absl::StrFormat("released %s (by the batch system or its user)", id));
   Remove(id);
   send(true, absl::StrFormat("released job '%s'", id));
 }

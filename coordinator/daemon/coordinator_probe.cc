@@ -5,8 +5,12 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "coordinator/daemon/coordinator.h"
 
 namespace iashim::daemon {
@@ -48,6 +52,49 @@ double Coordinator::ReleaseFactor(const Job& probed) const {
   // time before the hold holds the job's own start-up too (warmup_s is its
   // first telemetry): erring low, a co-runner waits for the loop's raises.
   return policy::ShareControllerOptions{}.headroom * target / before;
+}
+
+void Coordinator::LogProbeEvent(const Job& probed, policy::SoloProbeEvent event, size_t corunners,
+                                double release_factor) {
+  const std::string& id = probed.id;
+  switch (event) {
+    case policy::SoloProbeEvent::kStarted:
+      return events_.Add(absl::StrFormat(
+          "probe of %s: holding its %d co-runner(s) to measure it alone (it never ran alone)", id,
+          corunners));
+    case policy::SoloProbeEvent::kMeasured: {
+      std::string line = absl::StrFormat("probe of %s: measured alone", id);
+      if (const std::optional<double> ns = probed.profile.baseline_iteration_ns()) {
+        absl::StrAppendFormat(&line, ", %.1f ms an iteration", *ns / 1e6);
+      }
+      const std::optional<double> before =
+          probed.iteration_before_probe_ns ? SlowdownAt(probed, *probed.iteration_before_probe_ns)
+                                           : std::nullopt;
+      if (before) absl::StrAppendFormat(&line, "; %.3f slow beside them before", *before);
+      if (release_factor < 1.0) {
+        absl::StrAppendFormat(
+            &line, ", over its loop's target %.3f: co-runners go back at %.2f of their shares",
+            LoopTargetOf(probed), release_factor);
+      } else {
+        absl::StrAppend(&line, ": co-runners go back to their shares");
+      }
+      return events_.Add(std::move(line));
+    }
+    case policy::SoloProbeEvent::kTimedOut:
+      return events_.Add(absl::StrFormat(
+          "probe of %s: no baseline within %.0f s; co-runners released, retried later", id,
+          kProbe.max_hold_s));
+    case policy::SoloProbeEvent::kAborted:
+      return events_.Add(
+          absl::StrFormat("probe of %s: ended, the job no longer shares its GPU", id));
+    case policy::SoloProbeEvent::kContended:
+      return events_.Add(absl::StrFormat(
+          "probe of %s: its threads waited for a CPU while measured; co-runners released, "
+          "retried later",
+          id));
+    case policy::SoloProbeEvent::kNone:
+      return;
+  }
 }
 
 bool Coordinator::ProbeHolds(const std::vector<Job*>& connected_on_gpu) {
@@ -118,13 +165,15 @@ void Coordinator::RunProbes(int64_t now_ns, int64_t unix_ns, bool may_start,
     CountProbeEvent(step.event);
     if (step.event == policy::SoloProbeEvent::kStarted)
       g.iteration_before_probe_ns = IterationNs(g);
+    double factor = 1.0;
     if (step.event == policy::SoloProbeEvent::kMeasured) {
       // Released not to shares the job was measured too slow beside: a
       // co-runner the model thought harmless goes back to a full share,
       // and the loop's cuts, one per decrease_hold_s, would take seconds.
-      const double factor = ReleaseFactor(g);
+      factor = ReleaseFactor(g);
       for (Job* c : corunners) c->release_factor = std::min(c->release_factor, factor);
     }
+    LogProbeEvent(g, step.event, corunners.size(), factor);
     if (!step.hold) continue;
     // The hold budget lapses at the probe's deadline by itself: even a
     // coordinator that dies mid-probe leaves no co-runner held.

@@ -218,6 +218,9 @@ std::string Coordinator::MetricsText(int64_t now_ns) const {
   b.Sample(double(drained_.size()));
   b.Gauge("iashim_nodes_lost", "Nodes whose every job fell silent without a Goodbye.");
   b.Sample(double(nodes_.lost_count()));
+  b.Counter("iashim_events_dropped_total",
+            "Event log lines dropped before the daemon wrote them (more than it buffers).");
+  b.Sample(double(events_.dropped()));
   b.Counter("iashim_solo_probes_total",
             "Solo probes of guaranteed jobs that never ran alone, by outcome.");
   b.Sample({{"outcome", "started"}}, double(counters_.probes_started));

@@ -1,20 +1,21 @@
 #include "coordinator/daemon/node_health.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace iashim::daemon {
 
-void NodeHealth::Heard(const std::string& host, int64_t now_ns) {
-  if (host.empty()) return;
+bool NodeHealth::Heard(const std::string& host, int64_t now_ns) {
+  if (host.empty()) return false;
   Node& n = nodes_[host];
   n.last_heard_ns = std::max(n.last_heard_ns, now_ns);
-  n.lost = false;
+  return std::exchange(n.lost, false);
 }
 
-void NodeHealth::JobWentSilent(const std::string& host, bool others_connected) {
+bool NodeHealth::JobWentSilent(const std::string& host, bool others_connected) {
   const auto it = nodes_.find(host);
-  if (it == nodes_.end() || others_connected) return;
-  it->second.lost = true;
+  if (it == nodes_.end() || others_connected) return false;
+  return !std::exchange(it->second.lost, true);
 }
 
 std::optional<double> NodeHealth::LostForS(const std::string& host, int64_t now_ns) const {

@@ -28,11 +28,13 @@ namespace iashim::daemon {
 
 class NodeHealth {
  public:
-  // A message from a shim of a job on `host`.
-  void Heard(const std::string& host, int64_t now_ns);
+  // A message from a shim of a job on `host`. True when that ends the node's
+  // loss (it is back).
+  bool Heard(const std::string& host, int64_t now_ns);
   // A job on `host` fell silent past the heartbeat timeout; `others_connected`:
-  // whether any other job on the host is still connected.
-  void JobWentSilent(const std::string& host, bool others_connected);
+  // whether any other job on the host is still connected. True when that makes
+  // the node lost (it was not).
+  bool JobWentSilent(const std::string& host, bool others_connected);
 
   // How long `host` has been lost (since it was last heard); nullopt when it
   // is not lost (alive, or never heard of).

@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <cstdio>
+#include <ctime>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <zmq.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/security/curve_socket.h"
 #include "coordinator/daemon/bind_failure.h"
 #include "coordinator/daemon/zap_handler.h"
@@ -184,6 +186,7 @@ class Server {
     }
   }
 
+  // Sends what the coordinator answered, and logs what it decided.
   void Flush() {
     for (Outgoing& o : out_) {
       if (o.identity.empty()) continue;
@@ -191,6 +194,20 @@ class Server {
       router_.send(zmq::buffer(o.bytes), zmq::send_flags::dontwait);
     }
     out_.clear();
+    for (const std::string& line : coordinator_.TakeEvents()) {
+      std::fprintf(stderr, "iashim-coordinator: %s %s\n", UtcNow().c_str(), line.c_str());
+    }
+  }
+
+  // "2026-12-07T17:21:05.123Z": when an event was decided, for the log.
+  static std::string UtcNow() {
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    tm utc{};
+    gmtime_r(&now.tv_sec, &utc);
+    char seconds[32];
+    std::strftime(seconds, sizeof seconds, "%Y-%m-%dT%H:%M:%S", &utc);
+    return absl::StrFormat("%s.%03dZ", seconds, int(now.tv_nsec / 1'000'000));
   }
 
   const DaemonOptions& options_;

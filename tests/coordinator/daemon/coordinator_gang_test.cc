@@ -26,11 +26,11 @@ namespace iashim::daemon {
 namespace {
 
 namespace w = iashim::wire;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::Bytes;
-using testing::Gpus;
+using ::testing::ElementsAre;
 using testing::Goodbye;
+using testing::Gpus;
+using ::testing::HasSubstr;
 using testing::Hello;
 using testing::KernelNames;
 using testing::kSecond;
@@ -42,6 +42,7 @@ using testing::PlaceResult;
 using testing::PlaceSpec;
 using testing::ReceivedMessage;
 using testing::Release;
+using ::testing::StartsWith;
 using testing::Telemetry;
 
 // node1 with four GPUs, node2 with two: best fit puts a gang of two on node2.
@@ -118,6 +119,10 @@ TEST_F(CoordinatorGangTest, AGangGetsItsGpusOnOneNodeByBestFit) {
   ASSERT_TRUE(four.ok) << four.error;
   EXPECT_EQ(four.host, "node1");
   EXPECT_THAT(four.gpu_indices, ElementsAre(0, 1, 2, 3));
+  // The daemon's log names each gang's node once, and its GPUs.
+  EXPECT_THAT(c->TakeEvents(),
+              ElementsAre(StartsWith("placed ddp (guaranteed, 2 GPUs) on node2:0,1"),
+                          StartsWith("placed big (guaranteed, 4 GPUs) on node1:0,1,2,3")));
 }
 
 TEST_F(CoordinatorGangTest, AOneGpuJobsReplyListsItsOneGpu) {

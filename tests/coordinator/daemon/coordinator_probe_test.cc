@@ -1,6 +1,7 @@
 // Solo probes applied by the coordinator (coordinator_probe.cc): a guaranteed
 // job placed together with an opportunistic one, never alone, still gets a
 // baseline and protection; co-runners are always released.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,6 +25,7 @@ namespace {
 
 namespace w = iashim::wire;
 using testing::Bytes;
+using ::testing::Contains;
 using testing::Gpus;
 using testing::Hello;
 using testing::kSecond;
@@ -181,6 +183,16 @@ TEST_F(ProbeTest, ACoRunnerTheJobWasMeasuredTooSlowBesideIsReleasedLower) {
   Run(5);
   ASSERT_TRUE(guard().profile.slowdown().has_value());
   EXPECT_LE(*guard().profile.slowdown(), 0.1);
+  // The daemon's log says so, with the figures behind the release (against
+  // the baseline the probe measured, the filler's trickle in it).
+  const double measured = 100 * (1 + 2.0 * kHold);
+  const double logged = 100 * (1 + before) / measured - 1;
+  EXPECT_THAT(
+      c_->TakeEvents(),
+      Contains(absl::StrFormat(
+          "probe of guard: measured alone, %.1f ms an iteration; %.3f slow beside them "
+          "before, over its loop's target 0.100: co-runners go back at %.2f of their shares",
+          measured, logged, 0.85 * 0.1 / logged)));
 }
 
 // The snapshot says what the loop last decided on the GPU: that the probe

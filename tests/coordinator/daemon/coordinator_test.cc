@@ -1,6 +1,7 @@
 // The coordinator's logic driven directly: messages in, messages out.
 #include "coordinator/daemon/coordinator.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@ using testing::Bytes;
 using testing::Goodbye;
 using testing::Gpus;
 using testing::Hello;
+using ::testing::IsEmpty;
 using testing::kSecond;
 using testing::kTick;
 using testing::kUnix;
@@ -27,6 +29,7 @@ using testing::LastPlaceReply;
 using testing::Place;
 using testing::PlaceResult;
 using testing::ReceivedMessage;
+using ::testing::StartsWith;
 using testing::Telemetry;
 
 class CoordinatorTest : public ::testing::Test {
@@ -177,6 +180,23 @@ TEST_F(CoordinatorTest, PlacementRepliesWithAJobAndAGpu) {
   ASSERT_TRUE(big.replied);
   EXPECT_FALSE(big.ok);
   EXPECT_TRUE(big.queued);
+}
+
+// The daemon's log says where a job went and why one waits, once: a queued
+// `iashim run` asks again every few seconds. Dry runs (job_submit.lua's
+// questions) place nothing and say nothing.
+TEST_F(CoordinatorTest, TheEventLogSaysWhereAJobWentAndWhyOneWaitsOnce) {
+  auto c = Make(nullptr);
+  c->OnMessage("slurmctld", Bytes(Place({.job = "asked", .dry_run = true})), kSecond, kUnix, &out_);
+  EXPECT_THAT(c->TakeEvents(), IsEmpty());
+  c->OnMessage("cli", Bytes(Place({.job = "first", .mem_bytes = 0})), kSecond, kUnix, &out_);
+  for (int i = 0; i < 3; ++i) {
+    c->OnMessage("cli", Bytes(Place({.job = "big", .mem_bytes = 0})), kSecond, kUnix, &out_);
+  }
+  const std::vector<std::string> events = c->TakeEvents();
+  ASSERT_EQ(events.size(), 2u) << ::testing::PrintToString(events);
+  EXPECT_THAT(events[0], StartsWith("placed first (guaranteed) on "));
+  EXPECT_THAT(events[1], StartsWith("queued big (guaranteed): "));
 }
 
 TEST_F(CoordinatorTest, RestartKeepsJobsAndAsksUnknownShimsToSayHello) {

@@ -18,9 +18,11 @@ namespace iashim::daemon {
 namespace {
 
 namespace w = iashim::wire;
-using ::testing::HasSubstr;
 using testing::Bytes;
+using ::testing::Contains;
+using ::testing::ElementsAre;
 using testing::Goodbye;
+using ::testing::HasSubstr;
 using testing::Hello;
 using testing::kSecond;
 using testing::kTick;
@@ -28,6 +30,7 @@ using testing::kUnix;
 using testing::LastPlaceReply;
 using testing::Place;
 using testing::ReceivedMessage;
+using ::testing::StartsWith;
 using testing::Telemetry;
 
 TEST(NodeHealth, LostOnlyWhenNoJobOfTheNodeIsLeftAndBackWhenHeard) {
@@ -127,6 +130,26 @@ TEST_F(LostNodeTest, ANodeWhoseJobsFallSilentIsLostAndItsJobsWithIt) {
   EXPECT_LT(Gpu(s, "node2")->node_lost_s(), 0);
   EXPECT_FALSE(Gpu(s, "node2")->jobs()->Get(0)->lost());
   EXPECT_THAT(c_->MetricsText(t_), HasSubstr("iashim_nodes_lost 0"));
+}
+
+// The daemon's log tells the same story, one line per change, with the
+// node and the time it allowed.
+TEST_F(LostNodeTest, TheEventLogSaysWhatWasPlacedLostAndHeardAgain) {
+  std::vector<std::string> events = c_->TakeEvents();
+  EXPECT_THAT(events, Contains(StartsWith("placed a (guaranteed) on node1:0")));
+  EXPECT_THAT(events, Contains("a connected: pid 10 on node1"));
+  Run(3 * kSecond, {"shim-a", "shim-b"});
+  Run(t_ + 5 * kSecond, {"shim-a"});
+  EXPECT_THAT(c_->TakeEvents(),
+              ElementsAre("b lost: not heard from on node2 for 3 s, and no Goodbye",
+                          "node node2 lost: every job on it fell silent"));
+  c_->OnMessage("shim-b2",
+                Bytes(Hello({.pid = 21, .host = "node2", .job = "b", .token = tokens_[1]})), t_,
+                kUnix + t_, &out_);
+  EXPECT_THAT(c_->TakeEvents(),
+              ElementsAre("b heard again: pid 21 on node2", "node node2 heard again"));
+  c_->OnMessage("shim-b2", Bytes(Goodbye()), t_, kUnix + t_, &out_);
+  EXPECT_THAT(c_->TakeEvents(), ElementsAre("b ended (its last process said Goodbye)"));
 }
 
 TEST_F(LostNodeTest, AJobThatEndsWithAGoodbyeLosesNothing) {
