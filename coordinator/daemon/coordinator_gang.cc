@@ -89,6 +89,8 @@ void Coordinator::HelloFromRank(std::string_view identity, Job& job, int pid,
   RankProcess& r = job.ranks.try_emplace(*rank, RankProcess{.profile = NewJobProfile()})
                        .first->second;
   if (r.connected && r.identity != identity) identity_to_job_.erase(r.identity);
+  // A shim says Hello every 10 s: logged only when the rank's process is new.
+  const bool changed = r.pid != pid || r.host != host || !r.connected;
   r.identity = std::string(identity);
   r.pid = pid;
   r.host = host;
@@ -98,8 +100,10 @@ void Coordinator::HelloFromRank(std::string_view identity, Job& job, int pid,
     for (const policy::GpuId& g : GpusOf(job)) ++connected_on_gpu_[g];
   }
   job.connected = true;
-  events_.Add(absl::StrFormat("%s rank %d %s: pid %d on %s", job.id, *rank,
-                              job.lost ? "heard again" : "connected", pid, host));
+  if (changed) {
+    events_.Add(absl::StrFormat("%s rank %d %s: pid %d on %s", job.id, *rank,
+                                job.lost ? "heard again" : "connected", pid, host));
+  }
   job.lost = false;
   job.last_seen_ns = now_ns;
   NodeHeard(host, now_ns);
