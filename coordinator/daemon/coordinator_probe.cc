@@ -57,29 +57,39 @@ double Coordinator::ReleaseFactor(const Job& probed) const {
 void Coordinator::LogProbeEvent(const Job& probed, policy::SoloProbeEvent event, size_t corunners,
                                 double release_factor) {
   const std::string& id = probed.id;
+  // What the probe found and where the co-runners go: its solo step, the
+  // job's slowdown beside them before the hold, and the release.
+  const auto found = [&] {
+    std::string text;
+    if (const std::optional<double> ns = probed.profile.baseline_iteration_ns()) {
+      absl::StrAppendFormat(&text, ", %.1f ms an iteration", *ns / 1e6);
+    }
+    const std::optional<double> before = probed.iteration_before_probe_ns
+                                             ? SlowdownAt(probed, *probed.iteration_before_probe_ns)
+                                             : std::nullopt;
+    if (before) absl::StrAppendFormat(&text, "; %.3f slow beside them before", *before);
+    if (release_factor < 1.0) {
+      absl::StrAppendFormat(&text,
+                            ", over its loop's target %.3f: co-runners go back at %.2f of their "
+                            "shares",
+                            LoopTargetOf(probed), release_factor);
+    } else {
+      absl::StrAppend(&text, ": co-runners go back to their shares");
+    }
+    return text;
+  };
   switch (event) {
     case policy::SoloProbeEvent::kStarted:
       return events_.Add(absl::StrFormat(
           "probe of %s: holding its %d co-runner(s) to measure it alone (it never ran alone)", id,
           corunners));
-    case policy::SoloProbeEvent::kMeasured: {
-      std::string line = absl::StrFormat("probe of %s: measured alone", id);
-      if (const std::optional<double> ns = probed.profile.baseline_iteration_ns()) {
-        absl::StrAppendFormat(&line, ", %.1f ms an iteration", *ns / 1e6);
-      }
-      const std::optional<double> before =
-          probed.iteration_before_probe_ns ? SlowdownAt(probed, *probed.iteration_before_probe_ns)
-                                           : std::nullopt;
-      if (before) absl::StrAppendFormat(&line, "; %.3f slow beside them before", *before);
-      if (release_factor < 1.0) {
-        absl::StrAppendFormat(
-            &line, ", over its loop's target %.3f: co-runners go back at %.2f of their shares",
-            LoopTargetOf(probed), release_factor);
-      } else {
-        absl::StrAppend(&line, ": co-runners go back to their shares");
-      }
-      return events_.Add(std::move(line));
-    }
+    case policy::SoloProbeEvent::kMeasured:
+      return events_.Add(absl::StrCat("probe of ", id, ": measured alone", found()));
+    case policy::SoloProbeEvent::kContended:
+      return events_.Add(absl::StrCat("probe of ", id,
+                                      ": measured alone while its threads waited for a CPU "
+                                      "(retried later; meanwhile, with the wait taken out)",
+                                      found()));
     case policy::SoloProbeEvent::kTimedOut:
       return events_.Add(absl::StrFormat(
           "probe of %s: no baseline within %.0f s; co-runners released, retried later", id,
@@ -87,11 +97,6 @@ void Coordinator::LogProbeEvent(const Job& probed, policy::SoloProbeEvent event,
     case policy::SoloProbeEvent::kAborted:
       return events_.Add(
           absl::StrFormat("probe of %s: ended, the job no longer shares its GPU", id));
-    case policy::SoloProbeEvent::kContended:
-      return events_.Add(absl::StrFormat(
-          "probe of %s: its threads waited for a CPU while measured; co-runners released, "
-          "retried later",
-          id));
     case policy::SoloProbeEvent::kNone:
       return;
   }
@@ -166,10 +171,13 @@ void Coordinator::RunProbes(int64_t now_ns, int64_t unix_ns, bool may_start,
     if (step.event == policy::SoloProbeEvent::kStarted)
       g.iteration_before_probe_ns = IterationNs(g);
     double factor = 1.0;
-    if (step.event == policy::SoloProbeEvent::kMeasured) {
+    if (step.event == policy::SoloProbeEvent::kMeasured ||
+        step.event == policy::SoloProbeEvent::kContended) {
       // Released not to shares the job was measured too slow beside: a
       // co-runner the model thought harmless goes back to a full share,
       // and the loop's cuts, one per decrease_hold_s, would take seconds.
+      // A contended probe's baseline (its wait taken out) stands in until
+      // the retry, so the loop reads the job against it: so does this.
       factor = ReleaseFactor(g);
       for (Job* c : corunners) c->release_factor = std::min(c->release_factor, factor);
     }

@@ -273,6 +273,27 @@ TEST_F(ProbeTest, AProbeContendedForACpuIsRetriedUntilItMeasuresTheJobAlone) {
   EXPECT_EQ(guard().profile.baseline_source(), policy::BaselineSource::kProbe);
 }
 
+// A contended probe still leaves a baseline (the wait taken out), which the
+// loop reads the job against until the retry: the co-runners of a job it
+// shows over its target beside them go back lower, as after a clean probe.
+TEST_F(ProbeTest, AContendedProbeStillReleasesCoRunnersLowerForAJobOverItsTarget) {
+  guard_cpu_wait_ms_ = 25;
+  harm_ = 2.0;
+  Run(15);
+  ASSERT_EQ(c_->counters().probes_cpu_contended, 1u);
+  const auto hold = std::find_if(budgets_.begin(), budgets_.end(),
+                                 [](const SentBudget& b) { return b.share == kHold; });
+  ASSERT_NE(hold, budgets_.end());
+  const auto released =
+      std::find_if(hold, budgets_.end(), [](const SentBudget& b) { return b.share > kHold; });
+  ASSERT_NE(released, budgets_.end());
+  const double first = (1 - 1 / 1.1) / (1 - 0.68) * 0.68;
+  ASSERT_TRUE(guard().profile.baseline_iteration_ns().has_value());
+  const double before = 100e6 * (1 + 2.0 * first) / *guard().profile.baseline_iteration_ns() - 1;
+  EXPECT_NEAR(released->share, std::max(0.05, first * 0.85 * 0.1 / before), 1e-3);
+  EXPECT_LT(released->share, first);
+}
+
 TEST_F(ProbeTest, AProbeBaselineIsSavedForTheNextRunOfTheModel) {
   const state::StateStore* store = StartWithStore();
   ASSERT_NE(store, nullptr);
