@@ -82,6 +82,10 @@ void Coordinator::HelloFromRank(std::string_view identity, Job& job, int pid,
                                  absl::StrCat(rank.status().message(), "; running unmanaged"))});
     return;
   }
+  // A shim says Hello every 10 s: logged only when the rank's process is new.
+  const auto known = job.ranks.find(*rank);
+  const bool again = known != job.ranks.end() && known->second.connected &&
+                     known->second.identity == identity && known->second.pid == pid;
   // One routing id is one process: whatever it was bound to, it is no more.
   if (Job* previous = BoundJob(identity); previous != nullptr) {
     DisconnectProcess(*previous, identity);
@@ -89,8 +93,6 @@ void Coordinator::HelloFromRank(std::string_view identity, Job& job, int pid,
   RankProcess& r = job.ranks.try_emplace(*rank, RankProcess{.profile = NewJobProfile()})
                        .first->second;
   if (r.connected && r.identity != identity) identity_to_job_.erase(r.identity);
-  // A shim says Hello every 10 s: logged only when the rank's process is new.
-  const bool changed = r.pid != pid || r.host != host || !r.connected;
   r.identity = std::string(identity);
   r.pid = pid;
   r.host = host;
@@ -100,7 +102,7 @@ void Coordinator::HelloFromRank(std::string_view identity, Job& job, int pid,
     for (const policy::GpuId& g : GpusOf(job)) ++connected_on_gpu_[g];
   }
   job.connected = true;
-  if (changed) {
+  if (!again) {
     events_.Add(absl::StrFormat("%s rank %d %s: pid %d on %s", job.id, *rank,
                                 job.lost ? "heard again" : "connected", pid, host));
   }

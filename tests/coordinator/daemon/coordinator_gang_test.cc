@@ -26,12 +26,15 @@ namespace iashim::daemon {
 namespace {
 
 namespace w = iashim::wire;
+using ::testing::AllOf;
 using testing::Bytes;
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using testing::Goodbye;
 using testing::Gpus;
 using ::testing::HasSubstr;
 using testing::Hello;
+using ::testing::IsEmpty;
 using testing::KernelNames;
 using testing::kSecond;
 using testing::kTick;
@@ -888,6 +891,19 @@ TEST_F(GangBudgetsTest, AGuaranteedGangBesideGuaranteedJobsIsNotHeldAndItsRunIsR
   // its target is lowered.
   EXPECT_GT(gang.run.Slowdown().value_or(0), 0.1);
   EXPECT_LT(gang.run.LoopTarget(0.1), 0.09);
+}
+
+// The daemon's log says when each rank's process connected, once: a shim
+// says Hello again every 10 s, which is not news.
+TEST_F(GangBudgetsTest, ARanksProcessIsLoggedWhenItConnectsNotAtEachHello) {
+  Start(Gpus(2), nullptr, {.mem_bytes = uint64_t{4} << 30},
+        {.priority = w::Priority::Opportunistic, .mem_bytes = uint64_t{4} << 30});
+  EXPECT_THAT(c_->TakeEvents(), AllOf(Contains(StartsWith("ddp rank 0 connected: pid 10 on ")),
+                                      Contains(StartsWith("ddp rank 1 connected: pid 11 on "))));
+  const std::string token = c_->jobs().at("ddp").token;
+  ASSERT_EQ(SayHello(*c_, "rank-0", {.pid = 10, .job = "ddp", .token = token, .rank = 0}), "");
+  EXPECT_THAT(c_->TakeEvents(), IsEmpty());
+  EXPECT_TRUE(c_->jobs().at("ddp").ranks.at(0).connected);
 }
 
 TEST_F(GangBudgetsTest, AProbeHoldsTheCoRunnersOfEveryGpuOfTheGang) {
