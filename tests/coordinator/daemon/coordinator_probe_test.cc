@@ -38,6 +38,10 @@ using testing::Telemetry;
 
 // The share a probe holds co-runners at.
 constexpr double kHold = policy::SoloProbeOptions{}.hold_share;
+// The filler's first budget: the share the model's prior gives a newcomer
+// next to a guaranteed job (1/1.1 allowed of the 0.68 kept at full pace, as
+// a budget of the 0.68 of the GPU's time the newcomer takes there).
+constexpr double kFirstShare = (1 - 1 / 1.1) / (1 - 0.68) * 0.68;
 
 struct SentBudget {
   int64_t at_ns;
@@ -116,6 +120,17 @@ class ProbeTest : public ::testing::Test {
 
   const Job& guard() const { return c_->jobs().at("guard"); }
 
+  // The filler's first budget after the probe's hold began, and the hold's;
+  // null when there was none.
+  std::pair<const SentBudget*, const SentBudget*> HoldAndRelease() const {
+    const auto hold = std::find_if(budgets_.begin(), budgets_.end(),
+                                   [](const SentBudget& b) { return b.share == kHold; });
+    if (hold == budgets_.end()) return {nullptr, nullptr};
+    const auto released =
+        std::find_if(hold, budgets_.end(), [](const SentBudget& b) { return b.share > kHold; });
+    return {&*hold, released == budgets_.end() ? nullptr : &*released};
+  }
+
   std::unique_ptr<Coordinator> c_;
   std::unique_ptr<state::StateStore> store_;  // StartWithStore
   std::filesystem::path state_dir_;
@@ -135,10 +150,8 @@ TEST_F(ProbeTest, AGuaranteedJobThatNeverRanAloneIsProbedThenProtected) {
   // The probe measured the job as if alone (the filler held at 0.1%: 100.05 ms).
   ASSERT_TRUE(guard().profile.baseline_iteration_ns().has_value());
   EXPECT_NEAR(*guard().profile.baseline_iteration_ns(), 100.05e6, 0.1e6);
-  // Budgets before the hold: the share the model's prior gives a newcomer
-  // next to a guaranteed job (1/1.1 allowed of the 0.68 kept at full pace,
-  // as a budget of the 0.68 of the GPU's time the newcomer takes there).
-  const double first = (1 - 1 / 1.1) / (1 - 0.68) * 0.68;
+  // Budgets before the hold: the model's prior for a newcomer (kFirstShare).
+  const double first = kFirstShare;
   const auto hold = std::find_if(budgets_.begin(), budgets_.end(),
                                  [](const SentBudget& b) { return b.share == kHold; });
   ASSERT_NE(hold, budgets_.end());
@@ -170,13 +183,10 @@ TEST_F(ProbeTest, ACoRunnerTheJobWasMeasuredTooSlowBesideIsReleasedLower) {
   harm_ = 2.0;
   Run(20);
   EXPECT_EQ(c_->counters().probes_measured, 1u);
-  const auto hold = std::find_if(budgets_.begin(), budgets_.end(),
-                                 [](const SentBudget& b) { return b.share == kHold; });
-  ASSERT_NE(hold, budgets_.end());
-  const auto released =
-      std::find_if(hold, budgets_.end(), [](const SentBudget& b) { return b.share > kHold; });
-  ASSERT_NE(released, budgets_.end());
-  const double first = (1 - 1 / 1.1) / (1 - 0.68) * 0.68;
+  const auto [hold, released] = HoldAndRelease();
+  ASSERT_NE(hold, nullptr);
+  ASSERT_NE(released, nullptr);
+  const double first = kFirstShare;
   const double before = 2.0 * first;  // the job's slowdown before the hold
   EXPECT_NEAR(released->share, std::max(0.05, first * 0.85 * 0.1 / before), 1e-6);
   // From then on the job is within its target: no cut had to catch up.
@@ -244,7 +254,7 @@ TEST_F(ProbeTest, ACoRunnerThatIgnoresTheHoldIsReleasedOnTheDeadlineAndRetriedLa
       std::find_if(hold, budgets_.end(), [](const SentBudget& b) { return b.share > kHold; });
   ASSERT_NE(resent, budgets_.end());
   EXPECT_GE(resent - hold, 2);  // re-sent at least once before the deadline
-  EXPECT_NEAR(resent->share, (1 - 1 / 1.1) / (1 - 0.68) * 0.68, 1e-6);
+  EXPECT_NEAR(resent->share, kFirstShare, 1e-6);
   EXPECT_LE(resent->at_ns - hold->at_ns, 8 * kSecond + kTick);
   EXPECT_FALSE(c_->jobs().at("filler").held);
   // Not again within the retry wait.
@@ -281,13 +291,10 @@ TEST_F(ProbeTest, AContendedProbeStillReleasesCoRunnersLowerForAJobOverItsTarget
   harm_ = 2.0;
   Run(15);
   ASSERT_EQ(c_->counters().probes_cpu_contended, 1u);
-  const auto hold = std::find_if(budgets_.begin(), budgets_.end(),
-                                 [](const SentBudget& b) { return b.share == kHold; });
-  ASSERT_NE(hold, budgets_.end());
-  const auto released =
-      std::find_if(hold, budgets_.end(), [](const SentBudget& b) { return b.share > kHold; });
-  ASSERT_NE(released, budgets_.end());
-  const double first = (1 - 1 / 1.1) / (1 - 0.68) * 0.68;
+  const auto [hold, released] = HoldAndRelease();
+  ASSERT_NE(hold, nullptr);
+  ASSERT_NE(released, nullptr);
+  const double first = kFirstShare;
   ASSERT_TRUE(guard().profile.baseline_iteration_ns().has_value());
   const double before = 100e6 * (1 + 2.0 * first) / *guard().profile.baseline_iteration_ns() - 1;
   EXPECT_NEAR(released->share, std::max(0.05, first * 0.85 * 0.1 / before), 1e-3);
