@@ -53,19 +53,6 @@ double Demand(const policy::PlacementRequest& p, const policy::Cluster& cluster)
   return policy::GpusAsked(p, largest);
 }
 
-// "node1:0", or a gang's "node1:0,1,2,3": each host once, its GPUs in order.
-std::string GpusText(const std::vector<policy::GpuId>& gpus) {
-  std::string text;
-  for (size_t i = 0; i < gpus.size(); ++i) {
-    if (i == 0 || gpus[i].host != gpus[i - 1].host) {
-      absl::StrAppend(&text, i == 0 ? "" : " ", gpus[i].host, ":", gpus[i].index);
-    } else {
-      absl::StrAppend(&text, ",", gpus[i].index);
-    }
-  }
-  return text;
-}
-
 // "guaranteed" or "opportunistic", and a gang's size.
 std::string Describe(const policy::PlacementRequest& p) {
   return p.gpu_count > 1 ? absl::StrFormat("%s, %d GPUs", PriorityName(p.priority), p.gpu_count)
@@ -88,7 +75,7 @@ void Coordinator::LogPlaced(const Job& placed, const policy::PlacementRequest& p
     }
   }
   std::string line =
-      absl::StrFormat("placed %s (%s) on %s", placed.id, Describe(p), GpusText(gpus));
+      absl::StrFormat("placed %s (%s) on %s", placed.id, Describe(p), GpusName(placed));
   if (!beside.empty()) absl::StrAppend(&line, " beside ", absl::StrJoin(beside, ", "));
   if (placed.sent_share < 1.0)
     absl::StrAppendFormat(&line, ", first share %.2f", placed.sent_share);

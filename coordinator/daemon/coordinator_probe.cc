@@ -38,11 +38,10 @@ policy::SoloProbeInput ProbeInput(const Job& g, const std::vector<Job*>& corunne
 }  // namespace
 
 double Coordinator::ReleaseFactor(const Job& probed) const {
-  if (!probed.iteration_before_probe_ns) return 1.0;
   // A gang's pace before the hold is its slowest rank's (IterationNs), read
   // against its ranks' baselines as the loop reads it: one rank's co-runner
   // that slowed the gang slowed all of it.
-  const std::optional<double> slowdown = SlowdownAt(probed, *probed.iteration_before_probe_ns);
+  const std::optional<double> slowdown = SlowdownBeforeProbe(probed);
   if (!slowdown) return 1.0;
   const double before = *slowdown;
   const double target = LoopTargetOf(probed);
@@ -64,10 +63,9 @@ void Coordinator::LogProbeEvent(const Job& probed, policy::SoloProbeEvent event,
     if (const std::optional<double> ns = probed.profile.baseline_iteration_ns()) {
       absl::StrAppendFormat(&text, ", %.1f ms an iteration", *ns / 1e6);
     }
-    const std::optional<double> before = probed.iteration_before_probe_ns
-                                             ? SlowdownAt(probed, *probed.iteration_before_probe_ns)
-                                             : std::nullopt;
-    if (before) absl::StrAppendFormat(&text, "; %.3f slow beside them before", *before);
+    if (const std::optional<double> before = SlowdownBeforeProbe(probed)) {
+      absl::StrAppendFormat(&text, "; %.3f slow beside them before", *before);
+    }
     if (release_factor < 1.0) {
       absl::StrAppendFormat(&text,
                             ", over its loop's target %.3f: co-runners go back at %.2f of their "

@@ -25,17 +25,6 @@ double RunSlowdownOrUnknown(const Job& job) {
   return job.priority == policy::Priority::kGuaranteed ? job.run.Slowdown().value_or(-1.0) : -1.0;
 }
 
-// "node1:0" for a one-GPU job, "node1:0,1,2,3" for a gang: one series per
-// job either way (a label per rank or GPU would multiply them).
-std::string GpuLabel(const Job& job) {
-  if (!job.gpu) return "unplaced";
-  std::string label = policy::GpuName(*job.gpu);
-  for (size_t i = 1; i < job.gang_gpus.size(); ++i) {
-    absl::StrAppend(&label, ",", job.gang_gpus[i].index);
-  }
-  return label;
-}
-
 // Busy fraction each gang's ranks add to their GPUs: a gang is listed once,
 // but runs on all of them.
 std::map<policy::GpuId, double> GangBusy(const std::map<std::string, Job>& jobs) {
@@ -282,9 +271,10 @@ std::string Coordinator::MetricsText(int64_t now_ns) const {
     b.Gauge(name, help);
     for (const auto& [id, job] : jobs_) {
       if (!job.connected) continue;
-      b.Sample({{"job", id}, {"gpu", GpuLabel(job)},
-                {"priority", job.priority == policy::Priority::kGuaranteed ? "guaranteed"
-                                                                           : "opportunistic"}},
+      b.Sample({{"job", id},
+                {"gpu", GpusName(job)},
+                {"priority",
+                 job.priority == policy::Priority::kGuaranteed ? "guaranteed" : "opportunistic"}},
                value(job));
     }
   };

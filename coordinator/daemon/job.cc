@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+#include "coordinator/policy/cluster_state.h"
+
 namespace iashim::daemon {
 
 policy::JobProfile NewJobProfile() {
@@ -17,6 +20,15 @@ std::vector<policy::GpuId> GpusOf(const Job& job) {
   if (!job.gang_gpus.empty()) return job.gang_gpus;
   if (job.gpu) return {*job.gpu};
   return {};
+}
+
+std::string GpusName(const Job& job) {
+  if (!job.gpu) return "unplaced";
+  std::string name = policy::GpuName(*job.gpu);
+  for (size_t i = 1; i < job.gang_gpus.size(); ++i) {
+    absl::StrAppend(&name, ",", job.gang_gpus[i].index);
+  }
+  return name;
 }
 
 std::optional<policy::GpuId> RankGpu(const Job& job, int rank) {
@@ -57,6 +69,11 @@ std::optional<double> SlowdownAt(const Job& job, double iteration_ns) {
   if (!least) least = job.profile.baseline_iteration_ns();
   if (!least || !(*least > 0)) return std::nullopt;
   return iteration_ns / *least - 1;
+}
+
+std::optional<double> SlowdownBeforeProbe(const Job& job) {
+  if (!job.iteration_before_probe_ns) return std::nullopt;
+  return SlowdownAt(job, *job.iteration_before_probe_ns);
 }
 
 }  // namespace iashim::daemon

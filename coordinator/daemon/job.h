@@ -129,6 +129,11 @@ policy::JobProfile NewJobProfile();
 // Every GPU `job` holds, in rank order: a gang's, its one GPU, or none.
 std::vector<policy::GpuId> GpusOf(const Job& job);
 
+// "node1:0" for a one-GPU job, "node1:0,1,2,3" for a gang (its GPUs are on
+// one node), "unplaced" for none: /metrics' gpu label (one series per job
+// either way) and the event log's.
+std::string GpusName(const Job& job);
+
 // The GPU of a gang's rank (nullopt when the rank is past its GPUs).
 std::optional<policy::GpuId> RankGpu(const Job& job, int rank);
 
@@ -151,6 +156,11 @@ std::optional<double> Slowdown(const Job& job);
 // the least connected baseline; else the profile's baseline. nullopt without
 // a baseline.
 std::optional<double> SlowdownAt(const Job& job, double iteration_ns);
+
+// The slowdown the job ran at beside its co-runners when its probe's hold
+// began (SlowdownAt its iteration then); nullopt before a probe, or without
+// a baseline.
+std::optional<double> SlowdownBeforeProbe(const Job& job);
 
 }  // namespace iashim::daemon
 
