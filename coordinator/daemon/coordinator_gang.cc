@@ -86,8 +86,11 @@ void Coordinator::HelloFromRank(std::string_view identity, Job& job, int pid,
   const auto known = job.ranks.find(*rank);
   const bool again = known != job.ranks.end() && known->second.connected &&
                      known->second.identity == identity && known->second.pid == pid;
-  // One routing id is one process: whatever it was bound to, it is no more.
-  if (Job* previous = BoundJob(identity); previous != nullptr) {
+  // One routing id is one process: bound to another job, it is that job's no
+  // more. Bound to this one, it says Hello again (every 10 s) and keeps every
+  // rank it holds: a process driving several GPUs holds one per device, which
+  // only its next telemetry would give back.
+  if (Job* previous = BoundJob(identity); previous != nullptr && previous != &job) {
     DisconnectProcess(*previous, identity);
   }
   RankProcess& r = job.ranks.try_emplace(*rank, RankProcess{.profile = NewJobProfile()})

@@ -683,6 +683,14 @@ TEST_F(GangRanksTest, OneProcessDrivingEveryGpuHoldsARankPerDevice) {
   EXPECT_GT(s->gpus()->Get(0)->busy(), 0);
   EXPECT_GT(s->gpus()->Get(1)->busy(), 0);
 
+  // Its Hello every 10 s keeps the rank of each device it drives (it used to
+  // drop all but the first until its next telemetry, and the job with them).
+  EXPECT_EQ(SayHello(*c_, "shim-p", {.pid = 10, .job = "ddp", .token = token_}), "");
+  EXPECT_TRUE(c_->jobs().at("ddp").connected);
+  EXPECT_TRUE(c_->jobs().at("ddp").ranks.at(0).connected);
+  EXPECT_TRUE(c_->jobs().at("ddp").ranks.at(1).connected);
+  EXPECT_EQ(c_->jobs().at("ddp").ranks.at(1).identity, "shim-p");
+
   // Another process cannot take a rank the first one drives.
   EXPECT_THAT(SayHello(*c_, "shim-q", {.pid = 11, .job = "ddp", .token = token_}),
               HasSubstr("already has a live process for each of its 2 ranks"));
