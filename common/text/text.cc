@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <ctime>
 
 namespace iashim {
 
@@ -119,6 +120,23 @@ std::string Printable(std::string_view text, size_t max_bytes) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
   }
   return out;
+}
+
+std::string FormatUtcTime(int64_t unix_ns) {
+  constexpr int64_t kNsPerS = 1'000'000'000;
+  int64_t seconds = unix_ns / kNsPerS;
+  int64_t ns = unix_ns % kNsPerS;
+  if (ns < 0) {  // before 1970: the millisecond still counts up within its second
+    ns += kNsPerS;
+    --seconds;
+  }
+  const time_t t = static_cast<time_t>(seconds);
+  tm utc{};
+  if (gmtime_r(&t, &utc) == nullptr) return "?";
+  char text[48];
+  const size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  std::snprintf(text + n, sizeof text - n, ".%03dZ", static_cast<int>(ns / 1'000'000));
+  return text;
 }
 
 }  // namespace iashim

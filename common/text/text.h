@@ -33,6 +33,10 @@ std::string FormatBytes(uint64_t bytes);
 // (unknown), NaN or infinite value.
 std::string FormatJoules(double joules);
 
+// "2026-12-07T17:21:05.123Z": a time in ns since the Unix epoch, in UTC to
+// the millisecond, for logs and the events status shows.
+std::string FormatUtcTime(int64_t unix_ns);
+
 // Text from another process, made safe for a log or a record: at most
 // `max_bytes`, control characters replaced by '?'.
 std::string Printable(std::string_view text, size_t max_bytes);

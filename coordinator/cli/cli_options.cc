@@ -39,7 +39,7 @@ struct OptionSpec {
 };
 
 constexpr OptionSpec kOptions[] = {
-    {"--job", OptionKind::kValue, true, true, false, "NAME"},
+    {"--job", OptionKind::kValue, true, true, true, "NAME"},
     {"--priority", OptionKind::kValue, true, true, false, "guaranteed|opportunistic"},
     {"--mem", OptionKind::kValue, true, true, false, "SIZE"},
     {"--gpu", OptionKind::kValue, true, true, false, "auto|N"},
@@ -53,6 +53,7 @@ constexpr OptionSpec kOptions[] = {
     {"--simgpu", OptionKind::kFlag, true, false, false, ""},
     {"--json", OptionKind::kFlag, false, false, true, ""},
     {"--pairs", OptionKind::kFlag, false, false, true, ""},
+    {"--events", OptionKind::kFlag, false, false, true, ""},
     {"--dry-run", OptionKind::kFlag, false, true, false, ""},
     {"--guaranteed-gres", OptionKind::kFlag, false, true, false, ""},
 };
@@ -66,7 +67,7 @@ const OptionSpec* FindOption(std::string_view name, CommandKind kind) {
                        (kind == CommandKind::kPlace && spec.place) ||
                        (kind == CommandKind::kStatus && spec.status) ||
                        (IsAdminCommand(kind) && spec.status && spec.name != "--json" &&
-                        spec.name != "--pairs");
+                        spec.name != "--pairs" && spec.name != "--events" && spec.name != "--job");
     return taken ? &spec : nullptr;
   }
   return nullptr;
@@ -362,6 +363,7 @@ absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string>& args
       if (name == "--simgpu") options.simgpu = true;
       if (name == "--json") options.json = true;
       if (name == "--pairs") options.pairs = true;
+      if (name == "--events") options.events = true;
       if (name == "--dry-run") options.placement.dry_run = true;
       if (name == "--guaranteed-gres") options.placement.guaranteed_gres = true;
       continue;
@@ -382,6 +384,9 @@ absl::StatusOr<CliOptions> ParseCommandLine(const std::vector<std::string>& args
     return options;
   }
   if (absl::Status s = Validate(raw, env_coordinator, options); !s.ok()) return s;
+  if (options.kind == CommandKind::kStatus && raw.job && !options.events) {
+    return Invalid("--job with 'iashim status' says whose events to show: add --events");
+  }
   if (options.placement.guaranteed_gres && !options.placement.dry_run) {
     // A real request comes from the node the batch system chose: nothing to leave out.
     return Invalid("--guaranteed-gres goes with --dry-run (where a job would go)");
@@ -503,7 +508,7 @@ std::string Usage(std::string_view topic) {
            "line, 4 no coordinator answered.\n";
   }
   if (topic == "status") {
-    return "Usage: iashim status [--json] [--pairs] [options]\n"
+    return "Usage: iashim status [--json] [--pairs] [--events [--job NAME]] [options]\n"
            "\n"
            "Prints the coordinator's GPUs and the jobs on each.\n"
            "\n"
@@ -512,7 +517,13 @@ std::string Usage(std::string_view topic) {
            "  --pairs                 also what the interference model has learned: each\n"
            "                          pair of job kinds observed sharing a GPU, how often,\n"
            "                          the throughput measured, what placement is told, the\n"
-           "                          factor model's own estimate, and the uncertainty\n" +
+           "                          factor model's own estimate, and the uncertainty\n"
+           "  --events                also the coordinator's recent events (the lines of its\n"
+           "                          log, UTC, oldest first): jobs placed, queued or\n"
+           "                          refused and why, connected, probed, lost, ended;\n"
+           "                          nodes lost and heard again\n"
+           "  --job NAME              with --events: only those concerning job NAME (about\n"
+           "                          it, or placing another job beside it)\n" +
            common +
            "\n"
            "Exit status: 0 shown, 1 the coordinator could not answer, 2 bad command line,\n"
@@ -525,7 +536,9 @@ std::string Usage(std::string_view topic) {
          "Commands:\n"
          "  run [options] -- CMD [ARGS...]  place the job, then run CMD under the shim\n"
          "  place [options]                 ask where a job would be placed; run nothing\n"
-         "  status [--json] [--pairs]       the coordinator's GPUs and jobs (and learned pairs)\n"
+         "  status [--json] [--pairs] [--events [--job NAME]]\n"
+         "                                  the coordinator's GPUs and jobs (and learned\n"
+         "                                  pairs, recent events)\n"
          "  drain HOST[:GPU]                place no new job there (admin key)\n"
          "  undrain HOST[:GPU]              place jobs there again (admin key)\n"
          "  priority JOB guaranteed|opportunistic\n"

@@ -51,6 +51,7 @@ struct CliOptions {
   bool simgpu = false;               // run: use the simulated driver
   bool json = false;                 // status: JSON instead of a table
   bool pairs = false;                // status: also the interference model's learned pairs
+  bool events = false;               // status: also the recent events (placement.job: whose)
   std::vector<std::string> command;  // run: what follows `--`
   AdminOptions admin;                // drain, undrain, priority
   // As given (--coordinator-key; else $IASHIM_COORDINATOR_KEY, read by

@@ -18,7 +18,9 @@ namespace iashim::cli {
 
 int StatusCommand(const CliOptions& options) {
   flatbuffers::FlatBufferBuilder fbb(64);
-  const auto status_request = wire::CreateStatusRequest(fbb, options.pairs);
+  const auto status_request = wire::CreateStatusRequestDirect(
+      fbb, options.pairs, options.events,
+      options.events && !options.placement.job.empty() ? options.placement.job.c_str() : nullptr);
   wire::FinishEnvelope(fbb, wire::Payload::StatusRequest, status_request.Union(), getpid());
   CatchInterrupt();
   const client::RequestResult result = AskCoordinator(
@@ -34,6 +36,7 @@ int StatusCommand(const CliOptions& options) {
   const wire::StateSnapshot& snapshot = *envelope.payload_as_StateSnapshot();
   std::string text = options.json ? FormatStatusJson(snapshot) : FormatStatusTable(snapshot);
   if (options.pairs && !options.json) text += FormatLearnedPairs(snapshot);
+  if (options.events && !options.json) text += FormatRecentEvents(snapshot, options.placement.job);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }

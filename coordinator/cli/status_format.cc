@@ -632,6 +632,21 @@ std::string FormatLearnedPairs(const wire::StateSnapshot& snapshot) {
   return out;
 }
 
+std::string FormatRecentEvents(const wire::StateSnapshot& snapshot, const std::string& job) {
+  const std::string whose = job.empty() ? "" : " of " + job;  // a name the parser checked
+  const auto* events = snapshot.events();
+  if (events == nullptr || events->size() == 0) {
+    return absl::StrFormat("\nrecent events%s: none (the coordinator keeps only its latest)\n",
+                           whose);
+  }
+  std::string out = absl::StrFormat("\nrecent events%s (UTC, oldest first)\n", whose);
+  for (const wire::LoggedEvent* e : *events) {
+    if (e == nullptr) continue;
+    out += absl::StrFormat("%s %s\n", FormatUtcTime(int64_t(e->unix_ns())), Printable(e->text()));
+  }
+  return out;
+}
+
 std::string FormatStatusJson(const wire::StateSnapshot& snapshot) {
   JsonWriter w(2);
   w.BeginObject();
@@ -669,6 +684,23 @@ std::string FormatStatusJson(const wire::StateSnapshot& snapshot) {
       w.Key("predicted").Double(p->predicted());
       w.Key("model_only").Double(p->model_only());
       w.Key("uncertainty").Double(p->uncertainty());
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  if (snapshot.events() != nullptr) {
+    w.Key("events").BeginArray();
+    for (const wire::LoggedEvent* e : *snapshot.events()) {
+      if (e == nullptr) continue;
+      w.BeginObject();
+      w.Key("unix_ns").Uint(e->unix_ns());
+      w.Key("time").String(FormatUtcTime(int64_t(e->unix_ns())));
+      w.Key("jobs").BeginArray();
+      if (e->jobs() != nullptr) {
+        for (const flatbuffers::String* j : *e->jobs()) w.String(wire::StringOf(j));
+      }
+      w.EndArray();
+      w.Key("text").String(wire::StringOf(e->text()));
       w.EndObject();
     }
     w.EndArray();

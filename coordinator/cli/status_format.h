@@ -27,6 +27,12 @@ std::string FormatStatusJson(const wire::StateSnapshot& snapshot);
 // "pairs" array, present when the snapshot carries them.
 std::string FormatLearnedPairs(const wire::StateSnapshot& snapshot);
 
+// The coordinator's recent events (`iashim status --events`), after the
+// GPUs' table: one line each, its UTC time then the log's text, oldest first;
+// `job` names whose they are in the heading ("" = all). Says so when there
+// are none. The JSON form is FormatStatusJson's "events" array.
+std::string FormatRecentEvents(const wire::StateSnapshot& snapshot, const std::string& job);
+
 // Cell formats, exposed for tests.
 std::string FormatUptime(double seconds);        // "45s", "3m05s", "1h02m", "2d03h"
 std::string FormatCompactBytes(uint64_t bytes);  // "512B", "8.0G", "16G"

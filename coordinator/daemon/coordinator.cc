@@ -16,6 +16,12 @@ namespace {
 
 constexpr int64_t kHelloAdviceEveryNs = kSecond / 2;
 
+SnapshotExtras AskedExtras(const wire::StatusRequest& request) {
+  return {.pairs = request.pairs(),
+          .events = request.events(),
+          .events_of = Clean(request.events_of(), 128)};
+}
+
 }  // namespace
 
 Coordinator::Coordinator(DaemonOptions options, policy::Cluster cluster, state::StateStore* store,
@@ -128,7 +134,7 @@ void Coordinator::OnMessage(const Sender& from, std::span<const uint8_t> bytes, 
       OnPlace(identity, *e->payload_as_PlaceRequest(), now_ns, unix_ns, out);
       break;
     case wire::Payload::StatusRequest:
-      reply(EncodeSnapshot(now_ns, unix_ns, e->payload_as_StatusRequest()->pairs()));
+      reply(EncodeSnapshot(now_ns, unix_ns, AskedExtras(*e->payload_as_StatusRequest())));
       break;
     case wire::Payload::AdminRequest:
       OnAdmin(from, *e->payload_as_AdminRequest(), out);
@@ -238,8 +244,8 @@ void Coordinator::OnHello(std::string_view identity, const wire::Hello& hello, i
   }
   job.connected = true;
   if (changed) {
-    events_.Add(absl::StrFormat("%s %s: pid %d on %s", id, job.lost ? "heard again" : "connected",
-                                pid, host));
+    events_.Add({id}, absl::StrFormat("%s %s: pid %d on %s", id,
+                                      job.lost ? "heard again" : "connected", pid, host));
   }
   job.lost = false;
   job.last_seen_ns = now_ns;
@@ -340,12 +346,12 @@ void Coordinator::OnGoodbye(std::string_view identity) {
     for (const int rank : held) job->ranks.erase(rank);
     if (job->connected) return;
   }
-  events_.Add(absl::StrFormat("%s ended (its last process said Goodbye)", job->id));
+  events_.Add({job->id}, absl::StrFormat("%s ended (its last process said Goodbye)", job->id));
   Remove(job->id);
 }
 
 void Coordinator::NodeHeard(const std::string& host, int64_t now_ns) {
-  if (nodes_.Heard(host, now_ns)) events_.Add(absl::StrFormat("node %s heard again", host));
+  if (nodes_.Heard(host, now_ns)) events_.Add({}, absl::StrFormat("node %s heard again", host));
 }
 
 void Coordinator::Disconnect(Job& job) {

@@ -121,6 +121,13 @@ struct CoordinatorCounters {
   uint64_t probes_cpu_contended = 0;  // measured while the host kept the job waiting for a CPU
 };
 
+// What a StatusRequest may ask for beyond the state (iashim status).
+struct SnapshotExtras {
+  bool pairs = false;     // what the interference model has learned (--pairs)
+  bool events = false;    // the recent events (--events)
+  std::string events_of;  // with events: only those concerning this job ("" = all)
+};
+
 class Coordinator {
  public:
   // `store` may be null (no persistence, tests). Restores jobs, and the
@@ -141,8 +148,7 @@ class Coordinator {
   void OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out);
 
   // A StateSnapshot Envelope (the PUB stream and StatusRequest replies).
-  // `pairs`: with what the interference model has learned (iashim status --pairs).
-  std::string EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pairs = false);
+  std::string EncodeSnapshot(int64_t now_ns, int64_t unix_ns, const SnapshotExtras& extras = {});
   // The Prometheus exposition of the same state and the counters.
   std::string MetricsText(int64_t now_ns) const;
 
@@ -155,8 +161,9 @@ class Coordinator {
   std::vector<std::string> GuaranteedBeside(const Job& job) const;
   const CoordinatorCounters& counters() const { return counters_; }
   // The decisions made since the last call, oldest first (event_log.h): the
-  // server writes them to the daemon's log.
-  std::vector<std::string> TakeEvents() { return events_.Take(); }
+  // server writes them to the daemon's log, at `unix_ns`, the time status
+  // shows them with.
+  std::vector<std::string> TakeEvents(int64_t unix_ns) { return events_.Take(unix_ns); }
   const policy::Cluster& cluster() const { return cluster_; }
   const policy::InterferenceModel& interference() const { return interference_; }
   bool drained(const policy::GpuId& gpu) const { return drained_.contains(gpu); }

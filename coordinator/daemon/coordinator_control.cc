@@ -33,8 +33,8 @@ void Coordinator::OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>*
       job.created_ns = now_ns;  // the forget timer runs from here
       job.lost = true;          // silence, not a Goodbye
       silent_hosts.insert(job.host);
-      events_.Add(absl::StrFormat("%s lost: not heard from on %s for %.0f s, and no Goodbye", id,
-                                  job.host, options_.heartbeat_timeout_s));
+      events_.Add({id}, absl::StrFormat("%s lost: not heard from on %s for %.0f s, and no Goodbye",
+                                        id, job.host, options_.heartbeat_timeout_s));
     }
     if (!job.connected && now_ns - std::max(job.created_ns, job.last_seen_ns) >
                               Ns(options_.forget_after_s)) {
@@ -42,8 +42,8 @@ void Coordinator::OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>*
     }
   }
   for (const std::string& id : forget) {
-    events_.Add(absl::StrFormat("forgot %s: no process of it heard for %.0f s", id,
-                                options_.forget_after_s));
+    events_.Add({id}, absl::StrFormat("forgot %s: no process of it heard for %.0f s", id,
+                                      options_.forget_after_s));
     Remove(id);
   }
   // A node whose every connected job fell silent is lost (node_health.h).
@@ -52,7 +52,7 @@ void Coordinator::OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>*
       return j.second.connected && j.second.host == host;
     });
     if (nodes_.JobWentSilent(host, others)) {
-      events_.Add(absl::StrFormat("node %s lost: every job on it fell silent", host));
+      events_.Add({}, absl::StrFormat("node %s lost: every job on it fell silent", host));
     }
   }
   reservations_.Expire(now_ns);

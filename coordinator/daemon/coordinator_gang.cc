@@ -106,8 +106,8 @@ void Coordinator::HelloFromRank(std::string_view identity, Job& job, int pid,
   }
   job.connected = true;
   if (!again) {
-    events_.Add(absl::StrFormat("%s rank %d %s: pid %d on %s", job.id, *rank,
-                                job.lost ? "heard again" : "connected", pid, host));
+    events_.Add({job.id}, absl::StrFormat("%s rank %d %s: pid %d on %s", job.id, *rank,
+                                          job.lost ? "heard again" : "connected", pid, host));
   }
   job.lost = false;
   job.last_seen_ns = now_ns;

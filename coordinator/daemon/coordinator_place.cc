@@ -80,17 +80,20 @@ void Coordinator::LogPlaced(const Job& placed, const policy::PlacementRequest& p
   if (placed.sent_share < 1.0)
     absl::StrAppendFormat(&line, ", first share %.2f", placed.sent_share);
   if (!d.reason.empty()) absl::StrAppend(&line, " (", d.reason, ")");
-  events_.Add(std::move(line));
+  // It concerns the jobs it joins too: their GPU is shared from now on.
+  beside.insert(beside.begin(), placed.id);
+  events_.Add(std::move(beside), std::move(line));
 }
 
 void Coordinator::LogNotPlaced(const policy::PlacementRequest& p,
                                const policy::PlacementDecision& d, bool already_waiting) {
   // A queued `iashim run` asks again every few seconds: said once.
   if (d.outcome == policy::PlacementDecision::Outcome::kQueued && already_waiting) return;
-  events_.Add(absl::StrFormat(
-      "%s %s (%s): %s",
-      d.outcome == policy::PlacementDecision::Outcome::kQueued ? "queued" : "refused", p.job,
-      Describe(p), d.reason.empty() ? "no reason given" : d.reason));
+  events_.Add({p.job},
+              absl::StrFormat(
+                  "%s %s (%s): %s",
+                  d.outcome == policy::PlacementDecision::Outcome::kQueued ? "queued" : "refused",
+                  p.job, Describe(p), d.reason.empty() ? "no reason given" : d.reason));
 }
 
 policy::ClusterState Coordinator::PlacementView(const std::string& without_reservations_on) const {
@@ -536,7 +539,7 @@ void Coordinator::OnRelease(std::string_view identity, const wire::ReleaseReques
     return send(false, absl::StrFormat("token does not match job '%s'", id));
   }
   ++counters_.releases;
-  events_.Add(absl::StrFormat("released %s (by the batch system or its user)", id));
+  events_.Add({id}, absl::StrFormat("released %s (by the batch system or its user)", id));
   Remove(id);
   send(true, absl::StrFormat("released job '%s'", id));
 }

@@ -78,23 +78,26 @@ void Coordinator::LogProbeEvent(const Job& probed, policy::SoloProbeEvent event,
   };
   switch (event) {
     case policy::SoloProbeEvent::kStarted:
-      return events_.Add(absl::StrFormat(
-          "probe of %s: holding its %d co-runner(s) to measure it alone (it never ran alone)", id,
-          corunners));
+      return events_.Add(
+          {id},
+          absl::StrFormat(
+              "probe of %s: holding its %d co-runner(s) to measure it alone (it never ran alone)",
+              id, corunners));
     case policy::SoloProbeEvent::kMeasured:
-      return events_.Add(absl::StrCat("probe of ", id, ": measured alone", found()));
+      return events_.Add({id}, absl::StrCat("probe of ", id, ": measured alone", found()));
     case policy::SoloProbeEvent::kContended:
-      return events_.Add(absl::StrCat("probe of ", id,
-                                      ": measured alone while its threads waited for a CPU "
-                                      "(retried later; meanwhile, with the wait taken out)",
-                                      found()));
+      return events_.Add({id}, absl::StrCat("probe of ", id,
+                                            ": measured alone while its threads waited for a CPU "
+                                            "(retried later; meanwhile, with the wait taken out)",
+                                            found()));
     case policy::SoloProbeEvent::kTimedOut:
-      return events_.Add(absl::StrFormat(
-          "probe of %s: no baseline within %.0f s; co-runners released, retried later", id,
-          kProbe.max_hold_s));
+      return events_.Add(
+          {id}, absl::StrFormat(
+                    "probe of %s: no baseline within %.0f s; co-runners released, retried later",
+                    id, kProbe.max_hold_s));
     case policy::SoloProbeEvent::kAborted:
       return events_.Add(
-          absl::StrFormat("probe of %s: ended, the job no longer shares its GPU", id));
+          {id}, absl::StrFormat("probe of %s: ended, the job no longer shares its GPU", id));
     case policy::SoloProbeEvent::kNone:
       return;
   }

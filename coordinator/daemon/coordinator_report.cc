@@ -82,7 +82,8 @@ std::optional<double> Coordinator::JoulesPerIteration(const Job& job) const {
   return energy_.JoulesPerIteration(job.id, *iteration_ns / 1e9);
 }
 
-std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pairs) {
+std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns,
+                                        const SnapshotExtras& extras) {
   flatbuffers::FlatBufferBuilder fbb(4096);
   // Each cluster GPU in order, then one pseudo-GPU (id -1) for unplaced jobs.
   std::vector<std::pair<std::optional<policy::GpuId>, const policy::GpuInfo*>> gpus;
@@ -166,11 +167,20 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
         double(r.expires_ns - now_ns) / 1e9));
   }
   std::vector<flatbuffers::Offset<wire::LearnedPair>> learned;
-  if (pairs) {
+  if (extras.pairs) {
     for (const policy::LearnedPair& p : interference_.LearnedPairs()) {
       learned.push_back(wire::CreateLearnedPairDirect(
           fbb, p.victim.c_str(), p.aggressor.c_str(), uint64_t(p.observations), p.measured,
           p.predicted, p.model_only, p.uncertainty));
+    }
+  }
+  std::vector<flatbuffers::Offset<wire::LoggedEvent>> events;
+  if (extras.events) {
+    for (const Event* e : events_.Recent(extras.events_of)) {
+      std::vector<flatbuffers::Offset<flatbuffers::String>> jobs;
+      for (const std::string& j : e->jobs) jobs.push_back(fbb.CreateString(j));
+      events.push_back(
+          wire::CreateLoggedEventDirect(fbb, uint64_t(e->unix_ns), &jobs, e->text.c_str()));
     }
   }
   const auto snapshot = wire::CreateStateSnapshotDirect(
@@ -179,7 +189,7 @@ std::string Coordinator::EncodeSnapshot(int64_t now_ns, int64_t unix_ns, bool pa
       store_ != nullptr && !store_->write_error().ok()
           ? std::string(store_->write_error().message()).c_str()
           : nullptr,
-      pairs ? &learned : nullptr, &reservations);
+      extras.pairs ? &learned : nullptr, &reservations, extras.events ? &events : nullptr);
   return EnvelopeBytes(fbb, wire::Payload::StateSnapshot, snapshot.Union());
 }
 

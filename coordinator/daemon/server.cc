@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/security/curve_socket.h"
+#include "common/text/text.h"
 #include "coordinator/daemon/bind_failure.h"
 #include "coordinator/daemon/zap_handler.h"
 #include "coordinator/metrics/http_server.h"
@@ -194,20 +195,13 @@ class Server {
       router_.send(zmq::buffer(o.bytes), zmq::send_flags::dontwait);
     }
     out_.clear();
-    for (const std::string& line : coordinator_.TakeEvents()) {
-      std::fprintf(stderr, "iashim-coordinator: %s %s\n", UtcNow().c_str(), line.c_str());
+    const int64_t unix_ns = Clock(CLOCK_REALTIME);
+    const std::vector<std::string> lines = coordinator_.TakeEvents(unix_ns);
+    if (lines.empty()) return;
+    const std::string when = FormatUtcTime(unix_ns);
+    for (const std::string& line : lines) {
+      std::fprintf(stderr, "iashim-coordinator: %s %s\n", when.c_str(), line.c_str());
     }
-  }
-
-  // "2026-12-07T17:21:05.123Z": when an event was decided, for the log.
-  static std::string UtcNow() {
-    timespec now{};
-    clock_gettime(CLOCK_REALTIME, &now);
-    tm utc{};
-    gmtime_r(&now.tv_sec, &utc);
-    char seconds[32];
-    std::strftime(seconds, sizeof seconds, "%Y-%m-%dT%H:%M:%S", &utc);
-    return absl::StrFormat("%s.%03dZ", seconds, int(now.tv_nsec / 1'000'000));
   }
 
   const DaemonOptions& options_;

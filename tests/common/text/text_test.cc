@@ -136,4 +136,12 @@ TEST(FormatJoules, FitsSixCharactersAndDashesTheUnknown) {
   EXPECT_LE(FormatJoules(1e300).size(), 8u);
 }
 
+TEST(FormatUtcTime, IsoToTheMillisecond) {
+  EXPECT_EQ(FormatUtcTime(0), "1970-01-01T00:00:00.000Z");
+  // 2026-12-07T17:55:03.656789Z: the millisecond is cut, not rounded.
+  EXPECT_EQ(FormatUtcTime(int64_t{1'796'666'103} * 1'000'000'000 + 656'789'000),
+            "2026-12-07T17:55:03.656Z");
+  EXPECT_EQ(FormatUtcTime(-1'000'000), "1969-12-31T23:59:59.999Z");
+}
+
 }  // namespace iashim

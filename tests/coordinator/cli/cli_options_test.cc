@@ -95,6 +95,24 @@ TEST(CliOptions, StatusPairs) {
   EXPECT_THAT(Error({"status", "--pairs=1"}), HasSubstr("--pairs takes no value"));
 }
 
+// `status --events [--job NAME]`: the recent events, all or one job's; --job
+// alone would silently mean nothing for status, so it is refused.
+TEST(CliOptions, StatusEvents) {
+  absl::StatusOr<CliOptions> o = Parse({"status", "--events"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->events);
+  EXPECT_TRUE(o->placement.job.empty());
+  o = Parse({"status", "--events", "--job", "slurm-25.0"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->placement.job, "slurm-25.0");
+  EXPECT_FALSE(Parse({"status"})->events);
+  EXPECT_THAT(Error({"status", "--job", "a"}), HasSubstr("add --events"));
+  EXPECT_THAT(Error({"status", "--events", "--job", "a b"}), HasSubstr("--job 'a b'"));
+  EXPECT_THAT(Error({"drain", "node1", "--events"}), HasSubstr("unknown option '--events'"));
+  EXPECT_THAT(Error({"drain", "node1", "--job", "a"}), HasSubstr("unknown option '--job'"));
+  EXPECT_THAT(Usage("status"), HasSubstr("--events"));
+}
+
 TEST(CliOptions, PlaceDryRun) {
   absl::StatusOr<CliOptions> o = Parse({"place", "--dry-run", "--gpu", "1"});
   ASSERT_TRUE(o.ok()) << o.status();

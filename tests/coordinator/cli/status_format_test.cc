@@ -118,6 +118,38 @@ TEST(StatusFormat, LearnedPairs) {
   EXPECT_THAT(FormatLearnedPairs(SnapshotOf(plain)), HasSubstr("none yet"));
 }
 
+TEST(StatusFormat, RecentEvents) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const std::vector<flatbuffers::Offset<flatbuffers::String>> jobs = {fbb.CreateString("b"),
+                                                                      fbb.CreateString("a")};
+  const std::vector<flatbuffers::Offset<wire::LoggedEvent>> events = {
+      wire::CreateLoggedEventDirect(fbb, uint64_t{1'796'666'103'656'000'000}, &jobs,
+                                    "placed b on n1:0 beside a\x1b[2J"),
+      wire::CreateLoggedEventDirect(fbb, uint64_t{1'796'666'104'000'000'000}, nullptr,
+                                    "node n2 lost: every job on it fell silent")};
+  const auto snapshot = wire::CreateStateSnapshotDirect(fbb, 1, 0, "0.1.0", 5.0, nullptr, 0,
+                                                        nullptr, nullptr, nullptr, &events);
+  fbb.Finish(wire::CreateEnvelope(fbb, wire::Version::Current, 1, wire::Payload::StateSnapshot,
+                                  snapshot.Union()));
+  const client::testing::Bytes bytes(fbb.GetBufferPointer(),
+                                     fbb.GetBufferPointer() + fbb.GetSize());
+  // Time first, oldest first, and the wire's control characters kept off the terminal.
+  EXPECT_EQ(FormatRecentEvents(SnapshotOf(bytes), ""),
+            "\nrecent events (UTC, oldest first)\n"
+            "2026-12-07T17:55:03.656Z placed b on n1:0 beside a?[2J\n"
+            "2026-12-07T17:55:04.000Z node n2 lost: every job on it fell silent\n");
+  EXPECT_THAT(FormatRecentEvents(SnapshotOf(bytes), "b"), HasSubstr("recent events of b (UTC"));
+  const std::string json = FormatStatusJson(SnapshotOf(bytes));
+  EXPECT_THAT(json, HasSubstr("\"events\": ["));
+  EXPECT_THAT(json, HasSubstr("\"time\": \"2026-12-07T17:55:03.656Z\""));
+  EXPECT_THAT(json, HasSubstr("\"unix_ns\": 1796666103656000000"));
+  EXPECT_THAT(json, HasSubstr("\"b\""));
+  // Not asked for: no "events" key; asked for and none kept: said so.
+  const client::testing::Bytes plain = EncodeSampleSnapshot();
+  EXPECT_THAT(FormatStatusJson(SnapshotOf(plain)), Not(HasSubstr("\"events\"")));
+  EXPECT_THAT(FormatRecentEvents(SnapshotOf(plain), "a"), HasSubstr("recent events of a: none"));
+}
+
 TEST(StatusFormat, TableKeepsControlCharactersOffTheTerminal) {
   const client::testing::Bytes bytes = EncodeSampleSnapshot();
   const std::string table = FormatStatusTable(SnapshotOf(bytes));

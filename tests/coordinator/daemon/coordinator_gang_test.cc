@@ -123,7 +123,7 @@ TEST_F(CoordinatorGangTest, AGangGetsItsGpusOnOneNodeByBestFit) {
   EXPECT_EQ(four.host, "node1");
   EXPECT_THAT(four.gpu_indices, ElementsAre(0, 1, 2, 3));
   // The daemon's log names each gang's node once, and its GPUs.
-  EXPECT_THAT(c->TakeEvents(),
+  EXPECT_THAT(c->TakeEvents(kUnix),
               ElementsAre(StartsWith("placed ddp (guaranteed, 2 GPUs) on node2:0,1"),
                           StartsWith("placed big (guaranteed, 4 GPUs) on node1:0,1,2,3")));
 }
@@ -906,11 +906,12 @@ TEST_F(GangBudgetsTest, AGuaranteedGangBesideGuaranteedJobsIsNotHeldAndItsRunIsR
 TEST_F(GangBudgetsTest, ARanksProcessIsLoggedWhenItConnectsNotAtEachHello) {
   Start(Gpus(2), nullptr, {.mem_bytes = uint64_t{4} << 30},
         {.priority = w::Priority::Opportunistic, .mem_bytes = uint64_t{4} << 30});
-  EXPECT_THAT(c_->TakeEvents(), AllOf(Contains(StartsWith("ddp rank 0 connected: pid 10 on ")),
-                                      Contains(StartsWith("ddp rank 1 connected: pid 11 on "))));
+  EXPECT_THAT(c_->TakeEvents(kUnix),
+              AllOf(Contains(StartsWith("ddp rank 0 connected: pid 10 on ")),
+                    Contains(StartsWith("ddp rank 1 connected: pid 11 on "))));
   const std::string token = c_->jobs().at("ddp").token;
   ASSERT_EQ(SayHello(*c_, "rank-0", {.pid = 10, .job = "ddp", .token = token, .rank = 0}), "");
-  EXPECT_THAT(c_->TakeEvents(), IsEmpty());
+  EXPECT_THAT(c_->TakeEvents(kUnix), IsEmpty());
   EXPECT_TRUE(c_->jobs().at("ddp").ranks.at(0).connected);
 }
 

@@ -551,7 +551,7 @@ TEST_F(CoordinatorInterferenceTest, StatusWithPairsShowsWhatTheModelLearned) {
   auto store = OpenStore();
   auto c = Make(store.get());
   const auto snapshot = [&](bool pairs) {
-    const std::string bytes = c->EncodeSnapshot(kSecond, kUnix, pairs);
+    const std::string bytes = c->EncodeSnapshot(kSecond, kUnix, {.pairs = pairs});
     std::vector<uint8_t> copy(bytes.begin(), bytes.end());
     return copy;
   };

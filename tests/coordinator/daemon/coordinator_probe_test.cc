@@ -198,7 +198,7 @@ TEST_F(ProbeTest, ACoRunnerTheJobWasMeasuredTooSlowBesideIsReleasedLower) {
   const double measured = 100 * (1 + 2.0 * kHold);
   const double logged = 100 * (1 + before) / measured - 1;
   EXPECT_THAT(
-      c_->TakeEvents(),
+      c_->TakeEvents(kUnix),
       Contains(absl::StrFormat(
           "probe of guard: measured alone, %.1f ms an iteration; %.3f slow beside them "
           "before, over its loop's target 0.100: co-runners go back at %.2f of their shares",

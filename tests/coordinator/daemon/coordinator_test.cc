@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <random>
 
+#include "coordinator/daemon/wire_convert.h"
 #include "coordinator/policy/simple_placement.h"
 #include "schemas/telemetry_generated.h"
 #include "tests/coordinator/daemon/daemon_messages.h"
@@ -188,15 +189,54 @@ TEST_F(CoordinatorTest, PlacementRepliesWithAJobAndAGpu) {
 TEST_F(CoordinatorTest, TheEventLogSaysWhereAJobWentAndWhyOneWaitsOnce) {
   auto c = Make(nullptr);
   c->OnMessage("slurmctld", Bytes(Place({.job = "asked", .dry_run = true})), kSecond, kUnix, &out_);
-  EXPECT_THAT(c->TakeEvents(), IsEmpty());
+  EXPECT_THAT(c->TakeEvents(kUnix), IsEmpty());
   c->OnMessage("cli", Bytes(Place({.job = "first", .mem_bytes = 0})), kSecond, kUnix, &out_);
   for (int i = 0; i < 3; ++i) {
     c->OnMessage("cli", Bytes(Place({.job = "big", .mem_bytes = 0})), kSecond, kUnix, &out_);
   }
-  const std::vector<std::string> events = c->TakeEvents();
+  const std::vector<std::string> events = c->TakeEvents(kUnix);
   ASSERT_EQ(events.size(), 2u) << ::testing::PrintToString(events);
   EXPECT_THAT(events[0], StartsWith("placed first (guaranteed) on "));
   EXPECT_THAT(events[1], StartsWith("queued big (guaranteed): "));
+}
+
+// `iashim status --events`: the events the log wrote, with their time, all
+// of them or one job's (those about it and those placing a job beside it);
+// only when asked.
+TEST_F(CoordinatorTest, StatusAskedForEventsShowsWhatTheLogWrote) {
+  auto c = Make(nullptr);
+  c->OnMessage("cli", Bytes(Place({.job = "first", .mem_bytes = 0})), kSecond, kUnix, &out_);
+  c->OnMessage("cli", Bytes(Place({.job = "big", .mem_bytes = 0})), kSecond, kUnix, &out_);
+  c->TakeEvents(kUnix + 7);
+  const auto ask = [&](bool events, const std::string& of) {
+    flatbuffers::FlatBufferBuilder fbb;
+    const auto request = w::CreateStatusRequestDirect(fbb, false, events, of.c_str());
+    out_.clear();
+    const std::string message = EnvelopeBytes(fbb, w::Payload::StatusRequest, request.Union());
+    c->OnMessage("cli", Bytes(message), kSecond, kUnix, &out_);
+    EXPECT_EQ(out_.size(), 1u);
+    return out_.empty() ? std::string() : out_[0].bytes;
+  };
+  const auto texts = [](const std::string& bytes) {
+    const ReceivedMessage m(bytes);
+    std::vector<std::string> found;
+    const auto* events = m.envelope()->payload_as_StateSnapshot()->events();
+    if (events == nullptr) return std::vector<std::string>{"(none)"};
+    for (const w::LoggedEvent* e : *events) {
+      EXPECT_EQ(e->unix_ns(), uint64_t(kUnix + 7));
+      found.push_back(e->text()->str());
+    }
+    return found;
+  };
+  EXPECT_THAT(texts(ask(false, "")), ::testing::ElementsAre("(none)"));
+  const std::vector<std::string> all = texts(ask(true, ""));
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_THAT(all[0], StartsWith("placed first (guaranteed) on "));
+  EXPECT_THAT(all[1], StartsWith("queued big (guaranteed): "));
+  const std::vector<std::string> big = texts(ask(true, "big"));
+  ASSERT_EQ(big.size(), 1u);
+  EXPECT_THAT(big[0], StartsWith("queued big"));
+  EXPECT_THAT(texts(ask(true, "nobody")), IsEmpty());
 }
 
 TEST_F(CoordinatorTest, RestartKeepsJobsAndAsksUnknownShimsToSayHello) {

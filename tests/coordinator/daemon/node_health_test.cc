@@ -135,21 +135,21 @@ TEST_F(LostNodeTest, ANodeWhoseJobsFallSilentIsLostAndItsJobsWithIt) {
 // The daemon's log tells the same story, one line per change, with the
 // node and the time it allowed.
 TEST_F(LostNodeTest, TheEventLogSaysWhatWasPlacedLostAndHeardAgain) {
-  std::vector<std::string> events = c_->TakeEvents();
+  std::vector<std::string> events = c_->TakeEvents(kUnix);
   EXPECT_THAT(events, Contains(StartsWith("placed a (guaranteed) on node1:0")));
   EXPECT_THAT(events, Contains("a connected: pid 10 on node1"));
   Run(3 * kSecond, {"shim-a", "shim-b"});
   Run(t_ + 5 * kSecond, {"shim-a"});
-  EXPECT_THAT(c_->TakeEvents(),
+  EXPECT_THAT(c_->TakeEvents(kUnix),
               ElementsAre("b lost: not heard from on node2 for 3 s, and no Goodbye",
                           "node node2 lost: every job on it fell silent"));
   c_->OnMessage("shim-b2",
                 Bytes(Hello({.pid = 21, .host = "node2", .job = "b", .token = tokens_[1]})), t_,
                 kUnix + t_, &out_);
-  EXPECT_THAT(c_->TakeEvents(),
+  EXPECT_THAT(c_->TakeEvents(kUnix),
               ElementsAre("b heard again: pid 21 on node2", "node node2 heard again"));
   c_->OnMessage("shim-b2", Bytes(Goodbye()), t_, kUnix + t_, &out_);
-  EXPECT_THAT(c_->TakeEvents(), ElementsAre("b ended (its last process said Goodbye)"));
+  EXPECT_THAT(c_->TakeEvents(kUnix), ElementsAre("b ended (its last process said Goodbye)"));
 }
 
 TEST_F(LostNodeTest, AJobThatEndsWithAGoodbyeLosesNothing) {
