@@ -119,6 +119,24 @@ std::vector<Seed> Messages() {
   }
   {
     flatbuffers::FlatBufferBuilder fbb;
+    const auto s = w::CreateStatusRequestDirect(fbb, true, true, "job-a");
+    add("status_request_events", EnvelopeBytes(fbb, w::Payload::StatusRequest, s.Union()));
+  }
+  {
+    flatbuffers::FlatBufferBuilder fbb;
+    const std::vector<flatbuffers::Offset<flatbuffers::String>> jobs = {fbb.CreateString("job-b"),
+                                                                        fbb.CreateString("job-a")};
+    const std::vector<flatbuffers::Offset<w::LoggedEvent>> events = {
+        w::CreateLoggedEventDirect(fbb, kUnix, &jobs,
+                                   "placed job-b (opportunistic) on node1:0 beside job-a"),
+        w::CreateLoggedEventDirect(fbb, kUnix + 1'000'000, nullptr,
+                                   "node node2 lost: every job on it fell silent")};
+    const auto s = w::CreateStateSnapshotDirect(fbb, 13, kUnix, "0.1.0", 12.5, nullptr, 0, nullptr,
+                                                nullptr, nullptr, &events);
+    add("state_snapshot_events", EnvelopeBytes(fbb, w::Payload::StateSnapshot, s.Union()));
+  }
+  {
+    flatbuffers::FlatBufferBuilder fbb;
     std::vector<flatbuffers::Offset<w::JobState>> jobs = {
         w::CreateJobStateDirect(fbb, "resnet", 100, "node1", "python train.py",
                                 w::Priority::Guaranteed, 1.0, 0, 0.15, 0.1, 800, 0.7, 220'000'000,
