@@ -244,6 +244,16 @@ std::string Plural(size_t n, std::string_view one, std::string_view many) {
 // The wire marks an unknown figure with a negative value.
 bool Known(double value) { return std::isfinite(value) && value >= 0; }
 
+// Strings from the wire as a JSON array; [] when the vector is absent.
+void StringArray(const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* strings,
+                 JsonWriter& w) {
+  w.BeginArray();
+  if (strings != nullptr) {
+    for (const flatbuffers::String* s : *strings) w.String(wire::StringOf(s));
+  }
+  w.EndArray();
+}
+
 // A figure the wire may mark unknown: null in JSON.
 void KnownOrNull(double value, JsonWriter& w) {
   if (Known(value)) {
@@ -299,20 +309,16 @@ void WriteJob(const wire::JobState& job, JsonWriter& w) {
   w.Key("lost").Bool(job.lost());
   // Only for a guaranteed gang beside guaranteed jobs: those jobs.
   if (BesideGuaranteed(job)) {
-    w.Key("beside_guaranteed").BeginArray();
-    for (const flatbuffers::String* y : *job.beside_guaranteed()) w.String(wire::StringOf(y));
-    w.EndArray();
+    w.Key("beside_guaranteed");
+    StringArray(job.beside_guaranteed(), w);
   }
   // Only for a job a control loop holds under a full share: which loop.
   if (const wire::ShareSource* source = job.share_set_by(); source != nullptr) {
     w.Key("share_set_by").BeginObject();
     w.Key("host").String(wire::StringOf(source->host()));
     w.Key("gpu").Int(source->gpu());
-    w.Key("defends").BeginArray();
-    if (source->defends() != nullptr) {
-      for (const flatbuffers::String* g : *source->defends()) w.String(wire::StringOf(g));
-    }
-    w.EndArray();
+    w.Key("defends");
+    StringArray(source->defends(), w);
     w.EndObject();
   }
   // Only for a gang: its GPUs and its processes by rank.
@@ -695,11 +701,8 @@ std::string FormatStatusJson(const wire::StateSnapshot& snapshot) {
       w.BeginObject();
       w.Key("unix_ns").Uint(e->unix_ns());
       w.Key("time").String(FormatUtcTime(int64_t(e->unix_ns())));
-      w.Key("jobs").BeginArray();
-      if (e->jobs() != nullptr) {
-        for (const flatbuffers::String* j : *e->jobs()) w.String(wire::StringOf(j));
-      }
-      w.EndArray();
+      w.Key("jobs");
+      StringArray(e->jobs(), w);
       w.Key("text").String(wire::StringOf(e->text()));
       w.EndObject();
     }
