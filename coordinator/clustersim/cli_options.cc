@@ -111,6 +111,7 @@ constexpr FlagSpec kFlags[] = {
     {"--job-memory-shares", Takes::kValue, AppliesTo::kReplayOnly, Needs::kGangsTakeBusyGpus},
     {"--start-up-s", Takes::kValue, AppliesTo::kReplayOnly},
     {"--managed-start-up-s", Takes::kValue, AppliesTo::kReplayOnly},
+    {"--migrate-to-empty-gpus", Takes::kValue, AppliesTo::kReplayOnly},
     {"--policy", Takes::kValue, AppliesTo::kReplayOnly},
     {"--out", Takes::kValue, AppliesTo::kReplayOnly},
     {"--min-gain", Takes::kValue, AppliesTo::kReplayOnly},
@@ -271,6 +272,13 @@ absl::StatusOr<CliOptions> ParseCliOptions(const std::vector<std::string>& args)
       absl::StatusOr<JobStartUp> v = ParseStartUp(flag, value);
       if (!v.ok()) return v.status();
       (flag == "--start-up-s" ? o.start_up : o.managed_start_up.emplace()) = *v;
+    } else if (flag == "--migrate-to-empty-gpus") {
+      absl::StatusOr<double> v = ParseDouble(flag, value);
+      if (!v.ok()) return v.status();
+      if (!(*v >= 0 && *v <= 3600)) {
+        return FlagError(flag, Cat(value, " is not in [0, 3600] seconds (what a move costs)"));
+      }
+      o.migration_cost_s = *v;
     } else if (flag == "--job-memory-share") {
       absl::StatusOr<double> v = ParseDouble(flag, value);
       if (!v.ok()) return v.status();
@@ -339,6 +347,7 @@ std::string Usage() {
       "            [--gangs-take-busy-gpus [--cpus-per-node C] [--job-memory-share F]\n"
       "             [--job-memory-shares FILE]]]\n"
       "           [--start-up-s ONE[,GANG]] [--managed-start-up-s ONE[,GANG]]\n"
+      "           [--migrate-to-empty-gpus COST_S]\n"
       "           [--variants N [--variant-seed S]]\n"
       "       iashim-clustersim --kfold K --throughputs FILE --gpu-type TYPE [--seed S] [--json]\n"
       "       iashim-clustersim --alibaba-nodes F --alibaba-pods F ...   (Alibaba replay)\n"
@@ -389,6 +398,11 @@ std::string Usage() {
       "                        replay's jobs do (live-replay.sh passes measured ones)\n"
       "  --managed-start-up-s ONE[,GANG]  the same for iashim's and oracle's jobs\n"
       "                        (under the shim; default: --start-up-s)\n"
+      "  --migrate-to-empty-gpus COST_S  a what-if, iashim/oracle: when a GPU empties\n"
+      "                        and no job waits, the one-GPU opportunistic job running\n"
+      "                        slowest beside another moves there, as if checkpointed\n"
+      "                        and restarted, COST_S seconds longer at its solo pace\n"
+      "                        (the coordinator does not move jobs; default: none move)\n"
       "  --min-gain G          iashim/oracle: progress sharing must add (default ",
       kDefaultMinGain,
       ")\n"

@@ -37,6 +37,7 @@ struct CliOptions {
   int cpus_per_node = 0;                           // SimConfig::cpus_per_node
   JobStartUp start_up;                             // SimConfig::start_up
   std::optional<JobStartUp> managed_start_up;      // ReplayOptions::managed_start_up
+  std::optional<double> migration_cost_s;          // SimConfig::migration_cost_s
   double job_memory_share = 0;                     // SimConfig::job_memory_share
   std::string job_memory_shares;                   // a file: SimConfig::job_memory_share_by_type
   std::vector<std::string> policies;  // default: all, in kPolicyNames order

@@ -89,6 +89,7 @@ absl::StatusOr<ReplayOptions> ReplayOptionsOf(const CliOptions& options) {
   replay.sim.cpus_per_node = options.cpus_per_node;
   replay.sim.start_up = options.start_up;
   replay.managed_start_up = options.managed_start_up;
+  replay.sim.migration_cost_s = options.migration_cost_s;
   replay.sim.job_memory_share = options.job_memory_share;
   if (!options.job_memory_shares.empty()) {
     absl::StatusOr<std::map<std::string, double>> shares =

@@ -66,6 +66,7 @@ void Summarise(std::span<const JobRecord> records, const SimResult& result, int 
                                        [](const JobOutcome& o) { return o.shared; });
   summary->pair_starts = result.pair_starts;
   summary->place_calls = result.place_calls;
+  summary->migrations = result.migrations;
   summary->gpu_hours = result.busy_gpu_seconds / 3600;
 }
 

@@ -58,6 +58,7 @@ struct PolicySummary {
   int64_t shared_jobs = 0;  // jobs that ran next to another for some time
   int64_t pair_starts = 0;
   int64_t place_calls = 0;  // times the policy was asked (cost, for profiling)
+  int64_t migrations = 0;   // jobs moved to empty GPUs (SimConfig::migration_cost_s)
   // GPU-hours held by jobs, and energy (power_model.h; NaN for a GPU type
   // without figures): every GPU's idle power over the makespan plus the
   // busy power above idle in proportion to occupancy.

@@ -15,12 +15,32 @@ namespace {
 
 // Summary fields in output order.
 const char* const kSummaryFields[] = {
-    "policy",         "jobs",          "skipped",      "unplaceable",          "gpus",
-    "arrival_scale",  "seed",          "mean_jct_s",   "p50_jct_s",            "p99_jct_s",
-    "makespan_s",     "gpu_util",      "mean_slowdown", "p99_slowdown",        "later_than_exclusive",
-    "shared_jobs",    "pair_starts",   "place_calls",   "predictor_mae", "predictor_predictions",
-    "gpu_hours",      "energy_kwh",    "energy_per_job_kwh",
-    "not_whole_nodes", "wider_than_cluster",  // unplaceable's two reasons
+    "policy",
+    "jobs",
+    "skipped",
+    "unplaceable",
+    "gpus",
+    "arrival_scale",
+    "seed",
+    "mean_jct_s",
+    "p50_jct_s",
+    "p99_jct_s",
+    "makespan_s",
+    "gpu_util",
+    "mean_slowdown",
+    "p99_slowdown",
+    "later_than_exclusive",
+    "shared_jobs",
+    "pair_starts",
+    "place_calls",
+    "predictor_mae",
+    "predictor_predictions",
+    "gpu_hours",
+    "energy_kwh",
+    "energy_per_job_kwh",
+    "not_whole_nodes",
+    "wider_than_cluster",  // unplaceable's two reasons
+    "migrations",
 };
 
 nlohmann::json Number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
@@ -78,6 +98,7 @@ nlohmann::json SummaryJson(const PolicySummary& s) {
   j["shared_jobs"] = s.shared_jobs;
   j["pair_starts"] = s.pair_starts;
   j["place_calls"] = s.place_calls;
+  j["migrations"] = s.migrations;
   j["predictor_mae"] = Number(s.predictor_mae);
   j["predictor_predictions"] = s.predictor_predictions;
   j["gpu_hours"] = Number(s.gpu_hours);

@@ -34,7 +34,8 @@
 //    no reservation: every policy gives an empty GPU to the first job
 //    asking, and the oldest asks first. QueueModel has the others, one
 //    of them Slurm's.
-//  - No preemption, no migration: a job runs where it started until done.
+//  - No preemption, no migration: a job runs where it started until done
+//    (but for the what-if SimConfig::migration_cost_s).
 //  - When a policy starts a pair, the observer (its learner) is told both
 //    jobs' normalised throughputs (paired / solo), as the daemon would
 //    measure them.
@@ -43,6 +44,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -225,6 +227,16 @@ struct SimConfig {
   // starting job costs its co-runners less than a running one. 0: none (a
   // real cluster's jobs run hours; a compressed replay's run seconds).
   JobStartUp start_up;
+  // A what-if, with share_control (neither the coordinator nor the live
+  // replay moves a running job): after an event that leaves a GPU empty
+  // with no job waiting, the one-GPU opportunistic job that keeps the least
+  // of its solo speed beside a co-runner moves there, as a job checkpointed,
+  // requeued and restarted on it would, its progress kept, running
+  // migration_cost_s longer at its solo pace; then the next, while GPUs stay
+  // empty. Only a job that is slowed moves; which one is chosen by how slow
+  // it runs, not by what it has left (the coordinator does not know that).
+  // Unset: no job moves.
+  std::optional<double> migration_cost_s;
 };
 
 // What the simulator tells a learning policy after it starts a pair.
@@ -251,6 +263,7 @@ struct SimResult {
   double makespan_s = 0;         // last finish - first arrival
   int64_t pair_starts = 0;       // co-locations the policy made
   int64_t place_calls = 0;       // policy consultations (for profiling)
+  int64_t migrations = 0;        // jobs moved (SimConfig::migration_cost_s)
 };
 
 // The cluster the simulator builds for `config` (exposed for tests and for

@@ -38,6 +38,10 @@ absl::Status Simulation::Init() {
       return absl::InvalidArgumentError("start_up must be finite and >= 0 seconds");
     }
   }
+  if (config_.migration_cost_s.has_value() &&
+      !(*config_.migration_cost_s >= 0 && std::isfinite(*config_.migration_cost_s))) {
+    return absl::InvalidArgumentError("migration_cost_s must be finite and >= 0 seconds");
+  }
   full_.cluster = MakeCluster(config_);
   for (int g = 0; g < config_.gpus; ++g) {
     const int node = g / config_.gpus_per_node;
@@ -403,6 +407,53 @@ absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
   return absl::OkStatus();
 }
 
+std::optional<int> Simulation::SlowestSharingJob() const {
+  std::optional<int> slowest;
+  double least_kept = 1;
+  for (int job = 0; job < static_cast<int>(jobs_.size()); ++job) {
+    const Running& r = running_[job];
+    if (r.done || r.gpus.size() != 1 || IsGang(job) || Guaranteed(job) ||
+        on_gpu_[r.gpus[0]].size() < 2) {
+      continue;  // not running, a gang, guaranteed, or alone
+    }
+    const double kept = RateOf(job) / solo_rate_[job];
+    if (kept < least_kept) slowest = job, least_kept = kept;
+  }
+  return slowest;
+}
+
+void Simulation::Migrate(int job, int gpu) {
+  Running& r = running_[job];
+  Retime(job);  // its progress up to now
+  const int from = r.gpus[0];
+  std::erase(on_gpu_[from], job);
+  RemoveFromStates(from, jobs_[job].id);
+  --cpus_used_[node_of_[from]];
+  r.gpus = {gpu};
+  r.remaining += *config_.migration_cost_s * solo_rate_[job];
+  on_gpu_[gpu].push_back(job);
+  AddToStates(gpu, job, PlacedJobFor(job));
+  ++cpus_used_[node_of_[gpu]];
+  ++result_.migrations;
+  RetimeWithGangs(on_gpu_[from]);
+  Retime(job);
+  UpdateOccupancy(from);
+  StateChanged();
+}
+
+void Simulation::MigrateToEmptyGpus() {
+  // A job waiting would take the empty GPU (or is draining it for a gang).
+  if (!config_.migration_cost_s.has_value() || !config_.share_control || !waiting_.empty()) {
+    return;
+  }
+  for (int gpu = 0; gpu < config_.gpus; ++gpu) {
+    if (!on_gpu_[gpu].empty() || Hidden(gpu)) continue;
+    const std::optional<int> job = SlowestSharingJob();
+    if (!job.has_value()) return;
+    Migrate(*job, gpu);
+  }
+}
+
 absl::StatusOr<SimResult> Simulation::Run() {
   if (absl::Status s = Init(); !s.ok()) return s;
   size_t next = 0;
@@ -456,6 +507,7 @@ absl::StatusOr<SimResult> Simulation::Run() {
       if (absl::Status s = SchedulePass(/*stop_at_blocked=*/false); !s.ok()) return s;
       backfill_due = false;
     }
+    if (event) MigrateToEmptyGpus();
   }
   result_.jobs = std::move(out_);
   if (!jobs_.empty()) {

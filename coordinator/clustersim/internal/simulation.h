@@ -93,6 +93,14 @@ class Simulation {
   // `stop_at_blocked`, stops at the first job that does not start (Slurm's
   // main scheduler, QueueModel::kSlurmNoTimeLimits).
   absl::Status SchedulePass(bool stop_at_blocked);
+  // Moves slowed one-GPU opportunistic jobs to empty GPUs, the slowest
+  // first (SimConfig::migration_cost_s).
+  void MigrateToEmptyGpus();
+  // The one-GPU opportunistic job running slowest beside a co-runner, if
+  // any runs slower than alone.
+  std::optional<int> SlowestSharingJob() const;
+  // Moves the one-GPU `job` to the empty `gpu`, its progress kept.
+  void Migrate(int job, int gpu);
   absl::Status Start(int job, const PlacementDecision& decision, const ClusterState& seen);
   absl::Status Validate(int job, const std::vector<int>& gpus, const ClusterState& seen) const;
   void Retime(int job);

@@ -166,6 +166,21 @@ TEST(ParseCliOptions, StartUpForAllJobsAndForTheCoordinatorsOwn) {
               "--start-up-s: does not apply to --kfold");
 }
 
+TEST(ParseCliOptions, MigrateToEmptyGpusTakesWhatAMoveCosts) {
+  absl::StatusOr<CliOptions> o = ParseCliOptions(Base());
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_FALSE(o->migration_cost_s.has_value());
+  o = ParseCliOptions(With({"--migrate-to-empty-gpus", "0.012"}));
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->migration_cost_s, 0.012);
+
+  ExpectError(With({"--migrate-to-empty-gpus", "-1"}),
+              "--migrate-to-empty-gpus: -1 is not in [0, 3600] seconds");
+  ExpectError(With({"--migrate-to-empty-gpus", "soon"}),
+              "--migrate-to-empty-gpus: \"soon\" is not a finite number");
+  ExpectError(With({"--migrate-to-empty-gpus"}), "--migrate-to-empty-gpus: needs a value");
+}
+
 TEST(ParseCliOptions, EveryBadArgumentIsNamed) {
   ExpectError(With({"--gpus", "8"}), "--gpus: given twice");
   ExpectError({"--trace", "a", "--gpu-type", "v100", "--gpus", "1"}, "--throughputs");

@@ -163,6 +163,58 @@ TEST(Simulate, ShareControlHoldsTheGuaranteedJobAtItsFloor) {
   EXPECT_DOUBLE_EQ(r->jobs[0].finish_s, 15);
 }
 
+TEST(Simulate, AThrottledJobMovesToAGpuThatEmptiesPayingTheMovesCost) {
+  // a (guaranteed) and b share GPU 0, b held to 4 * 18/109 steps/s (the
+  // test above); x runs alone on GPU 1 (A beside A was never measured) and
+  // ends at t = 1. b then moves there, its 72/109 steps kept, and runs 2 s
+  // longer at its solo pace: done at 1 + 2 + (40 - 72/109) / 5. a runs
+  // alone from t = 1: 10/1.09 steps done, the rest at 10/s.
+  const GavelThroughputs truth = Truth();
+  const MeasuredPairRule rule(&truth);
+  std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0), Job("x", {"A", 1}, 10, 0),
+                              Job("b", {"B", 1}, 40, 0)};
+  jobs[0].priority = policy::Priority::kGuaranteed;
+  SimConfig config = Config(2, 8);
+  config.share_control = true;
+  config.migration_cost_s = 2;
+  absl::StatusOr<SimResult> r = Simulate(jobs, truth, config, FirstFitPlacement(&rule), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->migrations, 1);
+  EXPECT_NEAR(r->jobs[2].finish_s, 3 + (40 - 72.0 / 109) / 5, 1e-9);
+  EXPECT_NEAR(r->jobs[0].finish_s, 11 - 1 / 1.09, 1e-9);
+  EXPECT_DOUBLE_EQ(r->jobs[1].finish_s, 1);
+
+  // Not asked to, it stays, as the coordinator leaves it.
+  config.migration_cost_s.reset();
+  r = Simulate(jobs, truth, config, FirstFitPlacement(&rule), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->migrations, 0);
+  EXPECT_NEAR(r->jobs[2].finish_s, 17.46, 1e-9);
+
+  config.migration_cost_s = -1;
+  EXPECT_FALSE(Simulate(jobs, truth, config, FirstFitPlacement(&rule), nullptr).ok());
+}
+
+TEST(Simulate, NoJobMovesToAGpuThatAWaitingJobWants) {
+  // As above, with a 2-GPU gang waiting for both GPUs from the start (no
+  // reservation hides them): GPU 1 empties at t = 1 and stays empty for
+  // the gang, b where it is.
+  const GavelThroughputs truth = Truth();
+  const MeasuredPairRule rule(&truth);
+  std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0), Job("x", {"A", 1}, 10, 0),
+                              Job("b", {"B", 1}, 40, 0), Job("g", {"G", 2}, 20, 0)};
+  jobs[0].priority = policy::Priority::kGuaranteed;
+  SimConfig config = Config(2, 2);
+  config.queue = QueueModel::kGreedy;
+  config.share_control = true;
+  config.migration_cost_s = 0;
+  absl::StatusOr<SimResult> r = Simulate(jobs, truth, config, FirstFitPlacement(&rule), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->migrations, 0);
+  EXPECT_NEAR(r->jobs[2].finish_s, 17.46, 1e-9);
+  EXPECT_NEAR(r->jobs[3].start_s, 17.46, 1e-9);
+}
+
 TEST(Simulate, UnmeasuredPairNeverShares) {
   const GavelThroughputs truth = Truth();
   const MeasuredPairRule rule(&truth);
