@@ -87,6 +87,9 @@
 #   sim/                        iashim-clustersim's output (exclusive, firstfit, iashim,
 #                               and oracle: iashim's placement with perfect predictions)
 #   sim-unprotected/            the same with no job guaranteed (what protection costs)
+#   sim-migrate/                iashim as in sim/, with every slowed one-GPU
+#                               opportunistic job moved to a GPU that empties
+#                               (a what-if: neither mode moves running jobs)
 #   sim-v100/                   the same with Gavel's measured V100 pairs as ground truth
 #   live-<mode>.tsv             per job: id priority arrival start end solo gpus iter
 #                               (gpus: node:index[,index...], a job on
@@ -226,7 +229,7 @@ for f in bench/iashim-fakejob bench/iashim-gpu-energy bench/predict/iashim-simgp
   [[ -x "$build/$f" ]] || die "$build/$f is not built (scripts/setup.sh builds it)"
 done
 out=${out:-$build/live-replay}
-mkdir -p "$out/sim" "$out/sim-unprotected" "$out/sim-v100"
+mkdir -p "$out/sim" "$out/sim-unprotected" "$out/sim-migrate" "$out/sim-v100"
 out=$(cd "$out" && pwd)
 gpus=$((nodes * node_gpus))
 
@@ -312,10 +315,10 @@ awk -F'\t' '{ solo += $6 * $9; if ($5 + $6 > last) last = $5 + $6 }
   "$out/jobs.tsv"
 
 # --- simulated --------------------------------------------------------------------------
-simulate() {  # THROUGHPUTS_FILE DIR GUARANTEED_EVERY POLICIES
+simulate() {  # THROUGHPUTS_FILE DIR GUARANTEED_EVERY POLICIES [MORE FLAGS...]
   "$build/coordinator/clustersim/iashim-clustersim" --trace "$out/segment.trace" \
     --throughputs "$1" --gpu-type v100 --gpus "$gpus" --gpus-per-node "$node_gpus" \
-    --guaranteed-every "$3" "${queue_flags[@]}" --policy "$4" --json --out "$2" \
+    --guaranteed-every "$3" "${queue_flags[@]}" --policy "$4" "${@:5}" --json --out "$2" \
     >"$2/summary.jsonl" 2>"$2/stderr.txt" ||
     die "iashim-clustersim failed: $(tail -3 "$2/stderr.txt")"
 }
@@ -324,6 +327,16 @@ simulate() {  # THROUGHPUTS_FILE DIR GUARANTEED_EVERY POLICIES
 simulate "$out/simgpu-throughputs.json" "$out/sim" "$every" exclusive,firstfit,firstfit-whole,iashim,oracle
 simulate "$out/simgpu-throughputs.json" "$out/sim-unprotected" 0 exclusive,firstfit,iashim,oracle
 simulate "$repo/bench/data/gavel/simulation_throughputs.json" "$out/sim-v100" "$every" exclusive,firstfit,iashim,oracle
+# What moving running jobs would buy, which neither mode does: a job moved is
+# checkpointed, requeued and restarted, taken as 300 s of a real job's time
+# (saving and loading a checkpoint, Slurm starting it again, the process's
+# start), an order of magnitude, not fitted (RUNS.md, session 38: the
+# survey's median moved by 0.001 between 0 and 1 s of compressed time),
+# divided by the time scale, and live the start-up the managed jobs measured
+# again.
+migration_cost_s=$(awk -v s="$scale" -v live="$live" 'BEGIN { printf "%.4f", 300 / s + (live ? 0.28 : 0) }')
+simulate "$out/simgpu-throughputs.json" "$out/sim-migrate" "$every" firstfit,iashim \
+  --migrate-to-empty-gpus "$migration_cost_s"
 sim_policy() { case "$1" in plain) echo firstfit ;; iashim) echo iashim ;; esac; }
 # Its per-job rows in the live rows' form: its job "segment:L" is the
 # segment's line L, job L-1.
@@ -618,6 +631,11 @@ value() {  # MODE SOURCE METRIC: 4 significant digits, "-" when not known
     if (f + 0 == 0 || fu + 0 == 0) exit
     printf "simulated (simgpu pairs), iashim / plain mean JCT: %.3f as run, %.3f with perfect predictions (oracle);\n", i / f, o / f
     printf "  with no job guaranteed (no co-runner throttled): %.3f, %.3f with perfect predictions\n", iu / fu, ou / fu }'
+  # The what-if of moving jobs (sim-migrate/, above).
+  awk -v f="$(sim_jct sim firstfit)" -v m="$(sim_jct sim-migrate iashim)" -v cost="$migration_cost_s" \
+      -v moves="$(jq -r 'select(.policy == "iashim") | .migrations' "$out/sim-migrate/summary.jsonl")" 'BEGIN {
+    if (f + 0 == 0) exit
+    printf "  with each slowed opportunistic job moved to a GPU that empties (a what-if, %s s a move; neither mode moves jobs): %.3f, %d moves\n", cost, m / f, moves }'
   # What plain Slurm pays to keep guaranteed jobs at their speed without
   # iashim: a whole GPU each (--gres=gpu:1), the other jobs on shards.
   awk -v w="$(sim_jct sim firstfit-whole)" -v i="$(sim_jct sim iashim)" -v every="$every" 'BEGIN {

@@ -23,8 +23,9 @@
 # counted, not run), then the summary. With jobs guaranteed, `--iashim` is
 # also set beside the protection plain Slurm has without it: every
 # guaranteed job on a whole GPU (--gres=gpu:1), the rest on shards
-# (ratio_whole, simgpu pairs). Exit 1 if the simulator failed on any
-# segment (named), 2 on a bad argument.
+# (ratio_whole, simgpu pairs), and as it would fare moving slowed jobs to
+# GPUs that empty, a what-if (ratio_migrate, live-replay.sh's sim-migrate/).
+# Exit 1 if the simulator failed on any segment (named), 2 on a bad argument.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -66,7 +67,7 @@ done
 mkdir -p "$out"
 
 rows="$out/rows.tsv" failed=() short=0
-printf 'trace\tstart\tload\tplain_jct_s\tiashim_jct_s\tratio\tratio_v100\tplain_g_max\tiashim_g_max\tratio_whole\n' >"$rows"
+printf 'trace\tstart\tload\tplain_jct_s\tiashim_jct_s\tratio\tratio_v100\tplain_g_max\tiashim_g_max\tratio_whole\tratio_migrate\n' >"$rows"
 # metric MODE SOURCE NAME < summary.csv
 metric() { awk -F, -v m="$1" -v s="$2" -v n="$3" '$1 == m && $2 == s && $3 == n { print $4 }'; }
 for t in $traces; do
@@ -94,10 +95,12 @@ for t in $traces; do
     if ((10#$every > 0)); then
       wj=$(jq -r 'select(.policy == "firstfit-whole") | .mean_jct_s' "$dir/sim/summary.jsonl")
     fi
+    # --iashim moving slowed jobs to GPUs that empty (a what-if, sim-migrate/).
+    mj=$(jq -r 'select(.policy == "iashim") | .mean_jct_s' "$dir/sim-migrate/summary.jsonl")
     awk -v t="$t" -v s="$s" -v load="$load" -v pj="$pj" -v ij="$ij" -v pv="$pv" -v iv="$iv" \
-      -v pg="${pg:--}" -v ig="${ig:--}" -v wj="$wj" 'BEGIN {
+      -v pg="${pg:--}" -v ig="${ig:--}" -v wj="$wj" -v mj="$mj" 'BEGIN {
         rw = wj + 0 > 0 ? sprintf("%.3f", ij / wj) : "-"
-        printf "%s\t%d\t%s\t%.2f\t%.2f\t%.3f\t%.3f\t%s\t%s\t%s\n", t, s, load, pj, ij, ij / pj, iv / pv, pg, ig, rw }' |
+        printf "%s\t%d\t%s\t%.2f\t%.2f\t%.3f\t%.3f\t%s\t%s\t%s\t%.3f\n", t, s, load, pj, ij, ij / pj, iv / pv, pg, ig, rw, mj / pj }' |
       tee -a "$rows"
   done
 done
@@ -105,7 +108,7 @@ done
 # The summary: median, 90th percentile and worst; ahead or behind by more
 # than half a percent.
 awk -F'\t' -v short="$short" 'NR > 1 {
-    n++; r[n] = $6; v[n] = $7
+    n++; r[n] = $6; v[n] = $7; mg[n] = $11
     if ($10 != "-") { w++; rw[w] = $10 }
     if ($9 != "-") { m++; g[m] = $9; over += $9 > 1.10 }
     if ($8 != "-") { pm++; pg[pm] = $8; pover += $8 > 1.10 }
@@ -127,6 +130,7 @@ awk -F'\t' -v short="$short" 'NR > 1 {
     line("--iashim / plain mean JCT, simgpu pairs:", r, n)
     line("--iashim / plain mean JCT, measured V100:", v, n)
     if (w > 0) line("--iashim / plain, guaranteed on whole GPUs:", rw, w)
+    line("--iashim moving jobs to empty GPUs / plain:", mg, n)
     if (m > 0) guaranteed("--iashim long guaranteed max run slowdown:", g, m, over)
     if (pm > 0) guaranteed("plain shards, the same:", pg, pm, pover)
   }' "$rows"

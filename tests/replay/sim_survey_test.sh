@@ -3,7 +3,8 @@
 # job 320 once crashed iashim-clustersim: a wider-than-a-node job's queued
 # reason read a destroyed view), one the trace is too short for (2869ce has
 # fewer than 40 jobs from 320); each row's ratio is its two JCTs'; each
-# row sets iashim beside plain with guaranteed jobs on whole GPUs too; with
+# row sets iashim beside plain with guaranteed jobs on whole GPUs too, and
+# beside itself moving jobs to GPUs that empty (a what-if); with
 # --guaranteed-every 0 no job is guaranteed; and bad arguments are refused.
 # usage: sim_survey_test.sh REPO BUILD_DIR
 set -euo pipefail
@@ -22,12 +23,15 @@ rows=$out/run/rows.tsv
 awk -F'\t' 'NR > 1 && ($6 - $5 / $4 > 0.0015 || $5 / $4 - $6 > 0.0015) { bad = bad " " $1 "-" $2 }
   NR > 1 && !($3 > 0 && $7 > 0) { bad = bad " " $1 "-" $2 "(load or V100 ratio)" }
   NR > 1 && !($10 > 0) { bad = bad " " $1 "-" $2 "(ratio to whole GPUs)" }
+  NR > 1 && !($11 > 0) { bad = bad " " $1 "-" $2 "(ratio moving jobs)" }
   END { if (bad != "") { print bad; exit 1 } }' "$rows" || fail "ratios off in$(cat "$rows")"
 grep -q "^3 segments (1 left out: the trace too short from there)$" "$out/stdout" ||
   fail "summary: $(tail -5 "$out/stdout")"
 grep -q "^--iashim / plain mean JCT, simgpu pairs: *median [0-9.]*, 90th pct" "$out/stdout" ||
   fail "summary: $(tail -5 "$out/stdout")"
 grep -q "^--iashim / plain, guaranteed on whole GPUs: *median [0-9.]*, .*; ahead on [0-9]*, behind on [0-9]*$" \
+  "$out/stdout" || fail "summary: $(tail -6 "$out/stdout")"
+grep -q "^--iashim moving jobs to empty GPUs / plain: *median [0-9.]*, .*; ahead on [0-9]*, behind on [0-9]*$" \
   "$out/stdout" || fail "summary: $(tail -6 "$out/stdout")"
 grep -q "^plain shards, the same: *median [0-9.]*, .*; over 1.10 on [0-9]* of 3 segments with one$" "$out/stdout" ||
   fail "summary: $(tail -5 "$out/stdout")"
