@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "bench/fakejob/busy_host_threads.h"
+#include "bench/fakejob/checkpoint.h"
 #include "bench/fakejob/data_parallel.h"
 #include "bench/fakejob/driver_api.h"
 #include "bench/fakejob/model_profile.h"
@@ -150,6 +151,20 @@ int Run(int argc, char** argv) {
     loops.push_back(std::move(*loop));
   }
 
+  // Where a checkpoint left off (checkpoint.h); the iterations still to do.
+  int64_t resumed = 0;
+  if (!opt->checkpoint.empty() && rank_env->has_value()) {
+    return Fail(absl::InvalidArgumentError(kCheckpointIsForOneProcess));
+  }
+  if (!opt->checkpoint.empty()) {
+    absl::StatusOr<int64_t> done = ReadCheckpoint(opt->checkpoint);
+    if (!done.ok()) return Fail(done.status());
+    resumed = std::min(*done, *opt->iterations);
+  }
+  const bool writes_checkpoint = !opt->checkpoint.empty();
+  const double checkpoint_every_s = opt->checkpoint_every_s.value_or(kDefaultCheckpointEveryS);
+  double next_checkpoint_s = checkpoint_every_s;
+
   const BusyHostThreads host_threads(opt->host_threads);
   // SIGINT/SIGTERM end the run after the current iteration, with a summary.
   std::signal(SIGINT, OnStopSignal);
@@ -164,7 +179,7 @@ int Run(int argc, char** argv) {
   const Clock::time_point start = Clock::now();
   double elapsed_s = 0;
   for (;;) {
-    if (opt->iterations && meter.total_iters() >= *opt->iterations) break;
+    if (opt->iterations && resumed + meter.total_iters() >= *opt->iterations) break;
     if (stop.ShouldStop(meter.total_iters(), g_stop || (!opt->iterations && elapsed_s >= limit_s))) {
       break;
     }
@@ -193,6 +208,18 @@ int Run(int argc, char** argv) {
     for (const SecondReport& r : meter.AddIteration(elapsed_s, iter_s)) {
       if (!opt->quiet) PrintLine(SecondReportJson(r, rank));
     }
+    if (writes_checkpoint && elapsed_s >= next_checkpoint_s) {
+      if (absl::Status s = WriteCheckpoint(opt->checkpoint, resumed + meter.total_iters());
+          !s.ok()) {
+        return Fail(s);
+      }
+      next_checkpoint_s = elapsed_s + checkpoint_every_s;
+    }
+  }
+  if (writes_checkpoint) {
+    if (absl::Status s = WriteCheckpoint(opt->checkpoint, resumed + meter.total_iters()); !s.ok()) {
+      return Fail(s);
+    }
   }
   Summary summary;
   summary.model = profile->name;
@@ -202,6 +229,7 @@ int Run(int argc, char** argv) {
   summary.gpu_ms_mean = summary.iters > 0 ? gpu_ms_sum / static_cast<double>(summary.iters) : 0.0;
   summary.rank = rank;
   summary.world_size = world_size;
+  if (!opt->checkpoint.empty()) summary.resumed = resumed;
   PrintLine(SummaryJson(summary));
   return 0;
 }

@@ -60,6 +60,13 @@ std::string UsageText() {
       "                        profile's (0: the job keeps the GPU busy)\n"
       "  --host-threads N      N more threads keep a CPU busy all run, as an\n"
       "                        intra-op pool or input pipeline does (default 0)\n"
+      "  --checkpoint FILE     with --iterations, one GPU: resume from the iterations\n"
+      "                        FILE records (none yet: from the first), and record\n"
+      "                        them there every --checkpoint-every-s seconds and at\n"
+      "                        the end, as a job Slurm requeues needs\n"
+      "  --checkpoint-every-s S  (default ",
+      kDefaultCheckpointEveryS,
+      ")\n"
       "  --quiet               print only the summary line\n"
       "  --models-dir DIR      where <name>.model files live (else\n"
       "                        $IASHIM_MODELS_DIR, else bench/data/models)\n"
@@ -78,10 +85,10 @@ std::string UsageText() {
 
 absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   Options opt;
-  CliArgs cli(
-      args, {"--per-thread-stream", "--quiet", "--list-models", "--help", "-h"},
-      {"--model", "--seconds", "--iterations", "--device", "--sync", "--models-dir", "--driver",
-       "--host-gap-us", "--host-threads", "--ranks", "--devices", "--gradient-mib"});
+  CliArgs cli(args, {"--per-thread-stream", "--quiet", "--list-models", "--help", "-h"},
+              {"--model", "--seconds", "--iterations", "--device", "--sync", "--models-dir",
+               "--driver", "--host-gap-us", "--host-threads", "--ranks", "--devices",
+               "--gradient-mib", "--checkpoint", "--checkpoint-every-s"});
   for (;;) {
     absl::StatusOr<std::optional<CliArg>> next = cli.Next();
     if (!next.ok()) return next.status();
@@ -153,6 +160,19 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
                         absl::StrCat("must be a count of threads 0..", kMaxHostThreads));
       }
       opt.host_threads = static_cast<int>(*n);
+    } else if (arg == "--checkpoint") {
+      if (value.empty()) return BadValue(arg, value, "empty");
+      const fs::path dir = fs::path(value).parent_path();
+      if (!dir.empty() && !IsDir(dir.string())) {
+        return BadValue(arg, value, absl::StrCat(dir.string(), " is not a directory"));
+      }
+      opt.checkpoint = value;
+    } else if (arg == "--checkpoint-every-s") {
+      std::optional<double> s = ParseFiniteDouble(value);
+      if (!s || *s <= 0 || *s > 1e7) {
+        return BadValue(arg, value, "must be a number of seconds in (0, 1e7]");
+      }
+      opt.checkpoint_every_s = *s;
     } else if (arg == "--models-dir") {
       if (!IsDir(value)) return BadValue(arg, value, "not a directory");
       opt.models_dir = value;
@@ -172,6 +192,16 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
     return absl::InvalidArgumentError(
         "--ranks and --devices are mutually exclusive (processes with one GPU each, or one "
         "process with several)");
+  }
+  if (!opt.checkpoint.empty() && !opt.iterations) {
+    return absl::InvalidArgumentError(
+        "--checkpoint needs --iterations: a job that resumes needs to know its length");
+  }
+  if (!opt.checkpoint.empty() && (opt.ranks > 1 || opt.devices > 1)) {
+    return absl::InvalidArgumentError(kCheckpointIsForOneProcess);
+  }
+  if (opt.checkpoint_every_s && opt.checkpoint.empty()) {
+    return absl::InvalidArgumentError("--checkpoint-every-s needs --checkpoint FILE");
   }
   if (opt.devices > 1 && opt.device_given) {
     return absl::InvalidArgumentError("--devices uses GPUs 0..N-1: leave out --device");

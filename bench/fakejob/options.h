@@ -15,6 +15,11 @@ namespace iashim::fakejob {
 inline constexpr double kDefaultSeconds = 10.0;
 inline constexpr double kMaxHostGapUs = 1e7;  // 10 s: longer is a typo
 inline constexpr int kMaxHostThreads = 256;
+inline constexpr double kDefaultCheckpointEveryS = 10.0;
+// Ranks would have to agree on where they resume, as they agree on where
+// they stop (stop_agreement.h); only one-process jobs are moved.
+inline constexpr char kCheckpointIsForOneProcess[] =
+    "--checkpoint is for a job of one process on one GPU, not a data-parallel one";
 
 struct Options {
   std::string model;              // name, or a path to a .model file
@@ -31,6 +36,10 @@ struct Options {
   SyncMode sync = SyncMode::kContext;
   std::optional<double> host_gap_us;  // replaces the profile's host gap
   int host_threads = 0;               // threads keeping a CPU busy all run (busy_host_threads.h)
+  // checkpoint.h: resume from this file's iterations, and record them there
+  // every checkpoint_every_s and at the end (also when stopped by a signal).
+  std::string checkpoint;
+  std::optional<double> checkpoint_every_s;  // default kDefaultCheckpointEveryS
   bool quiet = false;
   bool list_models = false;
   bool help = false;

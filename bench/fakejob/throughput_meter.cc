@@ -38,15 +38,13 @@ std::string SummaryJson(const Summary& s) {
   const double ips = s.seconds > 0 ? static_cast<double>(s.iters) / s.seconds : 0.0;
   const std::string iter_ms =
       s.iters > 0 ? FormatFixed(1000.0 * s.seconds / static_cast<double>(s.iters), 3) : "null";
-  return absl::StrCat("{\"summary\": true, \"model\": \"", s.model, "\", \"iters\": ", s.iters,
-                      ", \"seconds\": ", FormatFixed(s.seconds, 3),
-                      ", \"iters_per_s\": ", FormatFixed(ips, 3), ", \"iter_ms\": ", iter_ms,
-                      ", \"gpu_ms\": ", FormatFixed(s.gpu_ms_mean, 3),
-                      ", \"launches\": ", s.launches,
-                      s.rank ? absl::StrCat(", \"rank\": ", *s.rank, ", \"world_size\": ",
-                                            s.world_size)
-                             : "",
-                      "}");
+  return absl::StrCat(
+      "{\"summary\": true, \"model\": \"", s.model, "\", \"iters\": ", s.iters,
+      ", \"seconds\": ", FormatFixed(s.seconds, 3), ", \"iters_per_s\": ", FormatFixed(ips, 3),
+      ", \"iter_ms\": ", iter_ms, ", \"gpu_ms\": ", FormatFixed(s.gpu_ms_mean, 3),
+      ", \"launches\": ", s.launches,
+      s.rank ? absl::StrCat(", \"rank\": ", *s.rank, ", \"world_size\": ", s.world_size) : "",
+      s.resumed ? absl::StrCat(", \"resumed\": ", *s.resumed) : "", "}");
 }
 
 }  // namespace iashim::fakejob

@@ -45,11 +45,14 @@ struct Summary {
   int64_t launches = 0;    // kernels launched in all
   std::optional<int> rank;  // a data-parallel rank's
   int world_size = 1;       // its job's ranks
+  // With --checkpoint: the iterations done before this run (checkpoint.h).
+  std::optional<int64_t> resumed;
 };
 
 // {"summary": true, "model": ..., "iters": ..., "seconds": ...,
 //  "iters_per_s": ..., "iter_ms": ..., "gpu_ms": ..., "launches": ...}, with
-// "rank" and "world_size" for a data-parallel rank.
+// "rank" and "world_size" for a data-parallel rank, "resumed" with a
+// checkpoint (iters: this run's).
 std::string SummaryJson(const Summary& s);
 
 }  // namespace iashim::fakejob

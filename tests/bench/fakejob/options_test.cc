@@ -26,6 +26,35 @@ TEST(OptionsTest, Defaults) {
   EXPECT_EQ(o->library, "libcuda.so.1");
 }
 
+TEST(OptionsTest, CheckpointNeedsIterationsAndOneProcess) {
+  absl::StatusOr<Options> o = Parse({"--model", "m", "--iterations", "9", "--checkpoint", "/tmp/ck",
+                                     "--checkpoint-every-s", "2.5"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->checkpoint, "/tmp/ck");
+  EXPECT_DOUBLE_EQ(*o->checkpoint_every_s, 2.5);
+  o = Parse({"--model", "m", "--iterations", "9", "--checkpoint", "ck"});  // this directory
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_FALSE(o->checkpoint_every_s.has_value());
+
+  const auto refused = [](std::vector<std::string> args, const std::string& why) {
+    absl::StatusOr<Options> bad = ParseOptions(args);
+    ASSERT_FALSE(bad.ok()) << ::testing::PrintToString(args);
+    EXPECT_NE(bad.status().message().find(why), std::string::npos) << bad.status();
+  };
+  refused({"--model", "m", "--checkpoint", "/tmp/ck"}, "--checkpoint needs --iterations");
+  refused({"--model", "m", "--iterations", "9", "--checkpoint", "/no/such/dir/ck"},
+          "/no/such/dir is not a directory");
+  refused({"--model", "m", "--iterations", "9", "--checkpoint", ""}, "for --checkpoint: empty");
+  refused({"--model", "m", "--iterations", "9", "--checkpoint", "ck", "--ranks", "2"},
+          "not a data-parallel one");
+  refused({"--model", "m", "--iterations", "9", "--checkpoint", "ck", "--devices", "2"},
+          "not a data-parallel one");
+  refused({"--model", "m", "--iterations", "9", "--checkpoint-every-s", "5"},
+          "--checkpoint-every-s needs --checkpoint");
+  refused({"--model", "m", "--iterations", "9", "--checkpoint", "ck", "--checkpoint-every-s", "0"},
+          "must be a number of seconds");
+}
+
 TEST(OptionsTest, DataParallelOptions) {
   absl::StatusOr<Options> o = Parse({"--model", "resnet50", "--ranks", "4", "--gradient-mib", "97.5"});
   ASSERT_TRUE(o.ok()) << o.status();
