@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "coordinator/clustersim/job_kinds.h"
 #include "coordinator/clustersim/text.h"
+#include "coordinator/policy/move_choice.h"
 
 namespace iashim::clustersim::sim_internal {
 
@@ -408,18 +409,20 @@ absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
 }
 
 std::optional<int> Simulation::SlowestSharingJob() const {
-  std::optional<int> slowest;
-  double least_kept = 1;
+  std::vector<policy::MoveCandidate> candidates;
+  std::vector<int> index;
   for (int job = 0; job < static_cast<int>(jobs_.size()); ++job) {
     const Running& r = running_[job];
     if (r.done || r.gpus.size() != 1 || IsGang(job) || Guaranteed(job) ||
         on_gpu_[r.gpus[0]].size() < 2) {
       continue;  // not running, a gang, guaranteed, or alone
     }
-    const double kept = RateOf(job) / solo_rate_[job];
-    if (kept < least_kept) slowest = job, least_kept = kept;
+    candidates.push_back({jobs_[job].id, RateOf(job) / solo_rate_[job]});
+    index.push_back(job);
   }
-  return slowest;
+  const std::optional<size_t> slowest = policy::SlowestToMove(candidates);
+  if (!slowest.has_value()) return std::nullopt;
+  return index[*slowest];
 }
 
 void Simulation::Migrate(int job, int gpu) {

@@ -97,7 +97,7 @@ class Simulation {
   // first (SimConfig::migration_cost_s).
   void MigrateToEmptyGpus();
   // The one-GPU opportunistic job running slowest beside a co-runner, if
-  // any runs slower than alone.
+  // any runs slower than alone (policy::SlowestToMove, the daemon's rule).
   std::optional<int> SlowestSharingJob() const;
   // Moves the one-GPU `job` to the empty `gpu`, its progress kept.
   void Migrate(int job, int gpu);
