@@ -44,6 +44,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -121,6 +122,16 @@ struct CoordinatorCounters {
   uint64_t probes_cpu_contended = 0;  // measured while the host kept the job waiting for a CPU
 };
 
+// A job to move to a GPU that emptied (--move-command; coordinator_move.cc):
+// the batch system is asked to requeue it on `to`'s host, where its GPU is
+// held for it (a reservation) until its request comes.
+struct JobMove {
+  std::string job;
+  BatchIds batch;
+  policy::GpuId from;
+  policy::GpuId to;
+};
+
 // What a StatusRequest may ask for beyond the state (iashim status).
 struct SnapshotExtras {
   bool pairs = false;     // what the interference model has learned (--pairs)
@@ -164,6 +175,8 @@ class Coordinator {
   // server writes them to the daemon's log, at `unix_ns`, the time status
   // shows them with.
   std::vector<std::string> TakeEvents(int64_t unix_ns) { return events_.Take(unix_ns); }
+  // The moves decided since the last call, for the server to carry out.
+  std::vector<JobMove> TakeMoves() { return std::exchange(moves_, {}); }
   const policy::Cluster& cluster() const { return cluster_; }
   const policy::InterferenceModel& interference() const { return interference_; }
   bool drained(const policy::GpuId& gpu) const { return drained_.contains(gpu); }
@@ -332,6 +345,14 @@ class Coordinator {
   // yet: what the control loop protects.
   std::map<policy::GpuId, std::vector<Job*>> ControlledJobsByGpu();
   void RunControl(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out);
+  // coordinator_move.cc: GPUs empty for --move-after-empty-s take the
+  // slowest one-GPU opportunistic batch job sharing a GPU (moves_).
+  void PlanMoves(int64_t now_ns);
+  // How much of its solo speed `job` keeps where it runs (1: not known).
+  double KeptFraction(const Job& job) const;
+  // Whether `job` may be moved: a connected one-GPU opportunistic job of a
+  // Slurm batch script, sharing its GPU with a connected job.
+  bool Movable(const Job& job) const;
   // Splits each GPU's energy since the last control tick among its jobs.
   void AttributeEnergy(int64_t now_ns);
   // The job's recent power times its recent iteration time.
@@ -436,6 +457,11 @@ class Coordinator {
   std::map<policy::GpuId, int> connected_on_gpu_;
   std::set<policy::GpuId> drained_;  // placement skips them; persisted as kv "drained/HOST:INDEX"
   Reservations reservations_;        // placed dry runs' GPUs, held; not persisted
+  // Moving jobs: when each GPU with no job was first seen so, and the moves
+  // decided and not yet taken (TakeMoves).
+  std::map<policy::GpuId, int64_t> empty_since_ns_;
+  std::vector<JobMove> moves_;
+  std::map<std::string, int64_t> moved_ns_;  // job -> when it was last asked to move
   CoordinatorCounters counters_;
   EventLog events_;
   uint64_t budget_seq_ = 0;

@@ -69,6 +69,7 @@ void Coordinator::OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>*
   // Probes first: a GPU whose co-runners a probe holds is not the control loop's.
   if (options_.control && options_.probe) RunProbes(now_ns, unix_ns, control_tick, out);
   if (control_tick && options_.control) RunControl(now_ns, unix_ns, out);
+  if (control_tick && !options_.move_command.empty()) PlanMoves(now_ns);
   if (now_ns >= next_observation_ns_) {
     next_observation_ns_ = now_ns + kObservationEveryNs;
     RecordObservations(unix_ns);

@@ -1,6 +1,10 @@
 #include "coordinator/daemon/daemon_options.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <utility>
 
@@ -124,12 +128,22 @@ shares so guaranteed jobs stay within their slowdown target.
                            burst goes elsewhere; the job's real request on that node takes
                            them over. A job pending longer loses the hold (keeps its node);
                            0 = no holds; in [0, 3600] [30]
+  --move-command PATH      move jobs to GPUs that empty: a GPU left with no job for
+                           --move-after-empty-s takes the one-GPU opportunistic batch job
+                           running slowest beside another, which PATH, run as
+                           `PATH SLURM_JOB_ID HOST`, asks the batch system to requeue on HOST
+                           (integrations/slurm/iashim-move-job; the job must resume from a
+                           checkpoint); off by default
+  --move-after-empty-s S   how long a GPU stays empty first: longer than the batch system
+                           takes to start a waiting job there (Slurm's bf_interval);
+                           in (0, 3600] [30]
   --help, --version
 )";
 }
 
 absl::StatusOr<DaemonOptions> ParseDaemonOptions(const std::vector<std::string>& args) {
   DaemonOptions o;
+  bool move_after_given = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string name = args[i];
     std::optional<std::string> inline_value;
@@ -233,6 +247,16 @@ absl::StatusOr<DaemonOptions> ParseDaemonOptions(const std::vector<std::string>&
       s = number(1, 3600, &o.budget_ttl_s);
     } else if (name == "--reservation-ttl-s") {
       s = number(0, 3600, &o.reservation_ttl_s, /*zero_allowed=*/true);
+    } else if (name == "--move-command") {
+      s = text(&o.move_command);
+      if (s.ok() && access(o.move_command.c_str(), X_OK) != 0) {
+        s = absl::InvalidArgumentError(absl::StrCat(
+            "--move-command '", o.move_command, "' is not a program this user may run (",
+            std::strerror(errno), "): give its path, e.g. integrations/slurm/iashim-move-job"));
+      }
+    } else if (name == "--move-after-empty-s") {
+      s = number(0, 3600, &o.move_after_empty_s);
+      move_after_given = true;
     } else {
       s = absl::InvalidArgumentError(absl::StrCat("unknown option '", args[i], "' (see --help)"));
     }
@@ -240,6 +264,10 @@ absl::StatusOr<DaemonOptions> ParseDaemonOptions(const std::vector<std::string>&
   }
   if (o.listen == o.pub) {
     return absl::InvalidArgumentError("--listen and --pub must be different endpoints");
+  }
+  if (o.move_command.empty() && move_after_given) {
+    return absl::InvalidArgumentError(
+        "--move-after-empty-s needs --move-command (what moves a job)");
   }
   if (absl::Status s = CheckExposure(o); !s.ok()) return s;
   if (o.state_dir.empty()) o.state_dir = DefaultStateDir();

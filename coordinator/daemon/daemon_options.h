@@ -55,6 +55,14 @@ struct DaemonOptions {
   // A placed dry run holds its GPUs this long for the job that asked
   // (reservations.h): Slurm's scheduling and task launch take seconds; 0 = off.
   double reservation_ttl_s = 30;
+  // Moving jobs (coordinator_move.cc): a GPU left with no job this long
+  // (longer than the batch system takes to start what waits: Slurm's
+  // bf_interval) takes the one-GPU opportunistic batch job running slowest
+  // beside another (policy/move_choice.h), which move_command (run as
+  // `COMMAND SLURM_JOB_ID HOST`) asks the batch system to requeue there.
+  // Empty: no job is moved.
+  std::string move_command;
+  double move_after_empty_s = 30;
   double publish_period_s = 0.25;
   bool help = false;
   bool version = false;

@@ -16,6 +16,7 @@
 #include "common/security/curve_socket.h"
 #include "common/text/text.h"
 #include "coordinator/daemon/bind_failure.h"
+#include "coordinator/daemon/job_mover.h"
 #include "coordinator/daemon/zap_handler.h"
 #include "coordinator/metrics/http_server.h"
 #include "coordinator/metrics/listen_address.h"
@@ -26,6 +27,8 @@ namespace {
 
 constexpr int kPollMs = 20;
 constexpr int64_t kTickNs = 100'000'000;
+// A move command (scontrol twice) that has not ended by then never will.
+constexpr int64_t kMoveCommandTimeoutNs = 30 * kSecond;
 // Messages handled before timers get a turn, so a flood cannot starve budgets.
 constexpr int kBurst = 4096;
 
@@ -173,6 +176,7 @@ class Server {
       next_tick_ = now + kTickNs;
       coordinator_.OnTick(now, Clock(CLOCK_REALTIME), &out_);
       Flush();
+      CarryOutMoves(now);
       if (store_ != nullptr) {
         (void)store_->CatchUp();  // what a full disk refused, once it has room
         if (std::optional<std::string> line = write_health_.Update(*store_)) {
@@ -184,6 +188,20 @@ class Server {
       next_publish_ = now + publish_every_;
       const std::string snapshot = coordinator_.EncodeSnapshot(now, Clock(CLOCK_REALTIME));
       pub_.send(zmq::buffer(snapshot), zmq::send_flags::dontwait);
+    }
+  }
+
+  // Runs --move-command for the moves the coordinator decided, and logs how
+  // earlier ones ended when they did not succeed.
+  void CarryOutMoves(int64_t now) {
+    std::vector<std::string> lines = mover_.Reap(now);
+    for (const JobMove& move : coordinator_.TakeMoves()) {
+      for (std::string& line : mover_.Start(move, now)) lines.push_back(std::move(line));
+    }
+    if (lines.empty()) return;
+    const std::string when = FormatUtcTime(Clock(CLOCK_REALTIME));
+    for (const std::string& line : lines) {
+      std::fprintf(stderr, "iashim-coordinator: %s %s\n", when.c_str(), line.c_str());
     }
   }
 
@@ -220,6 +238,7 @@ class Server {
   int64_t next_publish_ = 0;
   int64_t publish_every_ = 0;
   state::WriteHealth write_health_;  // a full disk is logged once, not per write
+  JobMover mover_{options_.move_command, kMoveCommandTimeoutNs};
 };
 
 }  // namespace

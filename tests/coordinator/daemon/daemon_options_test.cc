@@ -43,6 +43,28 @@ TEST(DaemonOptionsTest, ReservationTtl) {
   EXPECT_NE(DaemonUsage().find("--reservation-ttl-s S"), std::string::npos);
 }
 
+TEST(DaemonOptionsTest, MovingJobsNeedsACommandThatRuns) {
+  absl::StatusOr<DaemonOptions> o = ParseDaemonOptions({});
+  ASSERT_TRUE(o.ok());
+  EXPECT_TRUE(o->move_command.empty());  // off by default
+  o = ParseDaemonOptions({"--move-command", "/bin/true", "--move-after-empty-s=3"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->move_command, "/bin/true");
+  EXPECT_DOUBLE_EQ(o->move_after_empty_s, 3);
+  o = ParseDaemonOptions({"--move-command", "/nonexistent/iashim-move-job"});
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.status().message().find("'/nonexistent/iashim-move-job' is not a program"),
+            std::string::npos)
+      << o.status();
+  o = ParseDaemonOptions({"--move-after-empty-s", "3"});
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().message(), "--move-after-empty-s needs --move-command (what moves a job)");
+  o = ParseDaemonOptions({"--move-command", "/bin/true", "--move-after-empty-s", "0"});
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().message(), "--move-after-empty-s '0' is not a number in (0, 3600]");
+  EXPECT_NE(DaemonUsage().find("--move-command PATH"), std::string::npos);
+}
+
 TEST(DaemonOptionsTest, Values) {
   absl::StatusOr<DaemonOptions> o =
       ParseDaemonOptions({"--listen", "ipc:///tmp/x", "--pub=tcp://127.0.0.2:7000", "--no-control",
