@@ -21,7 +21,7 @@
 # sbatch, iashim status on iashim-head). Tear down with scripts/cluster-down.sh.
 #
 #   scripts/cluster-up.sh [--nodes N] [--build-dir DIR] [--dir DIR]
-#                         [--join-busy-gpus yes|no|auto]
+#                         [--join-busy-gpus yes|no|auto] [--move-jobs yes|no]
 #
 #   --nodes N      compute nodes, 1..8 (default 3)
 #   --build-dir    a built tree (default: scripts/setup.sh builds build/)
@@ -31,6 +31,11 @@
 #                  sharing is predicted to gain most, as Slurm 22.05 starts
 #                  gpu:k on GPUs whose shards are in use; auto (default): yes
 #                  when the installed slurmctld is 22.05
+#   --move-jobs    the coordinator moves a slowed one-GPU opportunistic batch job
+#                  to a GPU left empty longer than Slurm's backfill interval
+#                  (its --move-command, integrations/slurm/iashim-move-job:
+#                  scontrol requeue; jobs submitted with --requeue that resume
+#                  from a checkpoint); default no
 #
 # Idempotent: a cluster already up with as many nodes and the same
 # coordinator flag is left as it is; any other, or one half made, is taken
@@ -45,8 +50,11 @@ source scripts/cluster_common.sh
 nodes=3
 build=""
 join_busy=auto
+move_jobs=no
 while [[ $# -gt 0 ]]; do
   case "$1" in
+    --move-jobs) move_jobs="${2:-}"; shift 2
+      [[ "$move_jobs" =~ ^(yes|no)$ ]] || die "--move-jobs must be yes or no (got '$move_jobs')" ;;
     --join-busy-gpus) join_busy="${2:-}"; shift 2
       [[ "$join_busy" =~ ^(yes|no|auto)$ ]] || die "--join-busy-gpus must be yes, no or auto (got '$join_busy')" ;;
     --nodes) nodes="${2:-}"; shift 2
@@ -70,12 +78,14 @@ coordinator_flags=()
 
 if cluster_is_up; then
   if [[ "$(cat "$cluster_dir/nodes")" == "$nodes" &&
-        "$(cat "$cluster_dir/join-busy-gpus" 2>/dev/null || echo no)" == "$join_busy" ]]; then
+        "$(cat "$cluster_dir/join-busy-gpus" 2>/dev/null || echo no)" == "$join_busy" &&
+        "$(cat "$cluster_dir/move-jobs" 2>/dev/null || echo no)" == "$move_jobs" ]]; then
     say "already up: iashim-head and $nodes compute nodes ($cluster_dir)"
     exit 0
   fi
   say "up with $(cat "$cluster_dir/nodes") compute nodes (--join-busy-gpus" \
-    "$(cat "$cluster_dir/join-busy-gpus" 2>/dev/null || echo no)), not $nodes ($join_busy): taking it down first"
+    "$(cat "$cluster_dir/join-busy-gpus" 2>/dev/null || echo no), --move-jobs" \
+    "$(cat "$cluster_dir/move-jobs" 2>/dev/null || echo no)), not $nodes ($join_busy, $move_jobs): taking it down first"
 fi
 if [[ -e "$cluster_dir" ]] || ip netns list 2>/dev/null | grep -q '^iashim-'; then
   "$repo/scripts/cluster-down.sh" --dir "$cluster_dir" >/dev/null
@@ -84,6 +94,11 @@ fi
 # --- what it needs ----------------------------------------------------------------
 # shellcheck source=slurm_common.sh
 source scripts/slurm_common.sh
+# A GPU empty longer than a backfill pass takes no job from Slurm's queue.
+if [[ "$move_jobs" == yes ]]; then
+  coordinator_flags+=(--move-command "$repo/integrations/slurm/iashim-move-job"
+                      --move-after-empty-s "$((slurm_backfill_interval_s + 1))")
+fi
 install_missing_packages slurm-wlm munge jq iproute2 util-linux
 build=$(built_tree "$build")
 for f in coordinator/cli/iashim coordinator/daemon/iashim-coordinator integrations/slurm/iashim_spank.so \
@@ -120,6 +135,7 @@ touch "$cluster_dir/.iashim-cluster"  # cluster-down.sh removes only a directory
 chmod 1777 "$cluster_dir/out"
 echo "$nodes" >"$cluster_dir/nodes"
 echo "$join_busy" >"$cluster_dir/join-busy-gpus"
+echo "$move_jobs" >"$cluster_dir/move-jobs"
 echo "$build" >"$cluster_dir/build"
 
 # --- namespaces and the bridge --------------------------------------------------------
@@ -230,7 +246,8 @@ on head /usr/sbin/munged --force --key-file="$cluster_dir/munge-key/munge.key" \
   --log-file="$cluster_dir/log/munged.log" --seed-file="$cluster_dir/munge/seed" --origin="$head_address" ||
   die "munged did not start"
 
-exec_on head "$build/coordinator/daemon/iashim-coordinator" \
+# SLURM_CONF: its --move-command's scontrol (--move-jobs) finds this cluster.
+exec_on head env SLURM_CONF="$cluster_dir/slurm.conf" "$build/coordinator/daemon/iashim-coordinator" \
   --listen "$coordinator" --pub "tcp://$head_address:5556" \
   --curve-secret-key "$cluster_dir/keys/coordinator.key_secret" --admin-key "$cluster_dir/keys/admin.key" \
   --state-dir "$cluster_dir/coordinator/state" --cluster "$cluster_dir/cluster.txt" "${coordinator_flags[@]}" \

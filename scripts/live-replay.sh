@@ -13,7 +13,7 @@
 #                          [--nodes N] [--guaranteed-every M] [--max-gpus-per-job G] [--modes LIST]
 #                          [--max-minutes M] [--out DIR] [--build-dir DIR] [--sim-only]
 #                          [--queue reserve|greedy|slurm] [--gangs-take-busy-gpus yes|no|auto]
-#                          [--status-every S]
+#                          [--status-every S] [--move-jobs yes|no]
 #
 #   --trace FILE          a Gavel-format trace (bench/data/gavel/msr-seed0/*.trace)
 #   --jobs K              jobs in the segment, 1..200 (default 40)
@@ -55,6 +55,12 @@
 #   --status-every S      seconds between the --iashim run's status samples,
 #                         1..60 (default 5; 1 to follow a control loop's
 #                         transients, at some CPU to the 2-core host)
+#   --move-jobs yes|no    under --iashim, the coordinator moves a slowed one-GPU
+#                         opportunistic job to a GPU left empty (cluster-up.sh
+#                         --move-jobs: Slurm requeues it there); those jobs are
+#                         submitted with --requeue and resume from a checkpoint
+#                         (iashim-fakejob --checkpoint), and the simulator's
+#                         iashim moves them too (sim-migrate/). Default no
 #
 # Each job of the segment is one of the trace's jobs of up to G GPUs (larger
 # ones, and those wider than a node but not in whole nodes, are left out and
@@ -123,6 +129,7 @@ status_every=5
 live=1
 queue=slurm
 gangs_busy=auto
+move_jobs=no
 need_value() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -141,6 +148,7 @@ while [[ $# -gt 0 ]]; do
     --queue) need_value "$@"; queue=$2 ;;
     --gangs-take-busy-gpus) need_value "$@"; gangs_busy=$2 ;;
     --status-every) need_value "$@"; status_every=$2 ;;
+    --move-jobs) need_value "$@"; move_jobs=$2 ;;
     -h|--help) sed -n '2,/^set -euo pipefail/p' "$0" | sed '$d'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -169,6 +177,8 @@ fi
 [[ "$queue" =~ ^(reserve|greedy|slurm)$ ]] || die "--queue must be reserve, greedy or slurm (got '$queue')"
 [[ "$gangs_busy" =~ ^(yes|no|auto)$ ]] ||
   die "--gangs-take-busy-gpus must be yes, no or auto (got '$gangs_busy')"
+[[ "$move_jobs" =~ ^(yes|no)$ ]] || die "--move-jobs must be yes or no (got '$move_jobs')"
+[[ "$move_jobs" == no || "$queue" == slurm ]] || die "--move-jobs yes needs --queue slurm (Slurm requeues)"
 IFS=, read -r -a mode_list <<<"$modes"
 [[ ${#mode_list[@]} -ge 1 ]] || die "--modes is empty (plain, iashim or both)"
 for m in "${mode_list[@]}"; do
@@ -324,9 +334,15 @@ simulate() {  # THROUGHPUTS_FILE DIR GUARANTEED_EVERY POLICIES [MORE FLAGS...]
 }
 # Plain Slurm with guaranteed jobs on whole GPUs (firstfit-whole) only where
 # the report reads it: with no job guaranteed it is firstfit.
-simulate "$out/simgpu-throughputs.json" "$out/sim" "$every" exclusive,firstfit,firstfit-whole,iashim,oracle
-simulate "$out/simgpu-throughputs.json" "$out/sim-unprotected" 0 exclusive,firstfit,iashim,oracle
-simulate "$repo/bench/data/gavel/simulation_throughputs.json" "$out/sim-v100" "$every" exclusive,firstfit,iashim,oracle
+# With --move-jobs the coordinator moves jobs, and so does the simulator's
+# iashim, at what a move cost on this rig: Slurm ran a requeued job again
+# 1.9 s after `scontrol requeue` (RUNS.md, session 38), and the managed
+# start-up (above) once more.
+moving=()
+[[ "$move_jobs" == no ]] || moving=(--migrate-to-empty-gpus "$(awk -v live="$live" 'BEGIN { print 1.9 + (live ? 0.28 : 0) }')")
+simulate "$out/simgpu-throughputs.json" "$out/sim" "$every" exclusive,firstfit,firstfit-whole,iashim,oracle "${moving[@]}"
+simulate "$out/simgpu-throughputs.json" "$out/sim-unprotected" 0 exclusive,firstfit,iashim,oracle "${moving[@]}"
+simulate "$repo/bench/data/gavel/simulation_throughputs.json" "$out/sim-v100" "$every" exclusive,firstfit,iashim,oracle "${moving[@]}"
 # What moving running jobs would buy, which neither mode does: a job moved is
 # checkpointed, requeued and restarted, taken as 300 s of a real job's time
 # (saving and loading a checkpoint, Slurm starting it again, the process's
@@ -434,7 +450,13 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
       # asks the coordinator for a whole GPU.
       [[ "$mode" == plain ]] ||
         args+=(--iashim="$priority" --iashim-kind="$profile" --iashim-mem="${mem_mib[$profile]}MiB")
-      if slurm_id=$(on head runuser -u nobody -- sbatch "${args[@]}" "$job_script" "$profile" "$iterations" 2>"$dir/$id.sbatch"); then
+      # One the coordinator may move: requeued, it starts again where it was.
+      checkpoint=()
+      if [[ "$mode" != plain && "$move_jobs" == yes && "$priority" == opportunistic ]]; then
+        args+=(--requeue --open-mode=append)
+        checkpoint=("$dir/$id.ckpt")
+      fi
+      if slurm_id=$(on head runuser -u nobody -- sbatch "${args[@]}" "$job_script" "$profile" "$iterations" "${checkpoint[@]}" 2>"$dir/$id.sbatch"); then
         printf '%s\t%s\t%s\n' "$id" "$(date +%s.%N)" "$slurm_id" >>"$dir/submitted.tsv"
       else
         printf '%s\tsbatch failed\n' "$id" >>"$dir/failed.tsv"
@@ -472,7 +494,9 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
   # and an end line: its first start, its last end, every GPU its tasks saw;
   # and the fake job's summary, whose "seconds" are its iterations' by its own
   # clock (after its start-up): the slowest task's, the job's run without the
-  # start-up that no share can help.
+  # start-up that no share can help. A one-GPU job Slurm requeued to move it
+  # (--move-jobs) started more than once, and its runs' iterations add up;
+  # a run stopped to move may end without its end line (its shell killed).
   : >"$out/live-$mode.tsv"
   while IFS=$'\t' read -r id _ priority _ arrival solo _ _ k; do
     if [[ ! -f "$dir/$id.out" ]]; then
@@ -485,13 +509,14 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
                       for (i = 1; i <= n; i++) if (!(($3, g[i]) in seen)) { seen[$3, g[i]] = 1; on[$3] = on[$3] (on[$3] == "" ? "" : ",") g[i] } }
       $1 == "end" { if (ends++ == 0 || $2 > e) e = $2; if ($3 != 0) rc = $3 }
       /^\{"summary": true/ && match($0, /"seconds": [0-9.]+/) {
-        v = substr($0, RSTART + 11, RLENGTH - 11) + 0; if (v > iter) iter = v; summaries++ }
-      END { if (starts != k || ends != k || rc != "") {
+        v = substr($0, RSTART + 11, RLENGTH - 11) + 0; if (v > iter) iter = v; total += v; summaries++ }
+      END { moved = k == 1 && starts > 1
+            if ((moved ? ends < 1 || ends > starts : starts != k || ends != k) || rc != "") {
               printf "%s\tno clean end (%d of %d tasks started, %d ended, exit %s)\n", id, starts, k, ends, (rc == "" ? 0 : rc) > "/dev/stderr"
               exit 1 }
             where = ""; for (h = 1; h <= nhosts; h++) where = where (h > 1 ? "+" : "") hosts[h] ":" on[hosts[h]]
             printf "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%s\n", id, p, a, s - t0, e - t0, solo, where,
-                   (summaries == k ? sprintf("%.3f", iter) : "-") }' \
+                   (summaries == starts ? sprintf("%.3f", k == 1 ? total : iter) : "-") }' \
       "$dir/$id.out" >>"$out/live-$mode.tsv" 2>>"$dir/failed.tsv" || true
   done <"$out/jobs.tsv"
   awk -v e0="$e0" -v e1="$e1" -v n="$jobs" 'BEGIN { printf "energy_per_job_j %.1f\n", (e1 - e0) / 1000 / n }' \
@@ -513,17 +538,19 @@ if [[ $live -eq 1 ]]; then
   trap 'exit 130' INT TERM
   began=$SECONDS
   scripts/cluster-up.sh --nodes "$nodes" --dir "$cluster_dir" --build-dir "$build" \
-    --join-busy-gpus "$gangs_busy" ||
+    --join-busy-gpus "$gangs_busy" --move-jobs "$move_jobs" ||
     die "cluster-up.sh failed"
   say "cluster up in $((SECONDS - began)) s"
   # What each job (or each task of a gang) runs: when it starts, where, and
   # when it ends. A task of a gang (srun -n k) is one data-parallel rank
   # (scripts/slurm-rank.sh): under --iashim it sees only its own GPU of the
-  # gang, under plain Slurm all of the step's on its node.
+  # gang, under plain Slurm all of the step's on its node. A third argument:
+  # the checkpoint a job that may be moved resumes from (--move-jobs); a job
+  # Slurm requeues runs this again from the top, appending to its output.
   sed "s|@REPO@|$repo|" >"$job_script" <<'EOF'
 #!/bin/sh
 echo "start $(date +%s.%N) $(hostname) ${CUDA_VISIBLE_DEVICES:--}"
-"@REPO@/scripts/slurm-rank.sh" iashim-fakejob --model "$1" --iterations "$2" --quiet
+"@REPO@/scripts/slurm-rank.sh" iashim-fakejob --model "$1" --iterations "$2" --quiet ${3:+--checkpoint "$3"}
 rc=$?
 echo "end $(date +%s.%N) $rc"
 exit $rc
@@ -648,6 +675,14 @@ value() {  # MODE SOURCE METRIC: 4 significant digits, "-" when not known
       printf "live: --iashim mean JCT %.1f s vs plain shards %.1f s (%s); guaranteed jobs run slowdown at most %s (plain: %s; target 1.10),\n",
              i, p, (i < p ? "iashim better" : "iashim NOT better"), g, gp
       printf "  those of 4 s or more alone at most %s (plain: %s)\n", lg, lgp }'
+  fi
+  # The moves the coordinator asked for, live and simulated (--move-jobs).
+  if [[ $live -eq 1 && "$move_jobs" == yes && " ${mode_list[*]} " == *" iashim "* ]]; then
+    log=$out/live-iashim-logs/coordinator.log
+    printf 'moves (--move-jobs): %d asked live, %d of them not carried out (coordinator.log); %s simulated\n' \
+      "$(grep -c 'asked Slurm to requeue' "$log" 2>/dev/null || true)" \
+      "$(grep -c -E '^iashim-coordinator: .* moving .*: .*(exited|died|killed|could not start)' "$log" 2>/dev/null || true)" \
+      "$(jq -r 'select(.policy == "iashim") | .migrations' "$out/sim/summary.jsonl")"
   fi
 } | tee "$out/report.txt"
 
