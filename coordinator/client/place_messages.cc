@@ -40,7 +40,7 @@ std::vector<uint8_t> EncodePlaceRequest(const PlacementOptions& placement, std::
   const auto request = wire::CreatePlaceRequest(
       fbb, job, ToWire(placement.priority), placement.mem_bytes, placement.gpu, host_offset,
       command_offset, placement.slowdown_target, kind, allowed, batch, placement.dry_run,
-      placement.gpus, placement.guaranteed_gres);
+      placement.gpus, placement.guaranteed_gres, placement.movable);
   wire::FinishEnvelope(fbb, wire::Payload::PlaceRequest, request.Union(), pid);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }

@@ -43,6 +43,7 @@ struct PlacementOptions {
   std::vector<int> allowed_gpus;  // GPU indexes on the host the job may use; empty: any
   bool dry_run = false;          // place --dry-run: where it would go; nothing registered
   bool guaranteed_gres = false;  // place --guaranteed-gres: nodes count their guaranteed GPUs
+  bool movable = false;          // it resumes from a checkpoint when requeued (wire PlaceRequest)
   BatchIds batch;                // system empty: none
 };
 

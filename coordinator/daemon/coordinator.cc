@@ -140,7 +140,7 @@ void Coordinator::OnMessage(const Sender& from, std::span<const uint8_t> bytes, 
       OnAdmin(from, *e->payload_as_AdminRequest(), out);
       break;
     case wire::Payload::ReleaseRequest:
-      OnRelease(identity, *e->payload_as_ReleaseRequest(), out);
+      OnRelease(identity, *e->payload_as_ReleaseRequest(), now_ns, out);
       break;
     case wire::Payload::NONE:
       ++counters_.invalid;
@@ -214,6 +214,12 @@ void Coordinator::OnHello(std::string_view identity, const wire::Hello& hello, i
     }
     if (job.connected && job.identity != identity) identity_to_job_.erase(job.identity);
   } else {
+    if (const auto released = released_ns_.find(id);
+        released != released_ns_.end() && now_ns - released->second < kReleasedHoldNs) {
+      return refuse(absl::StrFormat(
+          "job id '%s' was released by its batch system %.1f s ago (this is its process ending)",
+          id, double(now_ns - released->second) / 1e9));
+    }
     // A job no one placed (or one a coordinator without its state forgot):
     // a token the shim already holds stays its token, so a shim that was
     // given one keeps it; otherwise mint one and tell the shim.

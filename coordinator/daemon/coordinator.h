@@ -78,6 +78,11 @@ namespace iashim::daemon {
 // The daemon's times are nanoseconds (a steady clock, and Unix time).
 inline constexpr int64_t kSecond = 1'000'000'000;
 
+// How long a released job's name is held against a Hello (released_ns_):
+// longer than Slurm's KillWait (30 s by default), after which a job's
+// processes are killed.
+inline constexpr int64_t kReleasedHoldNs = 60 * kSecond;
+
 // The kind of a job whose model is not known yet (no --kind, no stable
 // fingerprint): predicted from what is known of all jobs, never learned.
 inline constexpr std::string_view kUnknownKind = "unknown";
@@ -260,7 +265,7 @@ class Coordinator {
   // none, or no batch system (PlacementRequest::step_runs_on).
   std::string StepRunsOn(const BatchIds& batch, const std::string& host) const;
   std::string EncodePlaceReply(const PlaceReplyFields& reply) const;
-  void OnRelease(std::string_view identity, const wire::ReleaseRequest& request,
+  void OnRelease(std::string_view identity, const wire::ReleaseRequest& request, int64_t now_ns,
                  std::vector<Outgoing>* out);
   // Every Job starts here: a placement, a Hello no one placed, the state store.
   Job NewJob(std::string id, std::string token, policy::Priority priority, int64_t now_ns,
@@ -348,10 +353,12 @@ class Coordinator {
   // coordinator_move.cc: GPUs empty for --move-after-empty-s take the
   // slowest one-GPU opportunistic batch job sharing a GPU (moves_).
   void PlanMoves(int64_t now_ns);
-  // How much of its solo speed `job` keeps where it runs (1: not known).
+  // How much of its solo speed `job` keeps where it runs: measured, else at
+  // most its share and its turn among the jobs on its GPU.
   double KeptFraction(const Job& job) const;
   // Whether `job` may be moved: a connected one-GPU opportunistic job of a
-  // Slurm batch script, sharing its GPU with a connected job.
+  // Slurm batch script that said it resumes from a checkpoint (movable),
+  // sharing its GPU with a connected job.
   bool Movable(const Job& job) const;
   // Splits each GPU's energy since the last control tick among its jobs.
   void AttributeEnergy(int64_t now_ns);
@@ -462,6 +469,12 @@ class Coordinator {
   std::map<policy::GpuId, int64_t> empty_since_ns_;
   std::vector<JobMove> moves_;
   std::map<std::string, int64_t> moved_ns_;  // job -> when it was last asked to move
+  // Jobs released (ReleaseRequest) in the last kReleasedHoldNs: a Hello
+  // naming one is refused, since it can only come from the job's process
+  // still ending (Slurm's SIGTERM grace, a requeue) and would take the name
+  // its batch system's next start asks for. A PlaceRequest under the name
+  // ends the hold.
+  std::map<std::string, int64_t> released_ns_;
   CoordinatorCounters counters_;
   EventLog events_;
   uint64_t budget_seq_ = 0;

@@ -56,6 +56,7 @@ void Coordinator::OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>*
     }
   }
   reservations_.Expire(now_ns);
+  std::erase_if(released_ns_, [&](const auto& r) { return now_ns - r.second >= kReleasedHoldNs; });
   for (auto it = hello_asked_ns_.begin(); it != hello_asked_ns_.end();) {
     it = now_ns - it->second > 60 * kSecond ? hello_asked_ns_.erase(it) : std::next(it);
   }

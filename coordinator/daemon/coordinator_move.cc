@@ -34,13 +34,20 @@ double Coordinator::KeptFraction(const Job& job) const {
   if (const std::optional<double> slowdown = job.profile.slowdown(); slowdown && *slowdown > -1) {
     return 1 / (1 + *slowdown);
   }
-  // Not measured against a baseline: a throttled job keeps at most its share.
-  return std::min(1.0, job.share);
+  // Not measured against a baseline: a throttled job keeps at most its
+  // share, and n jobs taking turns on a GPU 1/n each (running at once they
+  // keep more or less than that, by how they interfere: a rank, not a
+  // figure).
+  const auto on = job.gpu ? connected_on_gpu_.find(*job.gpu) : connected_on_gpu_.end();
+  const int sharing = on == connected_on_gpu_.end() ? 1 : std::max(1, on->second);
+  return std::min(job.share, 1.0 / sharing);
 }
 
 bool Coordinator::Movable(const Job& job) const {
-  if (job.priority != policy::Priority::kOpportunistic || job.is_gang() || !job.gpu ||
-      !job.connected || job.held) {
+  // Only a job that said it resumes from a checkpoint: requeued, any other
+  // would start again from its first step.
+  if (!job.movable || job.priority != policy::Priority::kOpportunistic || job.is_gang() ||
+      !job.gpu || !job.connected || job.held) {
     return false;
   }
   // Requeuing restarts the whole batch script: only a job that is one.

@@ -491,6 +491,8 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
   job.slowdown_target = p->slowdown_target;
   job.command = ask->command;
   job.kind = ask->kind;
+  job.movable = ask->movable;
+  released_ns_.erase(job.id);  // placed again under its name (a requeued job)
   job.batch = std::move(ask->batch);
   job.host = p->host;
   job.share = job.sent_share = InitialShare(job);
@@ -515,7 +517,7 @@ void Coordinator::OnPlace(std::string_view identity, const wire::PlaceRequest& r
 }
 
 void Coordinator::OnRelease(std::string_view identity, const wire::ReleaseRequest& req,
-                            std::vector<Outgoing>* out) {
+                            int64_t now_ns, std::vector<Outgoing>* out) {
   auto send = [&](bool released, const std::string& message) {
     flatbuffers::FlatBufferBuilder fbb(256);
     const auto m = fbb.CreateString(message);
@@ -541,6 +543,7 @@ void Coordinator::OnRelease(std::string_view identity, const wire::ReleaseReques
   ++counters_.releases;
   events_.Add({id}, absl::StrFormat("released %s (by the batch system or its user)", id));
   Remove(id);
+  released_ns_[id] = now_ns;
   send(true, absl::StrFormat("released job '%s'", id));
 }
 

@@ -57,6 +57,10 @@ struct Job {
   // Empty only for a job restored from a state written before tokens.
   std::string token;
   BatchIds batch;  // from PlaceRequest.batch; persisted, shown in status
+  // It resumes from a checkpoint when requeued (PlaceRequest.movable): the
+  // coordinator may move it (coordinator_move.cc). Not persisted: after a
+  // restart no job is moved that is not placed again.
+  bool movable = false;
 
   // The process, once its shim said Hello. A gang's processes are its ranks;
   // these fields are then its lead's (the lowest connected rank), whose

@@ -94,6 +94,7 @@ absl::StatusOr<PlaceAsk> ReadPlaceRequest(const wire::PlaceRequest& req) {
   ask.slowdown_target = req.slowdown_target();
   ask.dry_run = req.dry_run();
   ask.guaranteed_gres = req.guaranteed_gres();
+  ask.movable = req.movable();
   if (!ask.kind.empty() && !ValidModelKind(ask.kind)) {
     return Invalid("kind must be 1-128 printable ASCII characters");
   }

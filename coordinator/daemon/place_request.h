@@ -40,6 +40,7 @@ struct PlaceAsk {
   // guaranteed jobs and gangs would then use more GPUs than it has
   // (job_submit.lua's count-only GRES, policy::AsksGuaranteedGres).
   bool guaranteed_gres = false;
+  bool movable = false;  // resumes from a checkpoint when requeued (Job::movable)
 };
 
 // The request's values, or InvalidArgument with a message naming what is

@@ -68,6 +68,7 @@ client::PlacementOptions TaskPlacement(const UserOptions& user, const SlurmTask&
   p.priority = user.priority;
   p.mem_bytes = user.mem_bytes;
   p.kind = user.kind;
+  p.movable = user.movable;
   p.allowed_gpus = allowed_gpus;
   p.batch.system = "slurm";
   p.batch.job = absl::StrCat(task.job_id);

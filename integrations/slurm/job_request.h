@@ -22,6 +22,7 @@ struct UserOptions {
   client::Priority priority = client::Priority::kGuaranteed;
   uint64_t mem_bytes = 0;  // --iashim-mem; 0: the whole GPU
   std::string kind;        // --iashim-kind; empty: learned from its kernels
+  bool movable = false;    // --iashim-movable: it resumes from a checkpoint when requeued
 };
 
 // --iashim[=guaranteed|opportunistic]: no value means guaranteed.

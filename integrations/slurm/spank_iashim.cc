@@ -1,8 +1,10 @@
 // The iashim SPANK plugin: Slurm's side of `iashim run`.
 //
 // A site loads it with one plugstack.conf line (README: "Running on Slurm").
-// Users then add --iashim[=guaranteed|opportunistic], --iashim-mem=SIZE and
-// --iashim-kind=MODEL to sbatch, srun or salloc. Where each callback runs:
+// Users then add --iashim[=guaranteed|opportunistic], --iashim-mem=SIZE,
+// --iashim-kind=MODEL and --iashim-movable (with --requeue: the job resumes
+// from a checkpoint, so the coordinator may move it) to sbatch, srun or
+// salloc. Where each callback runs:
 //
 //   sbatch/srun/salloc   init, init_post_opt: check the options; put them in
 //                        the job's control environment (SPANK_IASHIM*), where
@@ -104,6 +106,11 @@ int OnKind(int, const char* optarg, int) {
                     [](const std::string& kind) { g_user.kind = kind; });
 }
 
+int OnMovable(int, const char*, int) {
+  g_user.movable = true;
+  return 0;
+}
+
 struct spank_option g_options[] = {
     {const_cast<char*>("iashim"), const_cast<char*>("guaranteed|opportunistic"),
      const_cast<char*>("Share GPUs under iashim: the coordinator chooses the GPU and sets its "
@@ -113,8 +120,12 @@ struct spank_option g_options[] = {
      const_cast<char*>("With --iashim: GPU memory quota per task (16GiB, 512MiB, ...)"), 1, 0,
      &OnMem},
     {const_cast<char*>("iashim-kind"), const_cast<char*>("MODEL"),
-     const_cast<char*>("With --iashim: the model, so interference is predicted before it runs"),
-     1, 0, &OnKind},
+     const_cast<char*>("With --iashim: the model, so interference is predicted before it runs"), 1,
+     0, &OnKind},
+    {const_cast<char*>("iashim-movable"), nullptr,
+     const_cast<char*>("With --iashim and --requeue: the job resumes from a checkpoint, so the "
+                       "coordinator may requeue it onto a GPU that empties"),
+     0, 0, &OnMovable},
 };
 
 std::string StepName(uint32_t step) {

@@ -329,5 +329,44 @@ TEST_F(CoordinatorBatchTest, ReleaseNeedsTheJobsToken) {
       << metrics;
 }
 
+TEST_F(CoordinatorBatchTest, AReleasedJobsEndingProcessDoesNotTakeItsNameFromItsRestart) {
+  // Slurm requeues a job: the plugin releases it at once while its process
+  // is still ending (SIGTERM's grace), and that process, no longer bound,
+  // says Hello again. Seen live (j150): it took the name back, and the
+  // job's restart a moment later was refused and failed.
+  auto c = Make(nullptr);
+  const PlaceSpec spec{.job = "slurm-18.batch.0",
+                       .priority = kOpportunistic,
+                       .batch = BatchIds{"slurm", "18", "batch", 0}};
+  const PlaceResult first = Ask(*c, spec);
+  ASSERT_TRUE(first.ok) << first.error;
+  const std::string hello =
+      Hello({.pid = 100, .job = spec.job, .priority = kOpportunistic, .token = first.token});
+  c->OnMessage("old", Bytes(hello), kSecond, kUnix, &out_);
+  ASSERT_TRUE(AskRelease(*c, spec.job, first.token).released);
+  out_.clear();
+  c->OnMessage("old", Bytes(hello), 3 * kSecond, kUnix, &out_);
+  EXPECT_EQ(c->jobs().count(spec.job), 0u);
+  ASSERT_EQ(out_.size(), 1u);
+  const ReceivedMessage m(out_[0].bytes);
+  ASSERT_NE(m.envelope(), nullptr);
+  const w::Advice* advice = m.envelope()->payload_as_Advice();
+  ASSERT_NE(advice, nullptr);
+  EXPECT_EQ(advice->kind(), w::AdviceKind::Refused);
+  // Its restart is placed under the name, and its new process connects.
+  const PlaceResult again = Ask(*c, spec);
+  ASSERT_TRUE(again.ok) << again.error;
+  c->OnMessage(
+      "new",
+      Bytes(Hello({.pid = 200, .job = spec.job, .priority = kOpportunistic, .token = again.token})),
+      4 * kSecond, kUnix, &out_);
+  EXPECT_EQ(c->jobs().at(spec.job).pid, 200);
+  // A name released long ago is a shim's to take again.
+  ASSERT_TRUE(AskRelease(*c, spec.job, again.token).released);
+  c->OnMessage("later", Bytes(Hello({.pid = 300, .job = spec.job, .priority = kOpportunistic})),
+               70 * kSecond, kUnix, &out_);
+  EXPECT_EQ(c->jobs().at(spec.job).pid, 300);
+}
+
 }  // namespace
 }  // namespace iashim::daemon

@@ -79,8 +79,11 @@ TEST_F(CoordinatorMoveTest, ASharingBatchJobMovesToAGpuEmptyLongEnough) {
   // GPU 0: a guaranteed job and an opportunistic batch job beside it; GPU 1:
   // one alone; GPU 2: empty.
   Run(*c, {.job = "g", .gpu = 0}, 100);
-  Run(*c, {.job = "o", .priority = kOpportunistic, .gpu = 0, .batch = Batch("41")}, 101);
-  Run(*c, {.job = "alone", .priority = kOpportunistic, .gpu = 1, .batch = Batch("42")}, 102);
+  Run(*c, {.job = "o", .priority = kOpportunistic, .gpu = 0, .batch = Batch("41"), .movable = true},
+      101);
+  Run(*c,
+      {.job = "alone", .priority = kOpportunistic, .gpu = 1, .batch = Batch("42"), .movable = true},
+      102);
   // Not before the GPU has been empty for 3 s.
   EXPECT_TRUE(TickUntil(*c, 1.5, 3.5).empty());
   const std::vector<JobMove> moves = TickUntil(*c, 4.5, 6.5);
@@ -100,20 +103,54 @@ TEST_F(CoordinatorMoveTest, ASharingBatchJobMovesToAGpuEmptyLongEnough) {
   EXPECT_TRUE(TickUntil(*c, 7.5, 20.5).empty());
 }
 
+TEST_F(CoordinatorMoveTest, OfTwoJobsSharingAtFullShareOneMoves) {
+  auto c = Make();
+  // Neither measured alone: each keeps at most its turn, a half; the first
+  // of equals moves, and then neither shares.
+  Run(*c, {.job = "a", .priority = kOpportunistic, .gpu = 0, .batch = Batch("41"), .movable = true},
+      100);
+  Run(*c, {.job = "b", .priority = kOpportunistic, .gpu = 0, .batch = Batch("42"), .movable = true},
+      101);
+  Run(*c, {.job = "c", .priority = kOpportunistic, .gpu = 1, .batch = Batch("43"), .movable = true},
+      102);
+  const std::vector<JobMove> moves = TickUntil(*c, 1.5, 10.5);
+  ASSERT_EQ(moves.size(), 1u);
+  EXPECT_EQ(moves[0].job, "a");
+  EXPECT_EQ(moves[0].to, (policy::GpuId{"node1", 2}));
+}
+
 TEST_F(CoordinatorMoveTest, OnlyAnOpportunisticBatchScriptThatSharesMoves) {
   auto c = Make();
   // A guaranteed job is never moved; an srun step is not its whole batch
   // script (requeuing would restart all of it); a job alone gains nothing.
+  // (All of them say they resume from a checkpoint.)
   Run(*c, {.job = "g", .gpu = 0, .batch = Batch("40")}, 100);
-  Run(*c, {.job = "step", .priority = kOpportunistic, .gpu = 0, .batch = Batch("41", "0")}, 101);
-  Run(*c, {.job = "alone", .priority = kOpportunistic, .gpu = 1, .batch = Batch("42")}, 102);
+  Run(*c,
+      {.job = "step",
+       .priority = kOpportunistic,
+       .gpu = 0,
+       .batch = Batch("41", "0"),
+       .movable = true},
+      101);
+  Run(*c,
+      {.job = "alone", .priority = kOpportunistic, .gpu = 1, .batch = Batch("42"), .movable = true},
+      102);
+  EXPECT_TRUE(TickUntil(*c, 1.5, 10.5).empty());
+}
+
+TEST_F(CoordinatorMoveTest, AJobThatDidNotSayItResumesIsNeverMoved) {
+  auto c = Make();
+  // Requeued, it would start again from its first step.
+  Run(*c, {.job = "g", .gpu = 0}, 100);
+  Run(*c, {.job = "o", .priority = kOpportunistic, .gpu = 0, .batch = Batch("41")}, 101);
   EXPECT_TRUE(TickUntil(*c, 1.5, 10.5).empty());
 }
 
 TEST_F(CoordinatorMoveTest, NoMoveWithoutACommand) {
   auto c = Make(/*moving=*/false);
   Run(*c, {.job = "g", .gpu = 0}, 100);
-  Run(*c, {.job = "o", .priority = kOpportunistic, .gpu = 0, .batch = Batch("41")}, 101);
+  Run(*c, {.job = "o", .priority = kOpportunistic, .gpu = 0, .batch = Batch("41"), .movable = true},
+      101);
   EXPECT_TRUE(TickUntil(*c, 1.5, 40.5).empty());
 }
 

@@ -101,7 +101,8 @@ std::string Place(const PlaceSpec& s) {
   const std::vector<int32_t>* allowed = s.allowed_gpus ? &*s.allowed_gpus : nullptr;
   const auto place = w::CreatePlaceRequestDirect(
       fbb, s.job.c_str(), s.priority, s.mem_bytes, s.gpu, s.host.c_str(), NullIfEmpty(s.command),
-      s.slowdown_target, NullIfEmpty(s.kind), allowed, batch, s.dry_run, s.gpus, s.guaranteed_gres);
+      s.slowdown_target, NullIfEmpty(s.kind), allowed, batch, s.dry_run, s.gpus, s.guaranteed_gres,
+      s.movable);
   return EnvelopeBytes(fbb, w::Payload::PlaceRequest, place.Union());
 }
 

@@ -117,6 +117,7 @@ struct PlaceSpec {
   bool dry_run = false;
   int gpus = 1;  // more than 1: a gang (1 is left out, as a client from before gangs sends it)
   bool guaranteed_gres = false;
+  bool movable = false;
 };
 std::string Place(const PlaceSpec& spec);
 

@@ -54,11 +54,13 @@ TEST(JobRequestTest, TaskPlacementCarriesEverything) {
   user.priority = client::Priority::kOpportunistic;
   user.mem_bytes = 1 << 30;
   user.kind = "lstm";
+  user.movable = true;
   const client::PlacementOptions p = TaskPlacement(user, {42, "1", 2}, {0, 1});
   EXPECT_EQ(p.job, "slurm-42.1.2");
   EXPECT_EQ(p.priority, client::Priority::kOpportunistic);
   EXPECT_EQ(p.mem_bytes, uint64_t{1} << 30);
   EXPECT_EQ(p.kind, "lstm");
+  EXPECT_TRUE(p.movable);
   EXPECT_EQ(p.gpu, -1);
   EXPECT_THAT(p.allowed_gpus, ElementsAre(0, 1));
   EXPECT_EQ(p.batch.system, "slurm");
