@@ -16,6 +16,11 @@
 #   - a guaranteed gang does not start beside a guaranteed job on a node
 #     that would then need more guaranteed GPUs than it has (a count-only
 #     GRES every guaranteed job asks for, job_submit.lua);
+#   - a job that says it resumes from a checkpoint (--iashim-movable,
+#     --requeue), sharing a full node's GPU while the other node's GPUs sit
+#     empty, is moved there: the coordinator asks Slurm to requeue it on that
+#     node (cluster-up.sh --move-jobs), and it runs there from its checkpoint;
+#     the jobs that did not say so stay where they are;
 #   - a node stopped abruptly is marked lost, with its job, within a few
 #     seconds (the heartbeat timeout, 3 s), and the other node's job does not
 #     slow; started again, it responds to Slurm and a shim on it is heard;
@@ -61,9 +66,10 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 started=$SECONDS
-scripts/cluster-up.sh --nodes 2 --dir "$cluster_dir" "${build_args[@]}" || fail "cluster-up.sh failed"
+scripts/cluster-up.sh --nodes 2 --dir "$cluster_dir" --move-jobs yes "${build_args[@]}" ||
+  fail "cluster-up.sh failed"
 say "up in $((SECONDS - started)) s"
-again=$(scripts/cluster-up.sh --nodes 2 --dir "$cluster_dir" "${build_args[@]}") ||
+again=$(scripts/cluster-up.sh --nodes 2 --dir "$cluster_dir" --move-jobs yes "${build_args[@]}") ||
   fail "a second cluster-up.sh failed"
 grep -q "already up" <<<"$again" || fail "a second cluster-up.sh did not leave the cluster as it was: $again"
 
@@ -186,6 +192,53 @@ done
   -s "$cluster_dir/out/ogang.out" ]] ||
   fail "gangs $ggang and $ogang did not run once $gshard ended: $(on head squeue -h -o '%i %T %r')"
 say "a guaranteed and an opportunistic gang waited for the node's guaranteed shard job to end ($slurm_guaranteed_gres), then ran"
+
+# --- a job that resumes from a checkpoint is moved to a GPU left empty:
+# node1's four GPUs each run a job that did not say it can be moved, a fifth
+# that did shares one of them, and node2's GPUs stay empty for longer than
+# the coordinator's wait (cluster-up.sh: Slurm's backfill interval + 1 s).
+fills=()
+for i in 1 2 3 4; do
+  fills+=("$(submit "fill$i" 25 --iashim=opportunistic --iashim-mem=4GiB -w iashim-node1)") ||
+    fail "sbatch of fill$i refused"
+done
+for id in "${fills[@]}"; do wait_host "$id" >/dev/null; done
+mover=$(on head runuser -u nobody -- sbatch --parsable -D "$cluster_dir/out" -J mover --gres=shard:2 \
+  --iashim=opportunistic --iashim-mem=4GiB --iashim-movable --requeue --open-mode=append -w iashim-node1 \
+  -o "$cluster_dir/out/mover.out" -e "$cluster_dir/out/mover.err" \
+  --wrap "iashim-fakejob --model resnet18 --iterations 300 --quiet --checkpoint $cluster_dir/out/mover.ckpt --checkpoint-every-s 1") ||
+  fail "sbatch of mover refused"
+[[ $(wait_host "$mover") == iashim-node1 ]] || fail "job $mover did not start on iashim-node1"
+moved_after=""
+for i in $(seq 60); do  # ~30 s: its move, its requeue and its start on node2
+  if [[ "$(host_of_slurm_job "$mover" 2>/dev/null || true)" == iashim-node2 ]]; then
+    moved_after=$((i / 2))
+    break
+  fi
+  sleep 0.5
+done
+[[ -n "$moved_after" ]] ||
+  fail "job $mover was not moved to iashim-node2: $(grep -a 'moving\|iashim-move-job' "$cluster_dir/log/coordinator.log" | tail -3)"
+grep -q "moving slurm-$mover.batch.0 .* to iashim-node2:[0-3], empty for .* asked Slurm to requeue job $mover there" \
+  "$cluster_dir/log/coordinator.log" || fail "the coordinator did not log the move of job $mover"
+for _ in $(seq 120); do  # ~60 s: the rest of its 300 iterations
+  [[ -z "$(on head squeue -h -j "$mover" -o %i 2>/dev/null)" ]] && break
+  sleep 0.5
+done
+summaries=$(grep -c '"summary": true' "$cluster_dir/out/mover.out" || true)
+last=$(grep '"summary": true' "$cluster_dir/out/mover.out" | tail -1)
+resumed=$(sed -n 's/.*"resumed": \([0-9]*\).*/\1/p' <<<"$last")
+iters=$(sed -n 's/.*"iters": \([0-9]*\).*/\1/p' <<<"$last")
+[[ "$summaries" -eq 2 && -n "$resumed" && "$resumed" -gt 0 && $((resumed + iters)) -eq 300 ]] ||
+  fail "job $mover did not resume where it stopped: $(cat "$cluster_dir/out/mover.out")"
+for id in "${fills[@]}"; do
+  ! grep -q "moving slurm-$id\." "$cluster_dir/log/coordinator.log" || fail "job $id, not movable, was moved"
+done
+say "job $mover moved to iashim-node2 within ${moved_after} s and resumed at iteration $resumed; the jobs that did not say they could move stayed"
+for _ in $(seq 60); do  # the fill jobs' end (25 s)
+  [[ -z "$(on head squeue -h -j "$(IFS=,; echo "${fills[*]}")" -o %i 2>/dev/null)" ]] && break
+  sleep 0.5
+done
 
 # --- a node dies: it and its job are shown lost, the other node's job runs on
 # at its speed; restarted, the node rejoins Slurm and the coordinator.

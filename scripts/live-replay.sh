@@ -453,7 +453,7 @@ run_mode() {  # MODE: submits the segment at its arrival times and waits for it
       # One the coordinator may move: requeued, it starts again where it was.
       checkpoint=()
       if [[ "$mode" != plain && "$move_jobs" == yes && "$priority" == opportunistic ]]; then
-        args+=(--requeue --open-mode=append)
+        args+=(--requeue --open-mode=append --iashim-movable)
         checkpoint=("$dir/$id.ckpt")
       fi
       if slurm_id=$(on head runuser -u nobody -- sbatch "${args[@]}" "$job_script" "$profile" "$iterations" "${checkpoint[@]}" 2>"$dir/$id.sbatch"); then
