@@ -229,8 +229,10 @@ struct SimConfig {
   JobStartUp start_up;
   // A what-if, with share_control (neither the coordinator nor the live
   // replay moves a running job): after an event that leaves a GPU empty
-  // with no job waiting, the one-GPU opportunistic job that keeps the least
-  // of its solo speed beside a co-runner moves there, as a job checkpointed,
+  // with no job waiting, the one-GPU opportunistic job on another node that
+  // keeps the least of its solo speed beside a co-runner moves there (Slurm
+  // restarts a requeued batch job on the node it ran on only once its
+  // credential has expired, minutes later), as a job checkpointed,
   // requeued and restarted on it would, its progress kept, running
   // migration_cost_s longer at its solo pace; then the next, while GPUs stay
   // empty. Only a job that is slowed moves; which one is chosen by how slow

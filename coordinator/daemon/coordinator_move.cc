@@ -7,6 +7,9 @@
 // plain Slurm's mean JCT over 128 segments (scripts/replay/RUNS.md, session
 // 38). Which job moves is policy::SlowestToMove, the simulator's rule.
 //
+// Only to another node: Slurm starts a requeued batch job on the node it
+// ran on only once the job's credential has expired, minutes later.
+//
 // A GPU counts as empty when no job is placed on it (connected or not), no
 // dry run or earlier move holds it, nothing the batch system gave a waiting
 // job claims it and it is not drained, and no job is waiting in the
@@ -90,9 +93,20 @@ void Coordinator::PlanMoves(int64_t now_ns) {
     jobs.push_back(&job);
   }
   for (const policy::GpuId& to : ready) {
-    const std::optional<size_t> pick = policy::SlowestToMove(candidates);
-    if (!pick) return;
-    Job& job = *jobs[*pick];
+    // Slurm cannot start a requeued batch job again on the node it ran on
+    // until the job's credential expires (cred_expire, 120 s by default:
+    // "Job credential revoked", seen live), so only jobs on other nodes.
+    std::vector<policy::MoveCandidate> elsewhere;
+    std::vector<size_t> index;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (jobs[i]->gpu->host == to.host) continue;
+      elsewhere.push_back(candidates[i]);
+      index.push_back(i);
+    }
+    const std::optional<size_t> slowest = policy::SlowestToMove(elsewhere);
+    if (!slowest) continue;
+    const size_t pick = index[*slowest];
+    Job& job = *jobs[pick];
     moves_.push_back({job.id, job.batch, *job.gpu, to});
     moved_ns_[job.id] = now_ns;
     // Its new GPU held for it until its request comes from there.
@@ -107,10 +121,10 @@ void Coordinator::PlanMoves(int64_t now_ns) {
     events_.Add({job.id},
                 absl::StrFormat("moving %s (at %.2f of its solo speed beside another job on %s) "
                                 "to %s:%d, empty for %.0f s: asked Slurm to requeue job %s there",
-                                job.id, candidates[*pick].kept, GpusName(job), to.host, to.index,
+                                job.id, candidates[pick].kept, GpusName(job), to.host, to.index,
                                 options_.move_after_empty_s, job.batch.job));
-    candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(*pick));
-    jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(*pick));
+    candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(pick));
+    jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(pick));
   }
 }
 

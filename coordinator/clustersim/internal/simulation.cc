@@ -408,14 +408,14 @@ absl::Status Simulation::SchedulePass(bool stop_at_blocked) {
   return absl::OkStatus();
 }
 
-std::optional<int> Simulation::SlowestSharingJob() const {
+std::optional<int> Simulation::SlowestSharingJob(int node) const {
   std::vector<policy::MoveCandidate> candidates;
   std::vector<int> index;
   for (int job = 0; job < static_cast<int>(jobs_.size()); ++job) {
     const Running& r = running_[job];
     if (r.done || r.gpus.size() != 1 || IsGang(job) || Guaranteed(job) ||
-        on_gpu_[r.gpus[0]].size() < 2) {
-      continue;  // not running, a gang, guaranteed, or alone
+        on_gpu_[r.gpus[0]].size() < 2 || node_of_[r.gpus[0]] == node) {
+      continue;  // not running, a gang, guaranteed, alone, or on that node
     }
     candidates.push_back({jobs_[job].id, RateOf(job) / solo_rate_[job]});
     index.push_back(job);
@@ -451,9 +451,8 @@ void Simulation::MigrateToEmptyGpus() {
   }
   for (int gpu = 0; gpu < config_.gpus; ++gpu) {
     if (!on_gpu_[gpu].empty() || Hidden(gpu)) continue;
-    const std::optional<int> job = SlowestSharingJob();
-    if (!job.has_value()) return;
-    Migrate(*job, gpu);
+    const std::optional<int> job = SlowestSharingJob(node_of_[gpu]);
+    if (job.has_value()) Migrate(*job, gpu);
   }
 }
 

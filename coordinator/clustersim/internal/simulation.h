@@ -96,9 +96,11 @@ class Simulation {
   // Moves slowed one-GPU opportunistic jobs to empty GPUs, the slowest
   // first (SimConfig::migration_cost_s).
   void MigrateToEmptyGpus();
-  // The one-GPU opportunistic job running slowest beside a co-runner, if
-  // any runs slower than alone (policy::SlowestToMove, the daemon's rule).
-  std::optional<int> SlowestSharingJob() const;
+  // The one-GPU opportunistic job running slowest beside a co-runner on a
+  // node other than `node`, if any runs slower than alone
+  // (policy::SlowestToMove, the daemon's rule; Slurm restarts a requeued
+  // job on its own node only minutes later).
+  std::optional<int> SlowestSharingJob(int node) const;
   // Moves the one-GPU `job` to the empty `gpu`, its progress kept.
   void Migrate(int job, int gpu);
   absl::Status Start(int job, const PlacementDecision& decision, const ClusterState& seen);

@@ -165,8 +165,8 @@ TEST(Simulate, ShareControlHoldsTheGuaranteedJobAtItsFloor) {
 
 TEST(Simulate, AThrottledJobMovesToAGpuThatEmptiesPayingTheMovesCost) {
   // a (guaranteed) and b share GPU 0, b held to 4 * 18/109 steps/s (the
-  // test above); x runs alone on GPU 1 (A beside A was never measured) and
-  // ends at t = 1. b then moves there, its 72/109 steps kept, and runs 2 s
+  // test above); x runs alone on GPU 1, on the other node (A beside A was
+  // never measured), and ends at t = 1. b then moves there, its 72/109 steps kept, and runs 2 s
   // longer at its solo pace: done at 1 + 2 + (40 - 72/109) / 5. a runs
   // alone from t = 1: 10/1.09 steps done, the rest at 10/s.
   const GavelThroughputs truth = Truth();
@@ -174,7 +174,7 @@ TEST(Simulate, AThrottledJobMovesToAGpuThatEmptiesPayingTheMovesCost) {
   std::vector<SimJob> jobs = {Job("a", {"A", 1}, 100, 0), Job("x", {"A", 1}, 10, 0),
                               Job("b", {"B", 1}, 40, 0)};
   jobs[0].priority = policy::Priority::kGuaranteed;
-  SimConfig config = Config(2, 8);
+  SimConfig config = Config(2, 1);
   config.share_control = true;
   config.migration_cost_s = 2;
   absl::StatusOr<SimResult> r = Simulate(jobs, truth, config, FirstFitPlacement(&rule), nullptr);
@@ -193,6 +193,14 @@ TEST(Simulate, AThrottledJobMovesToAGpuThatEmptiesPayingTheMovesCost) {
 
   config.migration_cost_s = -1;
   EXPECT_FALSE(Simulate(jobs, truth, config, FirstFitPlacement(&rule), nullptr).ok());
+
+  // On one node, never: Slurm would not start it there again for minutes.
+  config = Config(2, 8);
+  config.share_control = true;
+  config.migration_cost_s = 2;
+  r = Simulate(jobs, truth, config, FirstFitPlacement(&rule), nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->migrations, 0);
 }
 
 TEST(Simulate, NoJobMovesToAGpuThatAWaitingJobWants) {

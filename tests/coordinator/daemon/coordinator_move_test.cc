@@ -16,7 +16,6 @@ namespace {
 
 namespace w = iashim::wire;
 using testing::Bytes;
-using testing::Gpus;
 using testing::Hello;
 using testing::kSecond;
 using testing::kUnix;
@@ -24,6 +23,7 @@ using testing::LastPlaceReply;
 using testing::Place;
 using testing::PlaceResult;
 using testing::PlaceSpec;
+using testing::TwoNodes;
 
 constexpr w::Priority kOpportunistic = w::Priority::Opportunistic;
 
@@ -39,7 +39,7 @@ class CoordinatorMoveTest : public ::testing::Test {
     return o;
   }
   static std::unique_ptr<Coordinator> Make(bool moving = true) {
-    return std::make_unique<Coordinator>(Options(moving), Gpus(3), nullptr,
+    return std::make_unique<Coordinator>(Options(moving), TwoNodes(), nullptr,
                                          std::make_unique<policy::SimplePlacement>(), 0);
   }
   // Places `spec` and connects its process.
@@ -49,7 +49,10 @@ class CoordinatorMoveTest : public ::testing::Test {
     const PlaceResult r = LastPlaceReply(out_);
     ASSERT_TRUE(r.ok) << r.error;
     c.OnMessage("shim-" + spec.job,
-                Bytes(Hello({.pid = pid, .job = spec.job, .priority = spec.priority,
+                Bytes(Hello({.pid = pid,
+                             .host = spec.host,
+                             .job = spec.job,
+                             .priority = spec.priority,
                              .token = r.token})),
                 kSecond, kUnix, &out_);
     ASSERT_TRUE(c.jobs().at(spec.job).connected);
@@ -76,8 +79,8 @@ class CoordinatorMoveTest : public ::testing::Test {
 
 TEST_F(CoordinatorMoveTest, ASharingBatchJobMovesToAGpuEmptyLongEnough) {
   auto c = Make();
-  // GPU 0: a guaranteed job and an opportunistic batch job beside it; GPU 1:
-  // one alone; GPU 2: empty.
+  // node1's GPU 0: a guaranteed job and an opportunistic batch job beside
+  // it; its GPU 1: one alone; node2's GPU: empty.
   Run(*c, {.job = "g", .gpu = 0}, 100);
   Run(*c, {.job = "o", .priority = kOpportunistic, .gpu = 0, .batch = Batch("41"), .movable = true},
       101);
@@ -91,11 +94,12 @@ TEST_F(CoordinatorMoveTest, ASharingBatchJobMovesToAGpuEmptyLongEnough) {
   EXPECT_EQ(moves[0].job, "o");
   EXPECT_EQ(moves[0].batch.job, "41");
   EXPECT_EQ(moves[0].from, (policy::GpuId{"node1", 0}));
-  EXPECT_EQ(moves[0].to, (policy::GpuId{"node1", 2}));
+  EXPECT_EQ(moves[0].to, (policy::GpuId{"node2", 0}));
   // Not measured alone yet: it keeps at most the share its placement beside
   // the guaranteed job capped it at.
-  const std::string said = "moving o (at 0.19 of its solo speed beside another job on node1:0) to "
-                           "node1:2, empty for 3 s: asked Slurm to requeue job 41 there";
+  const std::string said =
+      "moving o (at 0.19 of its solo speed beside another job on node1:0) to "
+      "node2:0, empty for 3 s: asked Slurm to requeue job 41 there";
   EXPECT_NE(std::find(events_.begin(), events_.end(), said), events_.end())
       << ::testing::PrintToString(events_);
   // Asked once: the GPU is held for it, and it is not asked again while
@@ -116,7 +120,7 @@ TEST_F(CoordinatorMoveTest, OfTwoJobsSharingAtFullShareOneMoves) {
   const std::vector<JobMove> moves = TickUntil(*c, 1.5, 10.5);
   ASSERT_EQ(moves.size(), 1u);
   EXPECT_EQ(moves[0].job, "a");
-  EXPECT_EQ(moves[0].to, (policy::GpuId{"node1", 2}));
+  EXPECT_EQ(moves[0].to, (policy::GpuId{"node2", 0}));
 }
 
 TEST_F(CoordinatorMoveTest, OnlyAnOpportunisticBatchScriptThatSharesMoves) {
@@ -135,6 +139,17 @@ TEST_F(CoordinatorMoveTest, OnlyAnOpportunisticBatchScriptThatSharesMoves) {
   Run(*c,
       {.job = "alone", .priority = kOpportunistic, .gpu = 1, .batch = Batch("42"), .movable = true},
       102);
+  EXPECT_TRUE(TickUntil(*c, 1.5, 10.5).empty());
+}
+
+TEST_F(CoordinatorMoveTest, NeverToAGpuOfItsOwnNode) {
+  // Slurm would start it there again only once its credential expired.
+  auto c = Make();
+  Run(*c, {.job = "g", .gpu = 0}, 100);
+  Run(*c, {.job = "o", .priority = kOpportunistic, .gpu = 0, .batch = Batch("41"), .movable = true},
+      101);
+  Run(*c, {.job = "x", .priority = kOpportunistic, .host = "node2", .batch = Batch("43")}, 102);
+  // node1's GPU 1 is empty, node2's taken.
   EXPECT_TRUE(TickUntil(*c, 1.5, 10.5).empty());
 }
 
