@@ -95,7 +95,8 @@
 #   sim-unprotected/            the same with no job guaranteed (what protection costs)
 #   sim-migrate/                iashim as in sim/, with every slowed one-GPU
 #                               opportunistic job moved to a GPU that empties
-#                               (a what-if: neither mode moves running jobs)
+#                               (a what-if for a real cluster, 300 s a move; live
+#                               only --move-jobs moves jobs)
 #   sim-v100/                   the same with Gavel's measured V100 pairs as ground truth
 #   live-<mode>.tsv             per job: id priority arrival start end solo gpus iter
 #                               (gpus: node:index[,index...], a job on
@@ -343,10 +344,10 @@ moving=()
 simulate "$out/simgpu-throughputs.json" "$out/sim" "$every" exclusive,firstfit,firstfit-whole,iashim,oracle "${moving[@]}"
 simulate "$out/simgpu-throughputs.json" "$out/sim-unprotected" 0 exclusive,firstfit,iashim,oracle "${moving[@]}"
 simulate "$repo/bench/data/gavel/simulation_throughputs.json" "$out/sim-v100" "$every" exclusive,firstfit,iashim,oracle "${moving[@]}"
-# What moving running jobs would buy, which neither mode does: a job moved is
-# checkpointed, requeued and restarted, taken as 300 s of a real job's time
-# (saving and loading a checkpoint, Slurm starting it again, the process's
-# start), an order of magnitude, not fitted (RUNS.md, session 38: the
+# What moving running jobs buys on a real cluster (live, only --move-jobs
+# moves them): a job moved is checkpointed, requeued and restarted, taken as
+# 300 s of a real job's time (saving and loading a checkpoint, Slurm
+# starting it again, the process's start), an order of magnitude, not fitted (RUNS.md, session 38: the
 # survey's median moved by 0.001 between 0 and 1 s of compressed time),
 # divided by the time scale, and live the start-up the managed jobs measured
 # again.
@@ -662,7 +663,7 @@ value() {  # MODE SOURCE METRIC: 4 significant digits, "-" when not known
   awk -v f="$(sim_jct sim firstfit)" -v m="$(sim_jct sim-migrate iashim)" -v cost="$migration_cost_s" \
       -v moves="$(jq -r 'select(.policy == "iashim") | .migrations' "$out/sim-migrate/summary.jsonl")" 'BEGIN {
     if (f + 0 == 0) exit
-    printf "  with each slowed opportunistic job moved to a GPU that empties (a what-if, %s s a move; neither mode moves jobs): %.3f, %d moves\n", cost, m / f, moves }'
+    printf "  with each slowed opportunistic job moved to a GPU that empties (on a real cluster, %s s a move; live only with --move-jobs): %.3f, %d moves\n", cost, m / f, moves }'
   # What plain Slurm pays to keep guaranteed jobs at their speed without
   # iashim: a whole GPU each (--gres=gpu:1), the other jobs on shards.
   awk -v w="$(sim_jct sim firstfit-whole)" -v i="$(sim_jct sim iashim)" -v every="$every" 'BEGIN {

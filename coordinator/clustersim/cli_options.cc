@@ -398,11 +398,11 @@ std::string Usage() {
       "                        replay's jobs do (live-replay.sh passes measured ones)\n"
       "  --managed-start-up-s ONE[,GANG]  the same for iashim's and oracle's jobs\n"
       "                        (under the shim; default: --start-up-s)\n"
-      "  --migrate-to-empty-gpus COST_S  a what-if, iashim/oracle: when a GPU empties\n"
-      "                        and no job waits, the one-GPU opportunistic job running\n"
-      "                        slowest beside another moves there, as if checkpointed\n"
-      "                        and restarted, COST_S seconds longer at its solo pace\n"
-      "                        (the coordinator does not move jobs; default: none move)\n"
+      "  --migrate-to-empty-gpus COST_S  iashim/oracle, as the coordinator's\n"
+      "                        --move-command: when a GPU empties and no job waits, the\n"
+      "                        one-GPU opportunistic job on another node running slowest\n"
+      "                        beside another moves there, checkpointed and restarted,\n"
+      "                        COST_S seconds longer at its solo pace (default: none move)\n"
       "  --min-gain G          iashim/oracle: progress sharing must add (default ",
       kDefaultMinGain,
       ")\n"

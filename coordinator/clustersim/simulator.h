@@ -35,7 +35,7 @@
 //    asking, and the oldest asks first. QueueModel has the others, one
 //    of them Slurm's.
 //  - No preemption, no migration: a job runs where it started until done
-//    (but for the what-if SimConfig::migration_cost_s).
+//    (but for SimConfig::migration_cost_s: the coordinator's moves).
 //  - When a policy starts a pair, the observer (its learner) is told both
 //    jobs' normalised throughputs (paired / solo), as the daemon would
 //    measure them.
@@ -227,8 +227,8 @@ struct SimConfig {
   // starting job costs its co-runners less than a running one. 0: none (a
   // real cluster's jobs run hours; a compressed replay's run seconds).
   JobStartUp start_up;
-  // A what-if, with share_control (neither the coordinator nor the live
-  // replay moves a running job): after an event that leaves a GPU empty
+  // With share_control, what the coordinator's --move-command does
+  // (daemon/coordinator_move.cc), without its wait: after an event that leaves a GPU empty
   // with no job waiting, the one-GPU opportunistic job on another node that
   // keeps the least of its solo speed beside a co-runner moves there (Slurm
   // restarts a requeued batch job on the node it ran on only once its

@@ -238,7 +238,7 @@ grep -q "^  with no job guaranteed (no co-runner throttled): [0-9.]*, [0-9.]* wi
 # share control moves one, so plain shards run as in sim/.
 cmp -s "$out/run/sim/jobs-firstfit.csv" "$out/run/sim-migrate/jobs-firstfit.csv" ||
   fail "firstfit (which moves no job) ran otherwise in sim-migrate/"
-grep -q "^  with each slowed opportunistic job moved to a GPU that empties (a what-if, [0-9.]* s a move; neither mode moves jobs): [0-9.]*, [0-9]* moves$" \
+grep -q "^  with each slowed opportunistic job moved to a GPU that empties (on a real cluster, [0-9.]* s a move; live only with --move-jobs): [0-9.]*, [0-9]* moves$" \
   "$out/run/report.txt" || fail "report.txt lacks the line moving jobs to empty GPUs"
 grep -q "^  plain with every guaranteed job on a whole GPU (--gres=gpu:1, the rest shards): mean JCT [0-9.]* s, iashim / that [0-9.]*$" \
   "$out/run/report.txt" || fail "report.txt lacks the line with guaranteed jobs on whole GPUs"
