@@ -3,9 +3,9 @@
 // another job, stays where it started until it ends, even when a GPU empties
 // beside it and nothing waits for that GPU. Slurm can requeue a batch job
 // onto another node, and a job that checkpoints resumes there; in
-// iashim-clustersim's what-if this took `--iashim` from 0.994 to 0.973 of
-// plain Slurm's mean JCT over 128 segments (scripts/replay/RUNS.md, session
-// 38). Which job moves is policy::SlowestToMove, the simulator's rule.
+// iashim-clustersim this took `--iashim` from 0.994 to 0.978 of plain
+// Slurm's mean JCT at the median of 128 segments (scripts/replay/RUNS.md,
+// session 38). Which job moves is policy::SlowestToMove, the simulator's rule.
 //
 // Only to another node: Slurm starts a requeued batch job on the node it
 // ran on only once the job's credential has expired, minutes later.
