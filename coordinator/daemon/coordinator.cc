@@ -31,7 +31,7 @@ Coordinator::Coordinator(DaemonOptions options, policy::Cluster cluster, state::
       cluster_(std::move(cluster)),
       store_(store),
       placement_(std::move(placement)),
-      reservations_(static_cast<int64_t>(options_.reservation_ttl_s * 1e9)),
+      reservations_(Ns(options_.reservation_ttl_s)),
       started_ns_(now_ns) {
   if (placement_ == nullptr) {
     policy::InterferenceAwarePlacement::Options o;

@@ -77,6 +77,8 @@ namespace iashim::daemon {
 
 // The daemon's times are nanoseconds (a steady clock, and Unix time).
 inline constexpr int64_t kSecond = 1'000'000'000;
+// An option's seconds as the daemon's nanoseconds.
+inline int64_t Ns(double seconds) { return static_cast<int64_t>(seconds * 1e9); }
 
 // How long a released job's name is held against a Hello (released_ns_):
 // longer than Slurm's KillWait (30 s by default), after which a job's

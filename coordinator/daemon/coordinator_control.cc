@@ -16,8 +16,6 @@ namespace {
 
 constexpr int64_t kObservationEveryNs = 10 * kSecond;
 
-int64_t Ns(double seconds) { return static_cast<int64_t>(seconds * 1e9); }
-
 }  // namespace
 
 void Coordinator::OnTick(int64_t now_ns, int64_t unix_ns, std::vector<Outgoing>* out) {

@@ -168,7 +168,7 @@ void Coordinator::FoldDeviceWindows(Job& job, const RankProcess& process,
 }
 
 void Coordinator::DisconnectSilentRanks(Job& job, int64_t now_ns) {
-  const int64_t timeout_ns = static_cast<int64_t>(options_.heartbeat_timeout_s * 1e9);
+  const int64_t timeout_ns = Ns(options_.heartbeat_timeout_s);
   std::vector<int> silent;
   for (const auto& [rank, r] : job.ranks) {
     if (r.connected && now_ns - r.last_seen_ns > timeout_ns) silent.push_back(rank);

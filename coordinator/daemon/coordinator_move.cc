@@ -79,7 +79,7 @@ void Coordinator::PlanMoves(int64_t now_ns) {
       continue;
     }
     const int64_t since = empty_since_ns_.try_emplace(g.id, now_ns).first->second;
-    if (now_ns - since >= static_cast<int64_t>(options_.move_after_empty_s * 1e9)) {
+    if (now_ns - since >= Ns(options_.move_after_empty_s)) {
       ready.push_back(g.id);
     }
   }

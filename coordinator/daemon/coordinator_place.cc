@@ -236,7 +236,7 @@ absl::StatusOr<policy::PlacementRequest> Coordinator::ResolvePlacement(const Pla
 }
 
 double Coordinator::NoteRequest(const policy::PlacementRequest& p, bool dry_run, int64_t now_ns) {
-  const int64_t forget_ns = static_cast<int64_t>(options_.forget_after_s * 1e9);
+  const int64_t forget_ns = Ns(options_.forget_after_s);
   std::erase_if(waiting_, [&](const auto& w) { return now_ns - w.second.asked_ns > forget_ns; });
   if (!dry_run && !jobs_.contains(p.job) && !waiting_.contains(p.job)) {
     request_mix_.Observe(p.gpu_count, p.mem_bytes);

@@ -128,7 +128,7 @@ class Server {
 
   // Until `*stop`: requests first (handshakes before them), then the timers.
   void Run(const std::atomic<bool>* stop) {
-    publish_every_ = int64_t(options_.publish_period_s * 1e9);
+    publish_every_ = Ns(options_.publish_period_s);
     while (!stop->load()) {
       zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0},
                                  {zap_ ? zap_->socket().handle() : nullptr, 0, ZMQ_POLLIN, 0}};
