@@ -388,12 +388,15 @@ void Coordinator::Remove(std::string id) {
   if (store_ != nullptr) Check(store_->RemoveJob(id));
 }
 
+int Coordinator::ConnectedOn(const policy::GpuId& gpu) const {
+  const auto it = connected_on_gpu_.find(gpu);
+  return it == connected_on_gpu_.end() ? 0 : it->second;
+}
+
 bool Coordinator::AloneOnGpu(const Job& job) const {
   if (!job.gpu) return false;  // unknown: never count as solo
   auto alone_on = [&](const policy::GpuId& gpu) {
-    const auto it = connected_on_gpu_.find(gpu);
-    const int connected = it == connected_on_gpu_.end() ? 0 : it->second;
-    return connected - (job.connected ? 1 : 0) == 0;
+    return ConnectedOn(gpu) - (job.connected ? 1 : 0) == 0;
   };
   if (!job.is_gang()) return alone_on(*job.gpu);
   return std::all_of(job.gang_gpus.begin(), job.gang_gpus.end(), alone_on);

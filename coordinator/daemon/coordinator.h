@@ -304,6 +304,8 @@ class Coordinator {
   void Remove(std::string id);
   // Whether no other connected job is on any of `job`'s GPUs.
   bool AloneOnGpu(const Job& job) const;
+  // Connected processes on `gpu` (connected_on_gpu_; 0 when none).
+  int ConnectedOn(const policy::GpuId& gpu) const;
   std::string NewJobId(std::string_view command, int64_t unix_ns);
   std::optional<policy::GpuId> SoleGpuOf(const std::string& host) const;
   // coordinator_place.cc: the cluster as the placement policy sees it.

@@ -41,8 +41,7 @@ double Coordinator::KeptFraction(const Job& job) const {
   // share, and n jobs taking turns on a GPU 1/n each (running at once they
   // keep more or less than that, by how they interfere: a rank, not a
   // figure).
-  const auto on = job.gpu ? connected_on_gpu_.find(*job.gpu) : connected_on_gpu_.end();
-  const int sharing = on == connected_on_gpu_.end() ? 1 : std::max(1, on->second);
+  const int sharing = job.gpu ? std::max(1, ConnectedOn(*job.gpu)) : 1;
   return std::min(job.share, 1.0 / sharing);
 }
 
@@ -57,24 +56,20 @@ bool Coordinator::Movable(const Job& job) const {
   if (job.batch.system != "slurm" || job.batch.job.empty() || job.batch.step != "batch") {
     return false;
   }
-  const auto on = connected_on_gpu_.find(*job.gpu);
-  return on != connected_on_gpu_.end() && on->second > 1;
+  return ConnectedOn(*job.gpu) > 1;
 }
 
 void Coordinator::PlanMoves(int64_t now_ns) {
-  std::set<policy::GpuId> taken = ClaimedGpus("", now_ns);
-  for (const auto& [id, job] : jobs_) {
-    for (const policy::GpuId& gpu : GpusOf(job)) taken.insert(gpu);
-  }
-  for (const Reservation& r : reservations_.held()) {
-    for (int index : r.gpus) taken.insert({r.host, index});
-  }
+  // What placement sees on each GPU: its jobs, and the holds as the jobs
+  // they are for.
+  const policy::ClusterState view = PlacementView("");
+  const std::set<policy::GpuId> claimed = ClaimedGpus("", now_ns);
   const bool queue_empty = waiting_.empty();
   const std::vector<std::string> lost = nodes_.LostHosts();
   std::vector<policy::GpuId> ready;  // empty long enough, in cluster order
   for (const policy::GpuInfo& g : cluster_.gpus) {
-    if (taken.contains(g.id) || drained_.contains(g.id) || !queue_empty ||
-        std::find(lost.begin(), lost.end(), g.id.host) != lost.end()) {
+    if (view.jobs.contains(g.id) || claimed.contains(g.id) || drained_.contains(g.id) ||
+        !queue_empty || std::find(lost.begin(), lost.end(), g.id.host) != lost.end()) {
       empty_since_ns_.erase(g.id);
       continue;
     }
